@@ -1,0 +1,3 @@
+from prune_flags.cli import main
+
+main()
