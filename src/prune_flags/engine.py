@@ -1,0 +1,255 @@
+"""The driver: files in scope -> conflicts -> rewrite to a fixed point across files -> format -> Report.
+
+Every round rewrites the planned files from their original text with everything
+learnt so far (which names are dead, which asserts go), so line numbers in the
+report are always the original's and a round never builds on a half-done one.
+A round ends when the index, rebuilt only over files that mention the names in
+question, finds no new name without a reader.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from prune_flags.config import Config, Flag
+from prune_flags.constants import same_value
+from prune_flags.files import SourceError, SourceFile, discover_python_files, mentions_any, read_source
+from prune_flags.index import NameFacts, Site, attribute_load_counts, scan
+from prune_flags.passes import Death, RewriteContext
+from prune_flags.report import Change, FileResult, Report, Skipped
+from prune_flags.rewrite import FileFailure, Rewritten, rewrite
+
+
+@dataclass
+class _Repository:
+    """The files in scope, their original and current texts, and the `ast` trees parsed so far."""
+
+    cwd: Path
+    sources: dict[Path, SourceFile] = field(default_factory=dict)
+    current: dict[Path, str] = field(default_factory=dict)
+    skipped: dict[Path, str] = field(default_factory=dict)
+    _trees: dict[tuple[Path, str], ast.Module] = field(default_factory=dict)
+
+    def display(self, path: Path) -> str:
+        return Path(os.path.relpath(path, self.cwd)).as_posix()
+
+    def mentioning(self, names: frozenset[str], original: bool = False) -> list[Path]:
+        if not names:
+            return []
+        texts = {p: s.text for p, s in self.sources.items()} if original else self.current
+        return [path for path, text in texts.items() if path not in self.skipped and mentions_any(text, names)]
+
+    def tree(self, path: Path, text: str) -> ast.Module | None:
+        key = (path, text)
+        if key not in self._trees:
+            try:
+                self._trees[key] = ast.parse(text)
+            except SyntaxError as err:
+                self.skipped[path] = f"does not parse: {err.msg} (line {err.lineno})"
+                return None
+        return self._trees[key]
+
+    def facts(self, names: frozenset[str], original: bool = False) -> dict[str, NameFacts]:
+        merged: dict[str, NameFacts] = {name: NameFacts() for name in names}
+        for path in self.mentioning(names, original):
+            text = self.sources[path].text if original else self.current[path]
+            tree = self.tree(path, text)
+            if tree is None:
+                continue
+            for name, facts in scan(tree, self.display(path), names).items():
+                merged[name].merge(facts)
+        return merged
+
+
+def load(paths: Sequence[Path], config: Config, cwd: Path) -> _Repository:
+    repository = _Repository(cwd)
+    for path in discover_python_files(paths, config.root, config.exclude):
+        try:
+            source = read_source(path)
+        except SourceError as err:
+            repository.skipped[path] = str(err)
+            continue
+        repository.sources[path] = source
+        repository.current[path] = source.text
+    return repository
+
+
+def conflicts(flags: Sequence[Flag], facts: dict[str, NameFacts]) -> dict[str, list[Site]]:
+    """Flags something gives another value than the configured one, with where."""
+    found: dict[str, list[Site]] = {}
+    for flag in flags:
+        sites = [w.site for w in facts[flag.name].writes if not same_value(w.value, flag.value)]
+        if sites:
+            found[flag.name] = sites
+    return found
+
+
+def run(config: Config, paths: Sequence[Path], cwd: Path) -> Report:
+    repository = load(paths, config, cwd)
+    report = Report(flags={flag.name: flag.source for flag in config.flags})
+    flag_names = frozenset(flag.name for flag in config.flags)
+    conflicting = conflicts(config.flags, repository.facts(flag_names))
+    for name, sites in conflicting.items():
+        where = ", ".join(str(site) for site in sites)
+        report.conflicts.append(f"{name}: not pruned: it is given another value at {where}")
+    active = {flag.name: flag for flag in config.flags if flag.name not in conflicting}
+    frozen_out = set(repository.mentioning(frozenset(conflicting)))
+    cascade = _Cascade(repository, config, active, frozen_out)
+    cascade.run()
+    for path, source in repository.sources.items():
+        rewritten = cascade.results.get(path)
+        if rewritten is not None and path not in repository.skipped:
+            text = _finish(config, source, rewritten.text)
+            report.files.append(FileResult(path, repository.display(path), source.text, text, rewritten.changes))
+    report.skipped.extend(Skipped(repository.display(p), error) for p, error in sorted(repository.skipped.items()))
+    return report
+
+
+def _finish(config: Config, source: SourceFile, text: str) -> str:
+    if text == source.text or config.format == "none":
+        return text
+    from prune_flags.formatting import changed_line_ranges, format_lines, load_black_settings
+
+    settings = load_black_settings(config.root)
+    if config.format == "auto" and not settings.configured:
+        return text
+    return format_lines(text, changed_line_ranges(source.text, text), settings)
+
+
+class _Cascade:
+    """Inline, fold and prune until no name loses its last reader."""
+
+    def __init__(self, repository: _Repository, config: Config, flags: dict[str, Flag], frozen_out: set[Path]) -> None:
+        self.repository = repository
+        self.config = config
+        self.flags = flags
+        self.frozen_out = frozen_out
+        self.dead: dict[str, Death] = {}
+        self.dead_globals: dict[Path, dict[str, Death]] = {}
+        self.removable_asserts: dict[Path, frozenset[int]] = {}
+        self.results: dict[Path, Rewritten] = {}
+        self._inputs: dict[Path, object] = {}
+
+    def run(self) -> None:
+        while True:
+            changed = self._rewrite_round()
+            if not self._learn(changed):
+                return
+
+    def _names(self) -> frozenset[str]:
+        globals_ = {name for names in self.dead_globals.values() for name in names}
+        return frozenset(self.flags) | frozenset(self.dead) | frozenset(globals_)
+
+    def _rewrite_round(self) -> list[Path]:
+        changed = []
+        for path in self.repository.mentioning(self._names(), original=True):
+            if path in self.frozen_out:
+                continue
+            source = self.repository.sources[path]
+            inputs = (frozenset(self.dead), self.removable_asserts.get(path), frozenset(self.dead_globals.get(path, {})))
+            if self._inputs.get(path) == inputs:
+                continue
+            self._inputs[path] = inputs
+            context = RewriteContext(
+                path=self.repository.display(path),
+                flags=self.flags,
+                dead_names=self.dead,
+                dead_globals=self.dead_globals.get(path, {}),
+                removable_asserts=self.removable_asserts.get(path, frozenset()),
+            )
+            try:
+                result = rewrite(source.text, context, path.name == "__init__.py")
+            except FileFailure as failure:
+                self.repository.skipped[path] = str(failure)
+                self.results.pop(path, None)
+                continue
+            self.results[path] = result
+            if self.repository.current[path] != result.text:
+                self.repository.current[path] = result.text
+                changed.append(path)
+        return changed
+
+    def _learn(self, changed: list[Path]) -> bool:
+        """Find the names that lost their last reader; True when there are new ones."""
+        fields, globals_ = set(self.flags), set(self.flags)
+        causes: dict[str, str] = {}
+        for path in changed:
+            before = self.repository.tree(path, self.repository.sources[path].text)
+            after = self.repository.tree(path, self.repository.current[path])
+            if before is None or after is None:
+                continue
+            old, new = attribute_load_counts(before), attribute_load_counts(after)
+            flag = next((c.flag for c in self.results[path].changes if c.flag), "")
+            for key, count in old.items():
+                if count > new.get(key, 0):
+                    name = key.lstrip(".")
+                    (fields if key.startswith(".") else globals_).add(name)
+                    causes.setdefault(name, flag)
+        fields -= set(self.dead)
+        names = frozenset(fields | globals_)
+        facts = self.repository.facts(names)
+        dead_fields = {name for name in fields if not facts[name].field_reads}
+        dead_fields = self._without_kept_asserts(dead_fields | set(self.dead), facts) - set(self.dead)
+        dead_globals = {
+            name: paths for name, paths in self._module_definitions(facts, globals_).items() if not facts[name].global_reads
+        }
+        original = self.repository.facts(frozenset(dead_fields) | frozenset(dead_globals), original=True)
+        learnt = False
+        for name in sorted(dead_fields):
+            if any(w.kind in ("attribute", "class") for w in facts[name].writes) or facts[name].assert_reads:
+                self.dead[name] = Death(causes.get(name, name), self._reason(name, original[name]))
+                learnt = True
+        for name, paths in dead_globals.items():
+            for path in paths:
+                self.dead_globals.setdefault(path, {})[name] = Death(causes.get(name, name), self._reason(name, original[name]))
+                learnt = True
+        self._plan_asserts(facts)
+        return learnt
+
+    def _module_definitions(self, facts: dict[str, NameFacts], names: set[str]) -> dict[str, list[Path]]:
+        """Module-level names among `names` not yet known dead, with the files that define them."""
+        by_display = {self.repository.display(p): p for p in self.repository.sources}
+        found: dict[str, list[Path]] = {}
+        for name in names:
+            for write in facts[name].writes:
+                path = by_display[write.site.path]
+                if write.kind == "module" and name not in self.dead_globals.get(path, {}):
+                    found.setdefault(name, []).append(path)
+        return found
+
+    def _without_kept_asserts(self, dead: set[str], facts: dict[str, NameFacts]) -> set[str]:
+        """An assert is a reader unless everything it checks is dead (or keep_asserts says it always is)."""
+        changed = True
+        while changed:
+            changed = False
+            for name in list(dead):
+                reads = facts[name].assert_reads if name in facts else []
+                if reads and (
+                    self.config.keep_asserts or any(r.subjects is None or not r.subjects <= dead for r in reads)
+                ):
+                    dead.discard(name)
+                    changed = True
+        return dead
+
+    def _plan_asserts(self, facts: dict[str, NameFacts]) -> None:
+        by_display = {self.repository.display(p): p for p in self.repository.sources}
+        dead = set(self.dead)
+        for name in dead & set(facts):
+            for read in facts[name].assert_reads:
+                if read.subjects is not None and read.subjects <= dead:
+                    path = by_display[read.site.path]
+                    self.removable_asserts[path] = self.removable_asserts.get(path, frozenset()) | {read.site.line}
+
+    def _reason(self, name: str, original: NameFacts) -> str:
+        flag = self.flags.get(name)
+        if flag is not None:
+            return f"the flag is fixed at {flag.source} and every read of it was inlined"
+        sites = [*original.field_reads, *(r.site for r in original.assert_reads)]
+        if not sites:
+            return "nothing reads it"
+        shown = ", ".join(str(site) for site in sorted(set(sites), key=lambda s: (s.path, s.line))[:4])
+        return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"

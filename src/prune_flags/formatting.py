@@ -1,0 +1,173 @@
+"""Run black on just the lines a codemod changed, with the target repository's black settings.
+
+`black` is imported inside the functions that format, never at module level: most runs format
+nothing, and importing black costs about 0.3 s.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+if TYPE_CHECKING:
+    import black
+
+__all__ = ["BlackSettings", "changed_line_ranges", "format_lines", "load_black_settings"]
+
+
+@dataclass(frozen=True)
+class BlackSettings:
+    line_length: int = 88
+    string_normalization: bool = True  # False when skip-string-normalization = true
+    magic_trailing_comma: bool = True  # False when skip-magic-trailing-comma = true
+    target_versions: tuple[str, ...] = ()  # as written in the config, e.g. ("py310", "py311")
+    preview: bool = False
+    is_pyi: bool = False
+    configured: bool = False  # True when the repository has a [tool.black] table
+
+
+def load_black_settings(project_root: Path) -> BlackSettings:
+    """Read [tool.black] from project_root/pyproject.toml; defaults when it is absent or broken."""
+    table = _black_table(project_root / "pyproject.toml")
+    if table is None:
+        return BlackSettings()
+    # black accepts both spellings because it normalizes dashes to underscores; later keys win,
+    # as in black's own loader.
+    options = {key.replace("-", "_"): value for key, value in table.items()}
+    defaults = BlackSettings()
+    return BlackSettings(
+        line_length=_line_length(options.get("line_length"), defaults.line_length),
+        string_normalization=not _flag(options.get("skip_string_normalization")),
+        magic_trailing_comma=not _flag(options.get("skip_magic_trailing_comma")),
+        target_versions=_target_versions(options.get("target_version")),
+        preview=_flag(options.get("preview")),
+        configured=True,
+    )
+
+
+def _black_table(pyproject: Path) -> Mapping[str, Any] | None:
+    """The [tool.black] table, or None when the file, the table, or valid TOML is missing."""
+    try:
+        with pyproject.open("rb") as stream:
+            data = tomllib.load(stream)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        # A missing file means "not configured"; unreadable or malformed files are reported by the
+        # config loader, so formatting just falls back to black's defaults.
+        return None
+    tool = data.get("tool")
+    table = tool.get("black") if isinstance(tool, dict) else None
+    return table if isinstance(table, dict) else None
+
+
+def _line_length(value: object, default: int) -> int:
+    # bool is a subclass of int, and `line-length = true` is a mistake, not a width of 1.
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return default
+
+
+def _flag(value: object) -> bool:
+    # Only a real TOML `true` enables an option; anything else leaves black's default.
+    return value is True
+
+
+def _target_versions(value: object) -> tuple[str, ...]:
+    # Names are kept as written; versions this black does not know are dropped later, by
+    # `_known_target_versions`, because checking them here would mean importing black.
+    if not isinstance(value, list):
+        return ()
+    return tuple(item for item in value if isinstance(item, str))
+
+
+def format_lines(
+    source: str, line_ranges: Sequence[tuple[int, int]], settings: BlackSettings
+) -> str:
+    """Format only `line_ranges` (1-based, inclusive) of `source`; return `source` on any failure."""
+    if not line_ranges:
+        return source
+    crlf = "\r\n" in source
+    if crlf and source.count("\n") != source.count("\r\n"):
+        # Mixed line endings cannot round-trip through black's "\n"-only text without rewriting
+        # the endings of lines outside the ranges, which would put unrelated lines in the diff.
+        return source
+    text = source.replace("\r\n", "\n") if crlf else source
+    formatted = _run_black(text, line_ranges, settings)
+    if formatted is None:
+        return source
+    if not text.endswith("\n") and formatted.endswith("\n"):
+        # black always ends the file with a newline; adding one the file never had is not cleanup.
+        formatted = formatted[:-1]
+    return formatted.replace("\n", "\r\n") if crlf else formatted
+
+
+def _run_black(
+    text: str, line_ranges: Sequence[tuple[int, int]], settings: BlackSettings
+) -> str | None:
+    """black's output for `text`, or None when black fails."""
+    import black
+
+    try:
+        return black.format_str(text, mode=_black_mode(settings), lines=list(line_ranges))
+    except Exception:
+        # Formatting is a nicety and never a reason to lose the edit: whatever black raises
+        # (InvalidInput on unparseable code, an internal error, ...) means "keep the source".
+        # format_str never raises NothingChanged (only format_file_contents does); it returns
+        # the text unchanged instead, which needs no special case.
+        return None
+
+
+def _black_mode(settings: BlackSettings) -> black.Mode:
+    import black
+
+    return black.Mode(
+        target_versions=_known_target_versions(settings.target_versions),
+        line_length=settings.line_length,
+        string_normalization=settings.string_normalization,
+        magic_trailing_comma=settings.magic_trailing_comma,
+        preview=settings.preview,
+        is_pyi=settings.is_pyi,
+    )
+
+
+def _known_target_versions(names: Sequence[str]) -> set[black.TargetVersion]:
+    import black
+
+    # The repository may target a Python this black predates (or has dropped); skipping the name
+    # beats failing, since black still formats correctly without that hint.
+    known = black.TargetVersion.__members__
+    return {known[name.upper()] for name in names if name.upper() in known}
+
+
+def changed_line_ranges(old: str, new: str) -> list[tuple[int, int]]:
+    """1-based inclusive ranges of lines of `new` added or modified relative to `old`.
+
+    The ranges come out sorted, disjoint and never adjacent, so they need no merging: difflib
+    puts exactly one non-equal opcode between two runs of equal lines, so two 'replace'/'insert'
+    opcodes are always separated by at least one unchanged line of `new`.
+    """
+    # autojunk would treat frequent lines (blank lines, closing brackets) as junk in files over
+    # 200 lines and report spurious changes around them.
+    matcher = difflib.SequenceMatcher(None, _split_lines(old), _split_lines(new), autojunk=False)
+    # A pure deletion leaves nothing new to reformat.
+    return [
+        (j1 + 1, j2) for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in ("replace", "insert")
+    ]
+
+
+def _split_lines(text: str) -> list[str]:
+    # Split on "\n" only, the way black numbers lines: str.splitlines() also breaks on form feeds,
+    # \v, \x1c-\x1e, \x85, \u2028 and \u2029, which can appear in Python source and would shift the
+    # line numbers. A final newline does not start another line.
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines

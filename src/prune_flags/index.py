@@ -1,0 +1,248 @@
+"""The repository index: who reads and who writes each candidate name, built with `ast`.
+
+It is conservative on purpose. Any attribute read `x.name`, whatever `x` is, any
+string literal equal to the name, any `from m import name`, and (for module-level
+names) any bare `name` load keeps a name alive. A local variable or parameter that
+only shares the identifier is not an attribute read. Reads inside an `assert` test
+are kept apart: an assert about names that are all dead goes with them.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from prune_flags.constants import UNKNOWN
+from prune_flags.purity import PURE_BUILTINS
+
+
+@dataclass(frozen=True)
+class Site:
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Write:
+    site: Site
+    kind: str  # "attribute", "class", "module", "global", "setattr", "augmented", "del", "unpack"
+    value: object  # the literal written, or UNKNOWN
+
+
+@dataclass(frozen=True)
+class AssertRead:
+    site: Site
+    subjects: frozenset[str] | None  # attribute names the assert checks; None: it checks more than attributes
+
+
+@dataclass
+class NameFacts:
+    attribute_reads: list[Site] = field(default_factory=list)
+    name_reads: list[Site] = field(default_factory=list)  # bare loads, imports by name, class-body loads
+    string_reads: list[Site] = field(default_factory=list)
+    assert_reads: list[AssertRead] = field(default_factory=list)
+    writes: list[Write] = field(default_factory=list)
+
+    def merge(self, other: NameFacts) -> None:
+        self.attribute_reads += other.attribute_reads
+        self.name_reads += other.name_reads
+        self.string_reads += other.string_reads
+        self.assert_reads += other.assert_reads
+        self.writes += other.writes
+
+    @property
+    def field_reads(self) -> list[Site]:
+        """What keeps an attribute alive, asserts aside."""
+        return self.attribute_reads + self.string_reads
+
+    @property
+    def global_reads(self) -> list[Site]:
+        """What keeps a module-level name alive, asserts aside."""
+        return self.attribute_reads + self.name_reads + self.string_reads
+
+
+def literal(node: ast.expr | None) -> object:
+    if node is None:
+        return UNKNOWN
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return UNKNOWN
+
+
+def assert_subjects(test: ast.expr) -> frozenset[str] | None:
+    """The attribute names an assert test checks, or None when it also checks anything else."""
+    subjects: set[str] = set()
+
+    def walk(node: ast.AST) -> bool:
+        if isinstance(node, ast.Attribute):
+            subjects.add(node.attr)
+            base = node.value
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            return isinstance(base, ast.Name)
+        if isinstance(node, ast.Call):
+            return (
+                isinstance(node.func, ast.Name)
+                and node.func.id in PURE_BUILTINS
+                and not node.keywords
+                and all(walk(arg) for arg in node.args)
+            )
+        if isinstance(node, (ast.BoolOp, ast.UnaryOp, ast.Compare, ast.BinOp)):
+            return all(walk(child) for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr))
+        return isinstance(node, ast.Constant)
+
+    return frozenset(subjects) if walk(test) and subjects else None
+
+
+class _Scanner(ast.NodeVisitor):
+    def __init__(self, path: str, names: frozenset[str]) -> None:
+        self.path = path
+        self.names = names
+        self.facts: dict[str, NameFacts] = {}
+        self._scopes: list[str] = []  # "class" / "function"
+        self._globals: list[set[str]] = [set()]
+        self._assert: AssertRead | None = None
+
+    def _of(self, name: str) -> NameFacts:
+        return self.facts.setdefault(name, NameFacts())
+
+    def _site(self, node: ast.AST) -> Site:
+        return Site(self.path, getattr(node, "lineno", 0))
+
+    # -- scopes -----------------------------------------------------------------------
+    def _scoped(self, node: ast.AST, kind: str) -> None:
+        self._scopes.append(kind)
+        self._globals.append(set())
+        self.generic_visit(node)
+        self._globals.pop()
+        self._scopes.pop()
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for child in (*node.decorator_list, *node.bases, *node.keywords):
+            self.visit(child)
+        self._scopes.append("class")
+        for statement in node.body:
+            self.visit(statement)
+        self._scopes.pop()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self._scoped(node, "function")
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._scoped(node, "function")
+
+    def visit_Global(self, node: ast.Global) -> None:
+        self._globals[-1].update(node.names)
+
+    # -- writes -----------------------------------------------------------------------
+    def _write(self, target: ast.expr, kind: str, value: object, node: ast.AST) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._write(element, "unpack", UNKNOWN, node)
+        elif isinstance(target, ast.Starred):
+            self._write(target.value, "unpack", UNKNOWN, node)
+        elif isinstance(target, ast.Attribute):
+            if target.attr in self.names:
+                self._of(target.attr).writes.append(Write(self._site(node), kind if kind != "name" else "attribute", value))
+            self.visit(target.value)
+        elif isinstance(target, ast.Name) and target.id in self.names:
+            scope = self._scopes[-1] if self._scopes else "module"
+            if scope == "function" and target.id in self._globals[-1]:
+                scope = "global"
+            if scope != "function":
+                self._of(target.id).writes.append(Write(self._site(node), kind if kind != "name" else scope, value))
+        else:
+            self.visit(target)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        value = literal(node.value)
+        for target in node.targets:
+            self._write(target, "name", value, node)
+        self.visit(node.value)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._write(node.target, "name", literal(node.value), node)
+        self.visit(node.annotation)
+        if node.value is not None:
+            self.visit(node.value)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self._write(node.target, "augmented", UNKNOWN, node)
+        self.visit(node.value)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            self._write(target, "del", UNKNOWN, node)
+
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self._write(node.target, "unpack", UNKNOWN, node)
+        for child in (node.iter, *node.body, *node.orelse):
+            self.visit(child)
+
+    visit_AsyncFor = visit_For
+
+    # -- reads ------------------------------------------------------------------------
+    def visit_Assert(self, node: ast.Assert) -> None:
+        self._assert = AssertRead(self._site(node), assert_subjects(node.test))
+        self.visit(node.test)
+        self._assert = None
+        if node.msg is not None:
+            self.visit(node.msg)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr in self.names:
+            if self._assert is not None:
+                self._of(node.attr).assert_reads.append(self._assert)
+            else:
+                self._of(node.attr).attribute_reads.append(self._site(node))
+        self.visit(node.value)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if node.id in self.names and isinstance(node.ctx, ast.Load):
+            self._of(node.id).name_reads.append(self._site(node))
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and node.value in self.names:
+            self._of(node.value).string_reads.append(self._site(node))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) == 3:
+            name = literal(node.args[1])
+            if isinstance(name, str) and name in self.names:
+                self._of(name).writes.append(Write(self._site(node), "setattr", literal(node.args[2])))
+                self.visit(node.args[0])
+                self.visit(node.args[2])
+                return
+        self.generic_visit(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for alias in node.names:
+            if alias.name in self.names:
+                self._of(alias.name).name_reads.append(self._site(node))
+
+
+def scan(tree: ast.Module, path: str, names: Iterable[str]) -> dict[str, NameFacts]:
+    """Facts about `names` in one parsed module."""
+    scanner = _Scanner(path, frozenset(names))
+    scanner.visit(tree)
+    return scanner.facts
+
+
+def attribute_load_counts(tree: ast.Module) -> dict[str, int]:
+    """How often each attribute name and bare name is loaded: the engine compares these
+    before and after a rewrite to learn which names lost readers."""
+    counts: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            counts["." + node.attr] = counts.get("." + node.attr, 0) + 1
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return counts

@@ -1,0 +1,18 @@
+"""The rewrite passes. Each is a LibCST transformer in its own module; `Rewriter` composes
+the expression and statement passes into one bottom-up traversal, so that inlining at the
+leaves, simplifying the expressions above them and folding the statements above those
+happen in a single walk, every decision seeing its children already rewritten."""
+
+from prune_flags.passes.context import Death, RewriteContext
+from prune_flags.passes.fold import FoldBranches
+from prune_flags.passes.imports import RemoveUnusedImports
+from prune_flags.passes.inline import InlineFlags
+from prune_flags.passes.prune import PruneDeadWrites
+from prune_flags.passes.simplify import SimplifyBooleans
+
+
+class Rewriter(InlineFlags, SimplifyBooleans, FoldBranches, PruneDeadWrites):
+    """Inline -> simplify -> fold -> prune, in one traversal."""
+
+
+__all__ = ["Death", "RemoveUnusedImports", "RewriteContext", "Rewriter"]

@@ -1,0 +1,248 @@
+"""Editing statement lists: the shared base of every pass that removes or flattens statements.
+
+Passes decide per statement (`edit_statement`, `edit_small_statement`); this base
+rebuilds each block from those decisions and owns the layout rules a careful
+engineer follows by hand:
+
+* a deleted statement takes the comment lines attached directly above it; blank
+  lines and detached comments above it move to the next statement kept, without
+  doubling the blank lines at the seam;
+* a flattened branch keeps every comment inside it, its footer comments included;
+* an unconditional exit exposed by flattening ends the block: what follows is gone;
+* a block left empty is for the parent statement to handle; if nobody does, it
+  gets `pass`, which is only needed where Python needs a body.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from prune_flags.passes.context import RewriteContext
+
+Statements = Sequence[cst.BaseStatement]
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What becomes of one statement: the statements replacing it and the lines it leaves behind."""
+
+    statements: Statements = ()
+    carry: Sequence[cst.EmptyLine] = ()  # lines for the next statement kept (or the block's footer)
+    flattened: bool = False  # the statements come out of a folded branch
+
+
+@dataclass
+class _BlockBuilder:
+    leading_blank_allowed: bool
+    statements: list[cst.BaseStatement] = field(default_factory=list)
+    pending: list[cst.EmptyLine] = field(default_factory=list)
+
+    def add(self, statement: cst.BaseStatement) -> None:
+        lines = merge_lines(self.pending, list(statement.leading_lines))
+        if not self.statements and not self.leading_blank_allowed:
+            lines = strip_leading_blanks(lines)
+        self.statements.append(statement.with_changes(leading_lines=lines))
+        self.pending = []
+
+    def carry(self, lines: Sequence[cst.EmptyLine]) -> None:
+        self.pending = merge_lines(self.pending, list(lines))
+
+
+def is_blank(line: cst.EmptyLine) -> bool:
+    return line.comment is None
+
+
+def merge_lines(first: list[cst.EmptyLine], second: list[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    """Concatenate two runs of lines; the blank lines meeting at the seam count once, not twice."""
+    trailing = len(first) - len(strip_trailing_blanks(first))
+    leading = len(second) - len(strip_leading_blanks(second))
+    if trailing and leading:
+        return first[: len(first) - min(trailing, leading)] + second
+    return first + second
+
+
+def strip_leading_blanks(lines: list[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    index = 0
+    while index < len(lines) and is_blank(lines[index]):
+        index += 1
+    return lines[index:]
+
+
+def strip_trailing_blanks(lines: list[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    end = len(lines)
+    while end and is_blank(lines[end - 1]):
+        end -= 1
+    return lines[:end]
+
+
+def detached_lines(lines: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    """The lines above a statement minus the comment block attached directly to it."""
+    kept = list(lines)
+    while kept and not is_blank(kept[-1]):
+        kept.pop()
+    return kept
+
+
+def block_statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """A block's statements; a one-line suite becomes one simple statement line."""
+    if isinstance(block, cst.IndentedBlock):
+        return list(block.body)
+    assert isinstance(block, cst.SimpleStatementSuite)
+    if not block.body:
+        return []
+    return [cst.SimpleStatementLine(body=block.body, trailing_whitespace=block.trailing_whitespace)]
+
+
+def block_footer(block: cst.BaseSuite) -> list[cst.EmptyLine]:
+    return list(block.footer) if isinstance(block, cst.IndentedBlock) else []
+
+
+def is_empty(block: cst.BaseSuite) -> bool:
+    return not block.body
+
+
+def ends_flow(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and isinstance(
+        statement.body[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break)
+    )
+
+
+def pass_block(block: cst.BaseSuite) -> cst.BaseSuite:
+    if isinstance(block, cst.IndentedBlock):
+        return block.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+    return block.with_changes(body=[cst.Pass()])
+
+
+class BodyEditor(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, context: RewriteContext) -> None:
+        super().__init__()
+        self.context = context
+        self.scopes: list[cst.FunctionDef | cst.Lambda | cst.ClassDef] = []  # enclosing scopes, innermost last
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            self.scopes.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[no-untyped-def]
+        result = super().on_leave(original_node, updated_node)
+        if isinstance(original_node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            self.scopes.pop()
+        return result
+
+    @property
+    def in_class_body(self) -> bool:
+        return bool(self.scopes) and isinstance(self.scopes[-1], cst.ClassDef)
+
+    @property
+    def at_module_level(self) -> bool:
+        return not self.scopes
+
+    # -- hooks for the passes -------------------------------------------------------------
+    def edit_statement(self, original: cst.BaseStatement, updated: cst.BaseStatement) -> Edit | None:
+        return None
+
+    def edit_small_statement(
+        self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
+    ) -> list[cst.BaseSmallStatement] | None:
+        return None
+
+    # -- helpers ---------------------------------------------------------------------------
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).start.line
+
+    def record(self, node: cst.CSTNode, action: str, reason: str, flag: str) -> None:
+        self.context.record(self.line_of(node), action, reason, flag)
+
+    # -- rebuilding ------------------------------------------------------------------------
+    def leave_SimpleStatementSuite(
+        self, original_node: cst.SimpleStatementSuite, updated_node: cst.SimpleStatementSuite
+    ) -> cst.SimpleStatementSuite:
+        return updated_node.with_changes(body=self._small_statements(original_node, updated_node))
+
+    def _small_statements(
+        self,
+        original: cst.SimpleStatementLine | cst.SimpleStatementSuite,
+        updated: cst.SimpleStatementLine | cst.SimpleStatementSuite,
+    ) -> list[cst.BaseSmallStatement]:
+        result: list[cst.BaseSmallStatement] = []
+        for original_small, small in zip(original.body, updated.body):
+            replacement = self.edit_small_statement(original_small, small)
+            result.extend([small] if replacement is None else replacement)
+        if result and result[-1].semicolon is not cst.MaybeSentinel.DEFAULT and len(result) < len(updated.body):
+            result[-1] = result[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        return result
+
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        body, footer = self._rebuild(original_node.body, updated_node.body, leading_blank_allowed=False)
+        return updated_node.with_changes(body=body, footer=footer + list(updated_node.footer))
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        body, footer = self._rebuild(original_node.body, updated_node.body, leading_blank_allowed=True)
+        return updated_node.with_changes(body=body, footer=footer + list(updated_node.footer))
+
+    def _rebuild(
+        self, originals: Statements, statements: Statements, leading_blank_allowed: bool
+    ) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
+        block = _BlockBuilder(leading_blank_allowed)
+        for index, (original, statement) in enumerate(zip(originals, statements)):
+            edit = self._edit(original, statement)
+            for new in edit.statements:
+                block.add(new)
+            block.carry(edit.carry)
+            if edit.flattened and edit.statements and ends_flow(edit.statements[-1]):
+                if index + 1 < len(originals):
+                    self.record(
+                        originals[index + 1],
+                        "removed-unreachable",
+                        "unreachable: it follows a return, raise, continue or break that folding exposed",
+                        self.context.flag_near(self.line_of(original)),
+                    )
+                break
+        footer = [line for line in block.pending if not is_blank(line)]
+        return block.statements, footer
+
+    def _edit(self, original: cst.BaseStatement, statement: cst.BaseStatement) -> Edit:
+        if isinstance(statement, cst.SimpleStatementLine):
+            # Small statements are edited here, not in leave_SimpleStatementLine: LibCST drops a
+            # line whose statements are all removed, which would hide the comments above it.
+            assert isinstance(original, cst.SimpleStatementLine)
+            statement = statement.with_changes(body=self._small_statements(original, statement))
+            if not statement.body:
+                return Edit(carry=detached_lines(statement.leading_lines))
+        edit = self.edit_statement(original, statement)
+        if edit is not None:
+            return edit
+        return Edit(statements=[fill_empty_blocks(statement)])
+
+
+def fill_empty_blocks(statement: cst.BaseStatement) -> cst.BaseStatement:
+    """Give `pass` to any block of `statement` that editing emptied; drop an emptied `else`."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return statement
+    changes: dict[str, object] = {}
+    body = getattr(statement, "body", None)
+    if isinstance(body, cst.BaseSuite) and is_empty(body):
+        changes["body"] = pass_block(body)
+    orelse = getattr(statement, "orelse", None)
+    if isinstance(orelse, cst.Else) and is_empty(orelse.body):
+        changes["orelse"] = None
+    elif isinstance(orelse, cst.If):
+        changes["orelse"] = fill_empty_blocks(orelse)
+    handlers = getattr(statement, "handlers", None)
+    if handlers:
+        changes["handlers"] = [
+            h.with_changes(body=pass_block(h.body)) if is_empty(h.body) else h for h in handlers
+        ]
+    final = getattr(statement, "finalbody", None)
+    if isinstance(final, cst.Finally) and is_empty(final.body):
+        changes["finalbody"] = final.with_changes(body=pass_block(final.body))
+    return statement.with_changes(**changes) if changes else statement

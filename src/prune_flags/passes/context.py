@@ -1,0 +1,49 @@
+"""What one rewrite of one file knows and records: the flags, the dead names, the events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, NamedTuple
+
+from libcst.metadata import CodeRange
+
+from prune_flags.config import Flag
+from prune_flags.report import Change
+
+
+class Death(NamedTuple):
+    """Why a name has no reader left, and which flag's cleanup caused it."""
+
+    flag: str
+    reason: str
+
+
+@dataclass
+class RewriteContext:
+    path: str
+    flags: Mapping[str, Flag]
+    # Fields, class attributes and module constants with no reader left in the repository,
+    # each with the reason a reviewer reads.
+    dead_names: Mapping[str, Death] = field(default_factory=dict)
+    # Module-level names of this module with no reader left (a flag defined as a module constant).
+    dead_globals: Mapping[str, Death] = field(default_factory=dict)
+    # Lines of the asserts whose every subject is a dead name.
+    removable_asserts: frozenset[int] = frozenset()
+    changes: list[Change] = field(default_factory=list)
+    inlined: list[tuple[int, int, str]] = field(default_factory=list)  # (line, column, flag)
+
+    def record(self, line: int, action: str, reason: str, flag: str) -> None:
+        self.changes.append(Change(line=line, flag=flag, action=action, reason=reason))
+
+    def flags_within(self, span: CodeRange) -> list[str]:
+        """The flags inlined inside `span`, in order of appearance."""
+        start, end = (span.start.line, span.start.column), (span.end.line, span.end.column)
+        found = [flag for line, column, flag in self.inlined if start <= (line, column) < end]
+        return list(dict.fromkeys(found))
+
+    def flag_near(self, line: int) -> str:
+        """The flag a change at `line` is due to: the nearest inlining at or above it."""
+        above = [(l, flag) for l, _, flag in self.inlined if l <= line]
+        if above:
+            return max(above)[1]
+        return next(iter(self.flags), "")

@@ -1,0 +1,111 @@
+"""Fold: `if`/`elif`/`else`, `while` and `assert` whose test became a constant; empty shells.
+
+The live branch is kept, dedented, with every comment inside it; the dead branch
+goes with the comments attached above it and on its header line. An `if` left
+with an empty body by the passes (its test free of side effects) goes too.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from prune_flags.constants import truthiness
+from prune_flags.passes.body import (
+    BodyEditor,
+    Edit,
+    block_footer,
+    block_statements,
+    detached_lines,
+    fill_empty_blocks,
+    is_empty,
+    merge_lines,
+)
+from prune_flags.purity import is_pure
+
+
+class FoldBranches(BodyEditor):
+    def edit_statement(self, original: cst.BaseStatement, updated: cst.BaseStatement) -> Edit | None:
+        if isinstance(updated, cst.If):
+            assert isinstance(original, cst.If)
+            return self._fold_if(original, updated, list(updated.leading_lines))
+        if isinstance(updated, cst.While):
+            assert isinstance(original, cst.While)
+            return self._fold_while(original, updated)
+        return super().edit_statement(original, updated)
+
+    def edit_small_statement(
+        self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
+    ) -> list[cst.BaseSmallStatement] | None:
+        if isinstance(updated, cst.Assert) and truthiness(updated.test) is True and self._flag(original.test):
+            self.record(original, "removed-assert", "the assertion always holds", self._flag(original.test))
+            return []
+        return super().edit_small_statement(original, updated)
+
+    def _flag(self, test: cst.CSTNode) -> str:
+        flags = self.context.flags_within(self.get_metadata(PositionProvider, test))
+        return flags[0] if flags else ""
+
+    def _fold_if(self, original: cst.If, updated: cst.If, leading: list[cst.EmptyLine]) -> Edit | None:
+        value = truthiness(updated.test)
+        flag = self._flag(original.test) if value is not None else ""
+        if value is None or not flag:
+            if is_empty(updated.body) and updated.orelse is None and is_pure(updated.test):
+                self.record(original, "removed-empty-if", "its body had nothing left", self.context.flag_near(self.line_of(original)))
+                return Edit(carry=detached_lines(leading))
+            return self._fold_elifs(original, updated)
+        if value:
+            self.record(original, "folded-branch", f"the condition is always true once {flag} is inlined", flag)
+            return self._flatten(updated.body, leading, [])
+        self.record(original, "removed-branch", f"the condition is always false once {flag} is inlined", flag)
+        orelse = updated.orelse
+        if orelse is None:
+            return Edit(carry=detached_lines(leading))
+        if isinstance(orelse, cst.Else):
+            return self._flatten(orelse.body, detached_lines(leading), list(orelse.leading_lines))
+        assert isinstance(original.orelse, cst.If)
+        promoted = orelse.with_changes(leading_lines=merge_lines(detached_lines(leading), list(orelse.leading_lines)))
+        edit = self._fold_if(original.orelse, promoted, list(promoted.leading_lines))
+        return edit if edit is not None else Edit(statements=[fill_empty_blocks(promoted)])
+
+    def _fold_elifs(self, original: cst.If, updated: cst.If) -> Edit | None:
+        """Fold constant `elif` tests further down a chain whose head stays."""
+        orelse, original_orelse = updated.orelse, original.orelse
+        if not isinstance(orelse, cst.If) or not isinstance(original_orelse, cst.If):
+            return None
+        value = truthiness(orelse.test)
+        flag = self._flag(original_orelse.test) if value is not None else ""
+        if not flag:
+            inner = self._fold_elifs(original_orelse, orelse)
+            if inner is None:
+                return None
+            return Edit(statements=[fill_empty_blocks(updated.with_changes(orelse=inner.statements[0]))])
+        if value:
+            self.record(original_orelse, "folded-branch", f"the condition is always true once {flag} is inlined", flag)
+            new_orelse: cst.If | cst.Else | None = cst.Else(
+                body=orelse.body, leading_lines=orelse.leading_lines, whitespace_before_colon=orelse.whitespace_after_test
+            )
+        else:
+            self.record(original_orelse, "removed-branch", f"the condition is always false once {flag} is inlined", flag)
+            new_orelse = orelse.orelse
+        folded = updated.with_changes(orelse=new_orelse)
+        again = self._fold_elifs(original, folded) if isinstance(new_orelse, cst.If) else None
+        return again or Edit(statements=[fill_empty_blocks(folded)])
+
+    def _fold_while(self, original: cst.While, updated: cst.While) -> Edit | None:
+        if truthiness(updated.test) is not False or not self._flag(original.test):
+            return None
+        flag = self._flag(original.test)
+        self.record(original, "removed-loop", f"the loop never runs once {flag} is inlined", flag)
+        if updated.orelse is None:
+            return Edit(carry=detached_lines(updated.leading_lines))
+        return self._flatten(updated.orelse.body, detached_lines(updated.leading_lines), list(updated.orelse.leading_lines))
+
+    def _flatten(self, block: cst.BaseSuite, leading: list[cst.EmptyLine], branch_leading: list[cst.EmptyLine]) -> Edit:
+        statements = block_statements(block)
+        lines = merge_lines(leading, branch_leading)
+        if not statements:
+            return Edit(carry=detached_lines(lines))
+        first = statements[0]
+        statements[0] = first.with_changes(leading_lines=merge_lines(lines, list(first.leading_lines)))
+        return Edit(statements=statements, carry=block_footer(block), flattened=True)

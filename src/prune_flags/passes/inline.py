@@ -1,0 +1,129 @@
+"""Inline: every read of a flag becomes the constant it is fixed at.
+
+Reads are `anything.flag` and, where the module defines or imports the flag by
+name, the bare name outside any scope that rebinds it. Stores, `del`, import
+names, keyword names and definitions are not reads and are left to the prune pass.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from prune_flags.constants import constant_node
+from prune_flags.passes.body import BodyEditor
+from prune_flags.passes.context import RewriteContext
+from prune_flags.passes.scopes import bound_names, module_bindings
+
+
+class InlineFlags(BodyEditor):
+    def __init__(self, context: RewriteContext) -> None:
+        super().__init__(context)
+        self._not_reads: set[int] = set()  # ids of original Name/Attribute nodes that are not reads
+        self._module_flags: dict[str, str] = {}  # local name -> flag, for flags bound at module level
+        self._bound: dict[int, frozenset[str]] = {}  # names each enclosing function binds, by id
+
+    # -- what is not a read ---------------------------------------------------------------
+    def _mark_store(self, target: cst.BaseExpression) -> None:
+        self._not_reads.add(id(target))
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._mark_store(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._mark_store(target.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._mark_store(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._mark_store(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._mark_store(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._mark_store(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._mark_store(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._mark_store(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._mark_store(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._mark_store(node.name)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._not_reads.add(id(node.attr))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._not_reads.add(id(node.keyword))
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._not_reads.add(id(node.name))
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Global(self, node: cst.Global) -> bool:
+        return False
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> bool:
+        return False
+
+    # -- scopes ---------------------------------------------------------------------------
+    def visit_Module(self, node: cst.Module) -> None:
+        self._module_flags = module_bindings(node, self.context.flags)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._not_reads.add(id(node.name))
+
+    def _shadowed(self, name: str) -> bool:
+        for scope in self.scopes:
+            if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
+                if id(scope) not in self._bound:
+                    self._bound[id(scope)] = bound_names(scope)
+                if name in self._bound[id(scope)]:
+                    return True
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._not_reads.add(id(node.name))
+
+    # -- the reads ------------------------------------------------------------------------
+    def leave_Attribute(
+        self, original_node: cst.Attribute, updated_node: cst.Attribute
+    ) -> cst.BaseExpression:
+        flag = self.context.flags.get(updated_node.attr.value)
+        if flag is None or id(original_node) in self._not_reads:
+            return updated_node
+        return self._inline(original_node, updated_node, flag.name)
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        flag_name = self._module_flags.get(updated_node.value)
+        if (
+            flag_name is None
+            or id(original_node) in self._not_reads
+            or self._shadowed(updated_node.value)
+        ):
+            return updated_node
+        return self._inline(original_node, updated_node, flag_name)
+
+    def _inline(
+        self, original: cst.BaseExpression, updated: cst.Attribute | cst.Name, flag_name: str
+    ) -> cst.BaseExpression:
+        flag = self.context.flags[flag_name]
+        start = self.get_metadata(PositionProvider, original).start
+        self.context.inlined.append((start.line, start.column, flag_name))
+        self.context.record(start.line, "inlined", f"{flag_name} is fixed at {flag.source}", flag_name)
+        constant = constant_node(flag.value)
+        if updated.lpar:  # keep the reader's own parentheses; a tuple brings its own otherwise
+            constant = constant.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+        return constant

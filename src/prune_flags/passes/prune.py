@@ -1,0 +1,83 @@
+"""Prune: writes of names nothing reads any more, and asserts about them.
+
+A write goes whole when its right-hand side has no side effect; otherwise the
+right-hand side stays as an expression statement, and the report says so.
+Which names are dead is decided repository-wide by the index; this pass only
+applies that decision to one file.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from prune_flags.passes.body import BodyEditor
+from prune_flags.passes.context import Death
+from prune_flags.purity import is_pure
+
+
+class PruneDeadWrites(BodyEditor):
+    def edit_small_statement(
+        self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
+    ) -> list[cst.BaseSmallStatement] | None:
+        if isinstance(updated, cst.Assert):
+            if self.line_of(original) in self.context.removable_asserts:
+                death = self._death(updated.test)
+                self.record(original, "removed-assert", f"it only checks {death[0]}, which has no reader left", death[1].flag)
+                return []
+            return super().edit_small_statement(original, updated)
+        if isinstance(updated, cst.Assign):
+            dead = [t for t in updated.targets if self._target_death(t.target)]
+            if not dead:
+                return super().edit_small_statement(original, updated)
+            if len(dead) < len(updated.targets):
+                live = [t for t in updated.targets if not self._target_death(t.target)]
+                self._record_write(original, dead[0].target, kept_value=False)
+                return [updated.with_changes(targets=live)]
+            return self._remove_write(original, dead[0].target, updated.value)
+        if isinstance(updated, (cst.AnnAssign, cst.AugAssign)) and self._target_death(updated.target):
+            return self._remove_write(original, updated.target, updated.value)
+        if isinstance(updated, cst.Del) and self._target_death(updated.target):
+            self._record_write(original, updated.target, kept_value=False)
+            return []
+        return super().edit_small_statement(original, updated)
+
+    def _target_death(self, target: cst.BaseExpression) -> Death | None:
+        if isinstance(target, cst.Attribute):
+            return self.context.dead_names.get(target.attr.value)
+        if isinstance(target, cst.Name):
+            if self.in_class_body:
+                return self.context.dead_names.get(target.value)
+            if self.at_module_level:
+                return self.context.dead_globals.get(target.value)
+        return None
+
+    def _remove_write(
+        self, original: cst.BaseSmallStatement, target: cst.BaseExpression, value: cst.BaseExpression | None
+    ) -> list[cst.BaseSmallStatement]:
+        keep_value = value is not None and not is_pure(value)
+        self._record_write(original, target, kept_value=keep_value)
+        if keep_value:
+            assert value is not None
+            return [cst.Expr(value=value)]
+        return []
+
+    def _record_write(self, original: cst.CSTNode, target: cst.BaseExpression, kept_value: bool) -> None:
+        name = target.attr.value if isinstance(target, cst.Attribute) else cst.ensure_type(target, cst.Name).value
+        death = self._target_death(target)
+        assert death is not None
+        reason = f"{name} has no reader left: {death.reason}"
+        if kept_value:
+            reason += "; the right-hand side may have side effects, so it stays as a statement"
+        self.record(original, "removed-write" if not kept_value else "removed-write-kept-value", reason, death.flag)
+
+    def _death(self, test: cst.BaseExpression) -> tuple[str, Death]:
+        """The dead names an assert checks, for its reason."""
+        names: list[str] = []
+
+        class Collect(cst.CSTVisitor):
+            def visit_Attribute(self, node: cst.Attribute) -> None:
+                names.append(node.attr.value)
+
+        test.visit(Collect())
+        dead = [name for name in names if name in self.context.dead_names]
+        return ", ".join(dict.fromkeys(dead)), self.context.dead_names[dead[0]]

@@ -1,0 +1,105 @@
+"""Which names a module binds to flags, and which names a function rebinds locally."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import libcst as cst
+
+
+def module_bindings(module: cst.Module, flags: Mapping[str, object]) -> dict[str, str]:
+    """Local name -> flag, for flags the module assigns at top level or imports by name."""
+    bindings: dict[str, str] = {}
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    imported = alias.name.value if isinstance(alias.name, cst.Name) else None
+                    if imported in flags:
+                        local = alias.asname.name if alias.asname else alias.name
+                        if isinstance(local, cst.Name):
+                            bindings[local.value] = imported
+            for target in _assigned(small):
+                if isinstance(target, cst.Name) and target.value in flags:
+                    bindings[target.value] = target.value
+    return bindings
+
+
+def _assigned(small: cst.BaseSmallStatement) -> list[cst.BaseExpression]:
+    if isinstance(small, cst.Assign):
+        return [target.target for target in small.targets]
+    if isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+        return [small.target]
+    return []
+
+
+class _Binder(cst.CSTVisitor):
+    """Collects the names a function body binds, without entering nested scopes."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.globals: set[str] = set()
+
+    def _bind(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.names.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._bind(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._bind(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is None and isinstance(node.name, cst.Name):
+            self.names.add(node.name.value)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.globals.update(item.name.value for item in node.names)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.names.add(node.name.value)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.names.add(node.name.value)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+def bound_names(function: cst.FunctionDef | cst.Lambda) -> frozenset[str]:
+    """Parameters and locals of a function: a flag's name among them is not the flag."""
+    params = function.params
+    names = {
+        param.name.value
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+    }
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    if isinstance(function, cst.FunctionDef):
+        binder = _Binder()
+        function.body.visit(binder)
+        names |= binder.names - binder.globals
+    return frozenset(names)

@@ -1,0 +1,146 @@
+"""Simplify: boolean logic and comparisons over inlined constants.
+
+Only expressions that contain an inlined flag are touched; the rest of the file
+keeps its bytes. Short-circuit semantics are kept exactly: `False and f()` is
+`False`, but `f() and False` keeps the call to `f()`. Dropping an operand that
+is not a constant is done only in a boolean context (an `if`/`while`/`assert`
+test, a ternary's test, the operand of `not`) and only when it has no side effect.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Callable
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from prune_flags.constants import UNKNOWN, bool_node, constant_value, truthiness
+from prune_flags.passes.body import BodyEditor
+from prune_flags.passes.context import RewriteContext
+from prune_flags.purity import is_pure
+
+_COMPARE: dict[type, Callable[[object, object], bool]] = {
+    cst.Equal: operator.eq,
+    cst.NotEqual: operator.ne,
+    cst.LessThan: operator.lt,
+    cst.LessThanEqual: operator.le,
+    cst.GreaterThan: operator.gt,
+    cst.GreaterThanEqual: operator.ge,
+    cst.In: lambda left, right: operator.contains(right, left),  # type: ignore[arg-type]
+    cst.NotIn: lambda left, right: not operator.contains(right, left),  # type: ignore[arg-type]
+    cst.Is: operator.is_,
+    cst.IsNot: operator.is_not,
+}
+_SINGLETONS = (type(None), bool)
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
+
+
+def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
+    """A constant atom needs no parentheses of its own."""
+    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)) and node.lpar:
+        return node.with_changes(lpar=(), rpar=())
+    return node
+
+
+class SimplifyBooleans(BodyEditor):
+    def __init__(self, context: RewriteContext) -> None:
+        super().__init__(context)
+        self._boolean_context: set[int] = set()
+
+    def _touched(self, original: cst.CSTNode) -> bool:
+        return bool(self.context.inlined) and bool(
+            self.context.flags_within(self.get_metadata(PositionProvider, original))
+        )
+
+    # -- boolean contexts ----------------------------------------------------------------
+    def visit_If(self, node: cst.If) -> None:
+        self._boolean_context.add(id(node.test))
+
+    def visit_While(self, node: cst.While) -> None:
+        self._boolean_context.add(id(node.test))
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._boolean_context.add(id(node.test))
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._boolean_context.add(id(node.test))
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if isinstance(node.operator, cst.Not):
+            self._boolean_context.add(id(node.expression))
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if id(node) in self._boolean_context:
+            self._boolean_context.update((id(node.left), id(node.right)))
+
+    # -- rewrites -------------------------------------------------------------------------
+    def leave_UnaryOperation(
+        self, original_node: cst.UnaryOperation, updated_node: cst.UnaryOperation
+    ) -> cst.BaseExpression:
+        if not isinstance(updated_node.operator, cst.Not) or not self._touched(original_node):
+            return updated_node
+        value = truthiness(updated_node.expression)
+        return updated_node if value is None else bool_node(not value)
+
+    def leave_BooleanOperation(
+        self, original_node: cst.BooleanOperation, updated_node: cst.BooleanOperation
+    ) -> cst.BaseExpression:
+        if not self._touched(original_node):
+            return updated_node
+        is_and = isinstance(updated_node.operator, cst.And)
+        left, right = updated_node.left, updated_node.right
+        left_truth = truthiness(left)
+        if left_truth is not None:  # the left operand decides whether the right one runs
+            return _bare(left if left_truth is not is_and else right)
+        right_truth = truthiness(right)
+        if right_truth is None or id(original_node) not in self._boolean_context:
+            return updated_node
+        if right_truth is is_and:  # `x and True`, `x or False`: the truth is x's
+            return left
+        if is_pure(left):  # `x and False`, `x or True`: x only matters for its effects
+            return bool_node(right_truth)
+        return updated_node
+
+    def leave_Comparison(
+        self, original_node: cst.Comparison, updated_node: cst.Comparison
+    ) -> cst.BaseExpression:
+        if not self._touched(original_node):
+            return updated_node
+        left = constant_value(updated_node.left)
+        result = True
+        for target in updated_node.comparisons:
+            right = constant_value(target.comparator)
+            compare = _COMPARE.get(type(target.operator))
+            if left is UNKNOWN or right is UNKNOWN or compare is None:
+                return updated_node
+            if isinstance(target.operator, (cst.Is, cst.IsNot)) and not (
+                isinstance(left, _SINGLETONS) and isinstance(right, _SINGLETONS)
+            ):
+                return updated_node  # identity of other constants is an implementation detail
+            try:
+                result = result and bool(compare(left, right))
+            except TypeError:
+                return updated_node
+            left = right
+        return bool_node(result)
+
+    def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.BaseExpression:
+        if not self._touched(original_node):
+            return updated_node
+        value = truthiness(updated_node.test)
+        if value is None:
+            return updated_node
+        chosen = updated_node.body if value else updated_node.orelse
+        if updated_node.lpar and not chosen.lpar and not isinstance(chosen, _ATOMS):
+            return chosen.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
+        return _bare(chosen)
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        func = updated_node.func
+        if not (isinstance(func, cst.Name) and func.value == "bool" and len(updated_node.args) == 1):
+            return updated_node
+        if updated_node.args[0].keyword or updated_node.args[0].star or not self._touched(original_node):
+            return updated_node
+        value = truthiness(updated_node.args[0].value)
+        return updated_node if value is None else bool_node(value)

@@ -1,0 +1,132 @@
+"""Typed results of a run: changes with reasons, per-file outcomes, the report, diffs and JSON."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+
+@dataclass(frozen=True)
+class Change:
+    """One edit a reviewer can check: where, for which flag, what was done and why."""
+
+    line: int  # in the original file
+    flag: str
+    action: str  # short kebab-case word
+    reason: str
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """The outcome for one file: new text when it changed, or the error that left it untouched."""
+
+    path: Path
+    display: str  # path as shown to the user (relative to the working directory)
+    old_text: str
+    new_text: str
+    changes: tuple[Change, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.old_text != self.new_text
+
+
+@dataclass(frozen=True)
+class Skipped:
+    display: str
+    error: str
+
+
+@dataclass
+class Report:
+    flags: dict[str, str]  # name -> value source
+    files: list[FileResult] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)  # messages, each naming path:line
+
+    @property
+    def changed_files(self) -> list[FileResult]:
+        return [result for result in self.files if result.changed]
+
+    def line_counts(self) -> tuple[int, int]:
+        removed = added = 0
+        for result in self.changed_files:
+            for line in unified_diff(result):
+                if line.startswith("-") and not line.startswith("---"):
+                    removed += 1
+                elif line.startswith("+") and not line.startswith("+++"):
+                    added += 1
+        return removed, added
+
+    def summary_line(self) -> str:
+        removed, added = self.line_counts()
+        files = len(self.changed_files)
+        text = f"{files} file{'s' if files != 1 else ''} changed, {removed} lines removed, {added} added"
+        if self.skipped:
+            text += f"; {len(self.skipped)} skipped"
+        return text
+
+    def to_json(self) -> dict[str, object]:
+        removed, added = self.line_counts()
+        return {
+            "version": 1,
+            "flags": self.flags,
+            "files": [
+                {
+                    "path": result.display,
+                    "changes": [
+                        {"line": c.line, "flag": c.flag, "action": c.action, "reason": c.reason}
+                        for c in sorted(result.changes, key=lambda c: c.line)
+                    ],
+                }
+                for result in self.changed_files
+            ],
+            "skipped": [{"path": s.display, "error": s.error} for s in self.skipped],
+            "summary": {"files_changed": len(self.changed_files), "lines_removed": removed, "lines_added": added},
+        }
+
+    def write_json(self, path: Path) -> None:
+        path.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+
+
+def _diff_lines(text: str) -> list[str]:
+    # Diff on "\n"-split lines but keep any "\r" so a CRLF file's patch applies to it byte for byte.
+    return text.splitlines(keepends=True)
+
+
+def unified_diff(result: FileResult) -> list[str]:
+    """A git-style unified diff (a/ and b/ prefixes) that `git apply` and `patch -p1` take."""
+    lines = list(
+        difflib.unified_diff(
+            _diff_lines(result.old_text),
+            _diff_lines(result.new_text),
+            fromfile=f"a/{result.display}",
+            tofile=f"b/{result.display}",
+        )
+    )
+    out: list[str] = []
+    for line in lines:
+        if not line.endswith("\n"):
+            out.append(line + "\n")
+            out.append("\\ No newline at end of file\n")
+        else:
+            out.append(line)
+    return out
+
+
+def render_diff(results: Sequence[FileResult]) -> str:
+    return "".join(
+        f"diff --git a/{r.display} b/{r.display}\n" + "".join(unified_diff(r)) for r in results if r.changed
+    )
+
+
+def explain_lines(results: Sequence[FileResult]) -> list[str]:
+    """`path:line  flag  action  reason`, grouped by file."""
+    out = []
+    for result in results:
+        for change in sorted(result.changes, key=lambda c: c.line):
+            out.append(f"{result.display}:{change.line}  {change.flag}  {change.action}  {change.reason}")
+    return out

@@ -1,0 +1,333 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from prune_flags.formatting import (
+    BlackSettings,
+    changed_line_ranges,
+    format_lines,
+    load_black_settings,
+)
+
+
+def write_pyproject(root: Path, body: str) -> None:
+    (root / "pyproject.toml").write_text(textwrap.dedent(body), encoding="utf-8")
+
+
+# load_black_settings
+
+
+def test_settings_from_dashed_keys(tmp_path: Path) -> None:
+    write_pyproject(
+        tmp_path,
+        """
+        [tool.black]
+        line-length = 100
+        skip-string-normalization = true
+        skip-magic-trailing-comma = true
+        target-version = ["py310", "py311"]
+        preview = true
+        required-version = "22"
+        include = '\\.pyi?$'
+        """,
+    )
+    assert load_black_settings(tmp_path) == BlackSettings(
+        line_length=100,
+        string_normalization=False,
+        magic_trailing_comma=False,
+        target_versions=("py310", "py311"),
+        preview=True,
+        configured=True,
+    )
+
+
+def test_settings_from_underscored_keys(tmp_path: Path) -> None:
+    write_pyproject(
+        tmp_path,
+        """
+        [tool.black]
+        line_length = 120
+        skip_string_normalization = true
+        target_version = ["py39"]
+        """,
+    )
+    assert load_black_settings(tmp_path) == BlackSettings(
+        line_length=120,
+        string_normalization=False,
+        target_versions=("py39",),
+        configured=True,
+    )
+
+
+def test_empty_black_table_is_configured_with_defaults(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, "[tool.black]\n")
+    assert load_black_settings(tmp_path) == BlackSettings(configured=True)
+
+
+def test_no_pyproject_gives_unconfigured_defaults(tmp_path: Path) -> None:
+    settings = load_black_settings(tmp_path)
+    assert settings == BlackSettings()
+    assert settings.configured is False
+
+
+def test_pyproject_without_black_table(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[project]\nname = "x"\n\n[tool.isort]\nprofile = "black"\n')
+    assert load_black_settings(tmp_path) == BlackSettings()
+
+
+def test_malformed_pyproject_gives_defaults(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, "[tool.black\nline-length = 100\n")
+    assert load_black_settings(tmp_path) == BlackSettings()
+
+
+def test_ill_typed_values_fall_back_to_defaults(tmp_path: Path) -> None:
+    write_pyproject(
+        tmp_path,
+        """
+        [tool.black]
+        line-length = true
+        skip-string-normalization = "yes"
+        target-version = "py311"
+        """,
+    )
+    assert load_black_settings(tmp_path) == BlackSettings(configured=True)
+
+
+def test_unknown_target_version_does_not_stop_formatting(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[tool.black]\ntarget-version = ["py311", "py99", "PY312"]\n')
+    settings = load_black_settings(tmp_path)
+    assert format_lines("x  =  1\n", [(1, 1)], settings) == "x = 1\n"
+
+
+def test_required_version_does_not_stop_formatting(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[tool.black]\nrequired-version = "22"\nline-length = 100\n')
+    settings = load_black_settings(tmp_path)
+    assert settings == BlackSettings(line_length=100, configured=True)
+    assert format_lines("x  =  1\n", [(1, 1)], settings) == "x = 1\n"
+
+
+# format_lines
+
+
+def test_only_the_given_range_is_formatted() -> None:
+    source = "x = [1,2,\n3]\ny  =  2\nz = [1,2,\n3]\n"
+    assert (
+        format_lines(source, [(3, 3)], BlackSettings()) == "x = [1,2,\n3]\ny = 2\nz = [1,2,\n3]\n"
+    )
+
+
+def test_range_touching_a_multiline_statement_formats_the_whole_statement() -> None:
+    # Line 2 is the middle of `foo(...)`: black reformats the statement it belongs to, including
+    # its first line, which lies outside the range.
+    source = "x  =  1\nfoo(a,\n    b,\n      c)\nz  =  1\n"
+    assert format_lines(source, [(3, 3)], BlackSettings()) == "x  =  1\nfoo(a, b, c)\nz  =  1\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "line_range", "expected"),
+    [
+        pytest.param(
+            "x = '''\n  a  =  1\n'''\ny  =  2\n",
+            (2, 2),
+            'x = """\n  a  =  1\n"""\ny  =  2\n',
+            id="inside-multiline-string-formats-its-statement",
+        ),
+        pytest.param(
+            "x = 1\n\n\n\n\ny  =  2\n",
+            (6, 6),
+            "x = 1\n\n\ny = 2\n",
+            id="blank-lines-before-a-selected-line-are-capped",
+        ),
+        pytest.param(
+            "import os\ndef f():\n  return  1\n",
+            (2, 2),
+            "import os\ndef f():\n    return  1\n",
+            id="block-header-reindents-unselected-body",
+        ),
+    ],
+)
+def test_black_reaches_outside_the_range(
+    source: str, line_range: tuple[int, int], expected: str
+) -> None:
+    # Pinned because the codemod's diffs depend on them: black's `lines=` works per statement and
+    # per block, so some lines outside the range still change.
+    assert format_lines(source, [line_range], BlackSettings()) == expected
+
+
+def test_several_ranges() -> None:
+    source = "a  =  1\nb  =  2\nc  =  3\nd  =  4\n"
+    assert format_lines(source, [(1, 1), (3, 3)], BlackSettings()) == (
+        "a = 1\nb  =  2\nc = 3\nd  =  4\n"
+    )
+
+
+def test_crlf_source_keeps_crlf() -> None:
+    source = "x  =  1\r\ny  =  2\r\nz  =  3\r\n"
+    assert format_lines(source, [(2, 2)], BlackSettings()) == "x  =  1\r\ny = 2\r\nz  =  3\r\n"
+
+
+def test_crlf_single_line_keeps_crlf() -> None:
+    # black 26 given raw "\r\n" text drops the "\r" here, hence the conversion.
+    assert format_lines("x  =  1\r\n", [(1, 1)], BlackSettings()) == "x = 1\r\n"
+
+
+def test_mixed_line_endings_are_left_alone() -> None:
+    source = "x  =  1\r\ny  =  2\n"
+    assert format_lines(source, [(1, 2)], BlackSettings()) is source
+
+
+def test_missing_final_newline_is_not_added() -> None:
+    assert format_lines("x  =  1\ny  =  2", [(1, 1)], BlackSettings()) == "x = 1\ny  =  2"
+    assert format_lines("x  =  1\r\ny  =  2", [(2, 2)], BlackSettings()) == "x  =  1\r\ny = 2"
+
+
+def test_string_normalization_on_and_off() -> None:
+    source = "a = 'x'\n"
+    assert format_lines(source, [(1, 1)], BlackSettings()) == 'a = "x"\n'
+    assert format_lines(source, [(1, 1)], BlackSettings(string_normalization=False)) == source
+
+
+def test_magic_trailing_comma_on_and_off() -> None:
+    source = "foo(a, b,)\n"
+    assert format_lines(source, [(1, 1)], BlackSettings()) == "foo(\n    a,\n    b,\n)\n"
+    assert format_lines(source, [(1, 1)], BlackSettings(magic_trailing_comma=False)) == (
+        "foo(a, b)\n"
+    )
+
+
+def test_line_length_respected() -> None:
+    source = "result = function_name(argument_one, argument_two)\n"
+    assert format_lines(source, [(1, 1)], BlackSettings()) == source
+    assert format_lines(source, [(1, 1)], BlackSettings(line_length=40)) == (
+        "result = function_name(\n    argument_one, argument_two\n)\n"
+    )
+
+
+def test_line_length_read_from_pyproject_is_used(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, "[tool.black]\nline-length = 100\n")
+    source = "value = call(" + ", ".join(f"arg{i}" for i in range(14)) + ")\n"
+    assert 88 < len(source) - 1 <= 100
+    assert format_lines(source, [(1, 1)], load_black_settings(tmp_path)) == source
+    assert format_lines(source, [(1, 1)], BlackSettings()) != source
+
+
+def test_is_pyi() -> None:
+    source = "def f() -> int:\n    ...\n"
+    assert format_lines(source, [(1, 2)], BlackSettings(is_pyi=True)) == "def f() -> int: ...\n"
+
+
+def test_unparseable_source_is_returned_unchanged() -> None:
+    source = "x  =  (\n"
+    assert format_lines(source, [(1, 1)], BlackSettings()) is source
+
+
+def test_any_black_failure_returns_source(monkeypatch: pytest.MonkeyPatch) -> None:
+    import black
+
+    def explode(*args: object, **kwargs: object) -> str:
+        raise RuntimeError("INTERNAL ERROR")
+
+    monkeypatch.setattr(black, "format_str", explode)
+    source = "x  =  1\n"
+    assert format_lines(source, [(1, 1)], BlackSettings()) is source
+
+
+def test_already_formatted_source_is_unchanged() -> None:
+    source = "x = 1\n"
+    assert format_lines(source, [(1, 1)], BlackSettings()) == source
+
+
+def test_out_of_range_lines_are_ignored() -> None:
+    source = "x  =  1\n"
+    assert format_lines(source, [(5, 9)], BlackSettings()) == source
+
+
+def test_empty_ranges_return_source_without_importing_black(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[tool.black]\nline-length = 100\ntarget-version = ["py311"]\n')
+    script = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from prune_flags.formatting import changed_line_ranges, format_lines, load_black_settings
+
+        settings = load_black_settings(Path({str(tmp_path)!r}))
+        source = "x  =  1\\n"
+        assert format_lines(source, [], settings) is source
+        assert changed_line_ranges(source, source) == []
+        assert "black" not in sys.modules, "black was imported"
+        """)
+    subprocess.run([sys.executable, "-c", script], check=True)
+
+
+# changed_line_ranges
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        pytest.param("a\nb\n", "a\nb\n", [], id="identical"),
+        pytest.param("a\nb\n", "a\nx\nb\n", [(2, 2)], id="insert"),
+        pytest.param("a\nb\n", "a\nb\nc\nd\n", [(3, 4)], id="insert-at-end"),
+        pytest.param("a\nb\nc\n", "a\nB\nc\n", [(2, 2)], id="replace"),
+        pytest.param("a\nb\nc\nd\n", "a\nc\n", [], id="delete-only"),
+        pytest.param("a\nb\nc\nd\ne\n", "a\nB\nd\nE\n", [(2, 2), (4, 4)], id="replace-and-delete"),
+        pytest.param("a\nb\nc\n", "A\nb\nC\n", [(1, 1), (3, 3)], id="two-ranges"),
+        pytest.param("a\nb\nc\n", "x\ny\nb\nz\n", [(1, 2), (4, 4)], id="replace-at-both-ends"),
+        pytest.param("a\nb\n", "a\nb", [], id="final-newline-removed"),
+        pytest.param("", "a\n", [(1, 1)], id="from-empty"),
+        pytest.param("a\n", "", [], id="to-empty"),
+    ],
+)
+def test_changed_line_ranges(old: str, new: str, expected: list[tuple[int, int]]) -> None:
+    assert changed_line_ranges(old, new) == expected
+
+
+def test_changed_line_ranges_replace_and_insert_give_one_range() -> None:
+    assert changed_line_ranges("a\nb\nc\n", "a\nB\nnew\nc\n") == [(2, 3)]
+
+
+lines = st.lists(st.sampled_from(["a", "b", "c", "", "    x"]), max_size=12)
+
+
+@given(old=lines, new=lines)
+def test_changed_line_ranges_are_merged_and_cover_every_new_line(
+    old: list[str], new: list[str]
+) -> None:
+    ranges = changed_line_ranges(
+        "".join(f"{line}\n" for line in old), "".join(f"{line}\n" for line in new)
+    )
+    # Sorted, non-empty, inside `new`, and merged: a gap of at least one line between ranges.
+    assert all(1 <= start <= end <= len(new) for start, end in ranges)
+    assert all(next_start > end + 1 for (_, end), (next_start, _) in zip(ranges, ranges[1:]))
+    # Every line outside the ranges is an old line kept in order: nothing changed goes unreported.
+    kept = [
+        line
+        for number, line in enumerate(new, start=1)
+        if not any(start <= number <= end for start, end in ranges)
+    ]
+    remaining = iter(old)
+    assert all(line in remaining for line in kept)
+
+
+def test_changed_line_ranges_numbers_lines_like_black() -> None:
+    # A form feed is whitespace to Python and black, not a line break as for str.splitlines().
+    old = "a  =  1  # page\x0cbreak\nb = 2\n"
+    new = "a  =  1  # page\x0cbreak\nb  =  3\n"
+    assert changed_line_ranges(old, new) == [(2, 2)]
+    assert format_lines(new, [(2, 2)], BlackSettings()) == "a  =  1  # page\x0cbreak\nb = 3\n"
+
+
+def test_changed_ranges_feed_format_lines() -> None:
+    old = "def f( a ):\n    if FLAG:\n        return  a\n    return  0\n"
+    new = "def f( a ):\n    return  a\n    return  0\n"
+    ranges = changed_line_ranges(old, new)
+    assert ranges == [(2, 2)]
+    assert format_lines(new, ranges, BlackSettings()) == (
+        "def f( a ):\n    return a\n    return  0\n"
+    )
