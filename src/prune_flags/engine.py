@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from prune_flags.config import Config, Flag
+from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.constants import same_value
 from prune_flags.files import SourceError, SourceFile, discover_python_files, mentions_any, read_source
 from prune_flags.index import NameFacts, Site, attribute_load_counts, scan
@@ -65,9 +65,9 @@ class _Repository:
         return merged
 
 
-def load(paths: Sequence[Path], config: Config, cwd: Path) -> _Repository:
+def load(paths: Sequence[Path], config: Config, cwd: Path, project_root: Path) -> _Repository:
     repository = _Repository(cwd)
-    for path in discover_python_files(paths, config.root, config.exclude):
+    for path in discover_python_files(paths, project_root, config.exclude):
         try:
             source = read_source(path)
         except SourceError as err:
@@ -89,7 +89,9 @@ def conflicts(flags: Sequence[Flag], facts: dict[str, NameFacts]) -> dict[str, l
 
 
 def run(config: Config, paths: Sequence[Path], cwd: Path) -> Report:
-    repository = load(paths, config, cwd)
+    """The whole cleanup over the files under `paths`; nothing is written here."""
+    project_root = find_project_root(paths[0] if paths else cwd)
+    repository = load(paths, config, cwd, project_root)
     report = Report(flags={flag.name: flag.source for flag in config.flags})
     flag_names = frozenset(flag.name for flag in config.flags)
     conflicting = conflicts(config.flags, repository.facts(flag_names))
@@ -103,18 +105,18 @@ def run(config: Config, paths: Sequence[Path], cwd: Path) -> Report:
     for path, source in repository.sources.items():
         rewritten = cascade.results.get(path)
         if rewritten is not None and path not in repository.skipped:
-            text = _finish(config, source, rewritten.text)
+            text = _finish(config, project_root, source, rewritten.text)
             report.files.append(FileResult(path, repository.display(path), source.text, text, rewritten.changes))
     report.skipped.extend(Skipped(repository.display(p), error) for p, error in sorted(repository.skipped.items()))
     return report
 
 
-def _finish(config: Config, source: SourceFile, text: str) -> str:
+def _finish(config: Config, project_root: Path, source: SourceFile, text: str) -> str:
     if text == source.text or config.format == "none":
         return text
     from prune_flags.formatting import changed_line_ranges, format_lines, load_black_settings
 
-    settings = load_black_settings(config.root)
+    settings = load_black_settings(project_root)
     if config.format == "auto" and not settings.configured:
         return text
     return format_lines(text, changed_line_ranges(source.text, text), settings)

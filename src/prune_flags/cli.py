@@ -1,0 +1,152 @@
+"""The command line: parses options, runs the engine, renders the Report. No logic of its own."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from prune_flags.config import ConfigError, load_config
+from prune_flags.files import SourceError, read_source, write_atomic
+from prune_flags.report import Report, Skipped, explain_lines, render_diff
+
+EXIT_CHANGES = 1
+EXIT_USAGE = 2
+EXIT_SKIPPED = 123
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Delete stale flags from Python code: inline the constant, fold dead branches, "
+    "remove what only the dead code used.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+PathsArgument = typer.Argument(None, help="Files or directories to clean up (default: .).", show_default=False)
+ConfigOption = typer.Option(None, "--config", help="TOML file with the flags and options at its top level.")
+FlagOption = typer.Option(
+    None, "--flag", help="NAME=VALUE, repeatable; VALUE is a Python literal (True, None, 3, 'x'). Overrides the config."
+)
+NoFormatOption = typer.Option(False, "--no-format", help="Do not run black on the changed lines.")
+ReportOption = typer.Option(None, "--report", help="Also write the JSON report to this file.")
+ColorOption = typer.Option(None, "--color/--no-color", help="Colour the output (default: on a terminal; NO_COLOR honoured).")
+JobsOption = typer.Option(
+    None, "-j", "--jobs", help="Processes to use (default: all cores). The engine runs in one process today."
+)
+ExplainOption = typer.Option(False, "--explain", help="Print one line per change: path:line  flag  action  reason.")
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"prune-flags: error: {message}", err=True)
+    return typer.Exit(EXIT_USAGE)
+
+
+def _use_color(color: Optional[bool]) -> bool:
+    if color is not None:
+        return color
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def _colored_diff(text: str) -> str:
+    styles = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m", "d": "\x1b[1m"}
+    out = []
+    for line in text.splitlines(keepends=True):
+        style = styles.get(line[:1])
+        if line.startswith(("+++", "---")):
+            style = "\x1b[1m"
+        out.append(f"{style}{line.rstrip(chr(10))}\x1b[0m\n" if style else line)
+    return "".join(out)
+
+
+def _run(paths: Optional[List[Path]], config_file: Optional[Path], flags: Optional[List[str]], no_format: bool) -> Report:
+    from prune_flags.engine import run  # libcst is imported only once the options are valid
+
+    targets = list(paths or [Path(".")])
+    for target in targets:
+        if not target.exists():
+            raise _fail(f"{target}: no such file or directory")
+    if config_file is not None and not config_file.is_file():
+        raise _fail(f"{config_file}: --config: no such file")
+    try:
+        config = load_config(targets, config_file, flags or [])
+    except ConfigError as err:
+        raise _fail(str(err)) from None
+    if no_format:
+        config = replace(config, format="none")
+    return run(config, targets, Path.cwd())
+
+
+def _finish(report: Report, report_file: Optional[Path], explain: bool) -> int:
+    if explain:
+        for line in explain_lines(report.changed_files):
+            typer.echo(line)
+    for conflict in report.conflicts:
+        typer.echo(f"prune-flags: {conflict}", err=True)
+    for skipped in report.skipped:
+        typer.echo(f"prune-flags: skipped {skipped.display}: {skipped.error}", err=True)
+    if report_file is not None:
+        report.write_json(report_file)
+    typer.echo(report.summary_line(), err=True)
+    return EXIT_SKIPPED if report.skipped or report.conflicts else 0
+
+
+@app.command()
+def diff(
+    paths: Optional[List[Path]] = PathsArgument,
+    config: Optional[Path] = ConfigOption,
+    flag: Optional[List[str]] = FlagOption,
+    no_format: bool = NoFormatOption,
+    report: Optional[Path] = ReportOption,
+    color: Optional[bool] = ColorOption,
+    jobs: Optional[int] = JobsOption,
+    explain: bool = ExplainOption,
+) -> None:
+    """Dry run: print the unified diff the cleanup would make; write nothing.
+
+    Exit 0: no changes; 1: changes shown; 2: bad usage or config; 123: some files skipped.
+
+    Example: prune-flags diff src/ --flag manual_release_grads=False | git apply
+    """
+    result = _run(paths, config, flag, no_format)
+    text = render_diff(result.changed_files)
+    sys.stdout.write(_colored_diff(text) if _use_color(color) else text)
+    code = _finish(result, report, explain)
+    raise typer.Exit(code or (EXIT_CHANGES if result.changed_files else 0))
+
+
+@app.command()
+def apply(
+    paths: Optional[List[Path]] = PathsArgument,
+    config: Optional[Path] = ConfigOption,
+    flag: Optional[List[str]] = FlagOption,
+    no_format: bool = NoFormatOption,
+    report: Optional[Path] = ReportOption,
+    color: Optional[bool] = ColorOption,
+    jobs: Optional[int] = JobsOption,
+    explain: bool = ExplainOption,
+) -> None:
+    """Rewrite the files in place (each written whole or not at all).
+
+    Exit 0: done, whether or not anything changed; 2: bad usage or config, nothing written;
+    123: some files skipped (named on stderr), the rest written.
+
+    Example: prune-flags apply --config codemods/manual_release_grads.toml megatron/
+    """
+    result = _run(paths, config, flag, no_format)
+    for changed in result.changed_files:
+        try:
+            source = read_source(changed.path)
+            if source.text != changed.old_text:
+                raise SourceError(changed.path, "changed on disk during the run; left untouched")
+            write_atomic(changed.path, source.encode(changed.new_text))
+        except (SourceError, OSError) as err:
+            result.skipped.append(Skipped(changed.display, str(err)))
+    raise typer.Exit(_finish(result, report, explain))
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,94 @@
+"""Golden fixtures: fixtures/<case>/{before,after} and the case's flags.
+
+Each case runs three ways: `diff` (its exit code, and the patch applies with
+`git apply` to give after/), `apply` (files equal after/), and `apply` again on
+the result (nothing changes). A case's `case.toml` may set `args` (extra
+command-line arguments) and `exit` (the expected exit code of apply; diff's is
+derived from it). `config.toml`, when present, is passed with --config.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from prune_flags.cli import app
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "before").is_dir())
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(root).parts
+    }
+
+
+def case_options(case: Path) -> tuple[list[str], int]:
+    options = tomllib.loads((case / "case.toml").read_text()) if (case / "case.toml").exists() else {}
+    args = list(options.get("args", []))
+    if (case / "config.toml").exists():
+        args += ["--config", str(case / "config.toml")]
+    return args, int(options.get("exit", 0))
+
+
+def checkout(case: Path, destination: Path) -> Path:
+    """The case's before/ tree as a git repository of its own, so settings are found there."""
+    shutil.copytree(case / "before", destination, symlinks=True)
+    subprocess.run(["git", "init", "-q", str(destination)], check=True)
+    return destination
+
+
+def invoke(monkeypatch: pytest.MonkeyPatch, cwd: Path, *args: str):
+    monkeypatch.chdir(cwd)
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_apply(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    case = FIXTURES / name
+    args, expected_exit = case_options(case)
+    work = checkout(case, tmp_path / "work")
+    result = invoke(monkeypatch, work, "apply", *args, ".")
+    assert result.exit_code == expected_exit, result.output
+    assert tree_bytes(work) == tree_bytes(case / "after")
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_diff_applies(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    case = FIXTURES / name
+    args, expected_exit = case_options(case)
+    work = checkout(case, tmp_path / "work")
+    result = invoke(monkeypatch, work, "diff", "--no-color", *args, ".")
+    changes = tree_bytes(case / "before") != tree_bytes(case / "after")
+    assert result.exit_code == (expected_exit or (1 if changes else 0)), result.output
+    assert tree_bytes(work) == tree_bytes(case / "before"), "diff must write nothing"
+    patch = tmp_path / "changes.patch"
+    patch.write_bytes(result.stdout_bytes)
+    if changes:
+        subprocess.run(["git", "apply", str(patch)], cwd=work, check=True)
+    assert tree_bytes(work) == tree_bytes(case / "after")
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_second_run_changes_nothing(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    case = FIXTURES / name
+    args, expected_exit = case_options(case)
+    work = tmp_path / "work"
+    shutil.copytree(case / "after", work, symlinks=True)
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    result = invoke(monkeypatch, work, "diff", "--no-color", *args, ".")
+    assert result.stdout == ""
+    assert result.exit_code == expected_exit, result.output
