@@ -1,0 +1,395 @@
+"""The configuration: which flags are stale, at which values, and how the tool behaves.
+
+Everything is validated here, at load time, so that a bad config stops the run before any
+file is read (exit code 2) with a message naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import keyword
+import math
+import os
+import re
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pathspec
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+FORMATS = ("auto", "black", "none")
+KNOWN_KEYS = ("flags", "accessors", "writers", "keep", "keep_asserts", "format", "exclude")
+FLAG_TABLE_KEYS = ("python",)
+FLAG_OPTION = "--flag"
+PYPROJECT = "pyproject.toml"
+STANDALONE = "prune-flags.toml"
+TOOL_TABLE = "prune-flags"
+
+_PLAIN_TYPES = (bool, int, float, str, type(None))
+_PLAIN_EXPECTED = "expected None, a bool, int, float, string or a tuple of those"
+# A value a user most likely meant as a string but forgot to quote (the shell ate the quotes).
+_BARE_WORD = re.compile(r"[A-Za-z_][\w.:/-]*")
+
+
+class _NotALiteral(ValueError):
+    pass
+
+
+class ConfigError(Exception):
+    """A bad config or option. str(err) == f"{file}: {key}: {message}"."""
+
+    def __init__(self, file: str, key: str, message: str) -> None:
+        # The parts go to Exception.args so that the error pickles across worker processes.
+        super().__init__(file, key, message)
+        self.file = file
+        self.key = key
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.key}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Flag:
+    name: str
+    value: object
+    source: str  # repr(value): the Python source the rewrite puts where the flag was read
+
+
+@dataclass(frozen=True)
+class Config:
+    flags: tuple[Flag, ...]
+    accessors: tuple[str, ...] = ()
+    writers: tuple[str, ...] = ()
+    keep: tuple[str, ...] = ()
+    keep_asserts: bool = False
+    format: str = "auto"
+    exclude: tuple[str, ...] = ()
+    source: Path | None = None
+    root: Path = Path(".")
+
+    def flag(self, name: str) -> Flag | None:
+        return next((flag for flag in self.flags if flag.name == name), None)
+
+    @property
+    def flag_names(self) -> frozenset[str]:
+        return frozenset(flag.name for flag in self.flags)
+
+
+def parse_flag_option(text: str) -> Flag:
+    """Parse one `--flag NAME=VALUE`; the name is checked by load_config, which knows the accessors."""
+    name, equals, value_text = (part.strip() for part in text.partition("="))
+    if not equals or not name:
+        raise ConfigError(FLAG_OPTION, text, "expected NAME=VALUE, e.g. --flag my_flag=False")
+    if not value_text:
+        raise ConfigError(FLAG_OPTION, name, f"missing value after '=', e.g. --flag {name}=False")
+    if value_text.lower() in ("true", "false"):
+        return _make_flag(name, value_text.lower() == "true")
+    try:
+        return _make_flag(name, _plain_literal(value_text))
+    except _NotALiteral as err:
+        hint = _flag_option_hint(name, value_text)
+        raise ConfigError(FLAG_OPTION, name, f"{err}; {hint}") from None
+    except ValueError as err:
+        raise ConfigError(FLAG_OPTION, name, str(err)) from None
+
+
+def _make_flag(name: str, value: object) -> Flag:
+    return Flag(name=name, value=value, source=repr(value))
+
+
+def load_config(
+    paths: Sequence[Path], config_file: Path | None = None, flag_options: Sequence[str] = ()
+) -> Config:
+    """Read the config (--config FILE, or the one found above the first path) and apply --flag."""
+    overrides = [parse_flag_option(option) for option in flag_options]
+    if config_file is not None:
+        config = _parse_table(_given_table(config_file), config_file)
+    else:
+        config = _discovered_config(_search_start(paths), has_overrides=bool(overrides))
+    return _apply_overrides(config, overrides)
+
+
+def find_project_root(start: Path) -> Path:
+    """The nearest directory at or above start holding .git; start's own directory if none does."""
+    directory = _directory_of(start)
+    return next((d for d in (directory, *directory.parents) if _is_repository_root(d)), directory)
+
+
+def _directory_of(path: Path) -> Path:
+    # abspath, not resolve: the user's view of the tree (symlinked checkouts) decides what is "above".
+    absolute = Path(os.path.abspath(path))
+    return absolute if absolute.is_dir() else absolute.parent
+
+
+def _is_repository_root(directory: Path) -> bool:
+    return (directory / ".git").exists()  # a file in worktrees and submodules
+
+
+def _search_start(paths: Sequence[Path]) -> Path:
+    return _directory_of(paths[0]) if paths else Path.cwd()
+
+
+def _search_directories(start: Path) -> Iterator[Path]:
+    """start and its parents up to the repository root; outside a repository, up to the filesystem root."""
+    for directory in (start, *start.parents):
+        yield directory
+        if _is_repository_root(directory):
+            return
+
+
+def _given_table(config_file: Path) -> Mapping[str, object]:
+    # --config FILE has the keys at its top level, but pointing it at a pyproject.toml
+    # should read that file's [tool.prune-flags] rather than reject [project] as unknown.
+    if config_file.name != PYPROJECT:
+        return _read_toml(config_file)
+    table = _tool_table(config_file)
+    if table is None:
+        raise ConfigError(str(config_file), f"tool.{TOOL_TABLE}", f"no [tool.{TOOL_TABLE}] table")
+    return table
+
+
+def _discovered_config(start: Path, has_overrides: bool) -> Config:
+    searched = list(_search_directories(start))
+    found = _find_config(searched)
+    if found is not None:
+        file, table = found
+        return _parse_table(table, file)
+    if not has_overrides:
+        raise ConfigError(str(start), "flags", _nothing_found_message(searched[-1]))
+    return Config(flags=(), root=find_project_root(start))
+
+
+def _find_config(directories: Sequence[Path]) -> tuple[Path, Mapping[str, object]] | None:
+    for directory in directories:
+        pyproject = directory / PYPROJECT
+        if pyproject.is_file():
+            table = _tool_table(pyproject)
+            if table is not None:
+                return pyproject, table
+        standalone = directory / STANDALONE
+        if standalone.is_file():
+            return standalone, _read_toml(standalone)
+    return None
+
+
+def _nothing_found_message(last_searched: Path) -> str:
+    return (
+        f"no config found: no {PYPROJECT} with [tool.{TOOL_TABLE}] and no {STANDALONE} here or "
+        f"above (searched up to {last_searched}); add [tool.{TOOL_TABLE}.flags] to {PYPROJECT}, "
+        f"or pass --config FILE or --flag NAME=VALUE"
+    )
+
+
+def _tool_table(pyproject: Path) -> Mapping[str, object] | None:
+    tool = _read_toml(pyproject).get("tool")
+    table = tool.get(TOOL_TABLE) if isinstance(tool, dict) else None
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(
+            str(pyproject), f"tool.{TOOL_TABLE}", f"expected a table [tool.{TOOL_TABLE}]"
+        )
+    return table
+
+
+def _read_toml(path: Path) -> dict[str, object]:
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise ConfigError(str(path), "(file)", f"cannot read: {err.strerror or err}") from None
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        message = f"not valid UTF-8 at byte {err.start}; TOML files must be UTF-8"
+        raise ConfigError(str(path), "(file)", message) from None
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(str(path), "(toml)", f"invalid TOML: {err}") from None
+
+
+def _parse_table(table: Mapping[str, object], file: Path) -> Config:
+    shown = str(file)
+    for key in table:
+        if key not in KNOWN_KEYS:
+            raise ConfigError(shown, key, _unknown_key_message(key, KNOWN_KEYS))
+    accessors = _name_patterns(table, "accessors", shown)
+    return Config(
+        flags=_config_flags(table.get("flags", {}), shown, any_name=bool(accessors)),
+        accessors=accessors,
+        writers=_name_patterns(table, "writers", shown),
+        keep=_qualified_names(table, "keep", shown),
+        keep_asserts=_boolean(table, "keep_asserts", shown),
+        format=_format(table, shown),
+        exclude=_globs(table, "exclude", shown),
+        source=file,
+        root=Path(os.path.abspath(file)).parent,
+    )
+
+
+def _unknown_key_message(key: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(key, known, n=1)
+    guess = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown key; {guess}known keys: {', '.join(known)}"
+
+
+def _strings(table: Mapping[str, object], key: str, file: str) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if not isinstance(value, list):
+        raise ConfigError(file, key, f'expected an array of strings, e.g. {key} = ["..."]')
+    for index, item in enumerate(value):
+        if not isinstance(item, str) or not item:
+            raise ConfigError(file, f"{key}[{index}]", "expected a non-empty string")
+    return tuple(value)
+
+
+def _name_patterns(table: Mapping[str, object], key: str, file: str) -> tuple[str, ...]:
+    patterns = _strings(table, key, file)
+    for index, pattern in enumerate(patterns):
+        if "{name}" not in pattern:
+            message = (
+                f"{pattern!r} has no {{name}}; write {{name}} where the flag's name goes, "
+                'e.g. "features.has({name}, ...)"'
+            )
+            raise ConfigError(file, f"{key}[{index}]", message)
+    return patterns
+
+
+def _qualified_names(table: Mapping[str, object], key: str, file: str) -> tuple[str, ...]:
+    names = _strings(table, key, file)
+    for index, name in enumerate(names):
+        if not all(part.isidentifier() for part in name.split(".")):
+            message = f'{name!r} is not a qualified name like "pkg.module.helper"'
+            raise ConfigError(file, f"{key}[{index}]", message)
+    return names
+
+
+def _globs(table: Mapping[str, object], key: str, file: str) -> tuple[str, ...]:
+    globs = _strings(table, key, file)
+    for index, glob in enumerate(globs):
+        try:
+            pathspec.GitIgnoreSpec.from_lines([glob])
+        except ValueError as err:
+            raise ConfigError(file, f"{key}[{index}]", f"not a valid glob: {err}") from None
+    return globs
+
+
+def _boolean(table: Mapping[str, object], key: str, file: str) -> bool:
+    value = table.get(key, False)
+    if not isinstance(value, bool):
+        raise ConfigError(file, key, f"expected true or false, got {value!r}")
+    return value
+
+
+def _format(table: Mapping[str, object], file: str) -> str:
+    value = table.get("format", "auto")
+    if value not in FORMATS:
+        choices = ", ".join(f'"{choice}"' for choice in FORMATS)
+        raise ConfigError(file, "format", f"expected one of {choices}, got {value!r}")
+    return str(value)
+
+
+def _config_flags(flags: object, file: str, any_name: bool) -> tuple[Flag, ...]:
+    if not isinstance(flags, dict):
+        raise ConfigError(
+            file, "flags", "expected a table of NAME = VALUE, e.g. [flags] my_flag = false"
+        )
+    for name in flags:
+        _check_flag_name(name, any_name, file, f"flags.{name}")
+    return tuple(_toml_flag(name, value, file) for name, value in flags.items())
+
+
+def _check_flag_name(name: str, any_name: bool, file: str, key: str) -> None:
+    # With accessors, flags are read by name as strings (features.has("new-ui")), so any
+    # name is possible; without them a flag is a Python name and must be spelt like one.
+    if any_name:
+        if not name or any(char.isspace() for char in name):
+            raise ConfigError(file, key, "expected a non-empty name without whitespace")
+    elif keyword.iskeyword(name):
+        raise ConfigError(file, key, f"{name!r} is a Python keyword, not a flag name")
+    elif not name.isidentifier():
+        message = (
+            f"{name!r} is not a Python identifier; flags read by a string name need "
+            "`accessors` that say how they are read"
+        )
+        raise ConfigError(file, key, message)
+
+
+def _toml_flag(name: str, value: object, file: str) -> Flag:
+    key = f"flags.{name}"
+    if isinstance(value, dict):
+        return _make_flag(name, _python_table_value(value, file, key))
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(file, key, f"{value!r} is not a finite number")
+    if isinstance(value, (bool, int, float, str)):
+        return _make_flag(name, value)
+    kind = "an array" if isinstance(value, list) else f"a {type(value).__name__}"
+    message = f'expected a bool, int, float or string, or a table {{python = "..."}}, got {kind}'
+    raise ConfigError(file, key, message)
+
+
+def _python_table_value(table: Mapping[str, object], file: str, key: str) -> object:
+    for table_key in table:
+        if table_key not in FLAG_TABLE_KEYS:
+            known = ", ".join(FLAG_TABLE_KEYS)
+            raise ConfigError(
+                file, f"{key}.{table_key}", f"unknown key; a flag table takes: {known}"
+            )
+    source = table.get("python")
+    if not isinstance(source, str):
+        message = 'expected the value as a string of Python source, e.g. {python = "None"}'
+        raise ConfigError(file, f"{key}.python", message)
+    try:
+        return _plain_literal(source)
+    except _NotALiteral as err:
+        hint = 'write Python source such as "None", "(1, 2)" or "\'text\'"'
+        raise ConfigError(file, f"{key}.python", f"{err}; {hint}") from None
+    except ValueError as err:
+        raise ConfigError(file, f"{key}.python", str(err)) from None
+
+
+def _plain_literal(source: str) -> object:
+    try:
+        value = ast.literal_eval(source.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise _NotALiteral(f"{source!r} is not a Python literal") from None
+    _require_plain(value, source)
+    return value
+
+
+def _require_plain(value: object, source: str) -> None:
+    # Only values whose repr() is Python source that reads back as the same value can be
+    # written into the code in place of the flag.
+    if isinstance(value, tuple):
+        for item in value:
+            _require_plain(item, source)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{source!r} is not a finite number")
+    elif not isinstance(value, _PLAIN_TYPES):
+        raise ValueError(f"{source!r} holds a {type(value).__name__}; {_PLAIN_EXPECTED}")
+
+
+def _flag_option_hint(name: str, value_text: str) -> str:
+    if _BARE_WORD.fullmatch(value_text):
+        return f"quote strings, e.g. --flag {name}=\"'{value_text}'\""
+    return "write True, False, None, a number, a quoted string or a tuple of those"
+
+
+def _apply_overrides(config: Config, overrides: Sequence[Flag]) -> Config:
+    flags = {flag.name: flag for flag in config.flags}
+    for flag in overrides:
+        _check_flag_name(flag.name, bool(config.accessors), FLAG_OPTION, flag.name)
+        flags[flag.name] = flag  # a replaced flag keeps its place; dicts keep insertion order
+    if not flags:
+        raise ConfigError(str(config.source), "flags", _no_flags_message(config.source))
+    return replace(config, flags=tuple(flags.values()))
+
+
+def _no_flags_message(source: Path | None) -> str:
+    in_pyproject = source is not None and source.name == PYPROJECT
+    table = f"[tool.{TOOL_TABLE}.flags]" if in_pyproject else "[flags]"
+    return f"no flags to prune; add them under {table} or pass --flag NAME=VALUE"
