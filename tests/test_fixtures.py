@@ -3,8 +3,9 @@
 Each case runs three ways: `diff` (its exit code, and the patch applies with
 `git apply` to give after/), `apply` (files equal after/), and `apply` again on
 the result (nothing changes). A case's `case.toml` may set `args` (extra
-command-line arguments) and `exit` (the expected exit code of apply; diff's is
-derived from it). `config.toml`, when present, is passed with --config.
+command-line arguments), `recipe` (a config from codemods/ to pass with --config)
+and `exit` (the expected exit code of apply; diff's is derived from it).
+`config.toml`, when present, is passed with --config.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ else:
     import tomli as tomllib
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+RECIPES = FIXTURES.parent / "codemods"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "before").is_dir())
 
 
@@ -41,6 +43,8 @@ def case_options(case: Path) -> tuple[list[str], int]:
     args = list(options.get("args", []))
     if (case / "config.toml").exists():
         args += ["--config", str(case / "config.toml")]
+    if "recipe" in options:
+        args += ["--config", str(RECIPES / f"{options['recipe']}.toml")]
     return args, int(options.get("exit", 0))
 
 

@@ -104,9 +104,14 @@ def run(config: Config, paths: Sequence[Path], cwd: Path) -> Report:
     cascade.run()
     for path, source in repository.sources.items():
         rewritten = cascade.results.get(path)
-        if rewritten is not None and path not in repository.skipped:
-            text = _finish(config, project_root, source, rewritten.text)
-            report.files.append(FileResult(path, repository.display(path), source.text, text, rewritten.changes))
+        if rewritten is None or path in repository.skipped or rewritten.text == source.text:
+            continue
+        text = _finish(config, project_root, source, rewritten.text)
+        problem = cascade.recheck(path, text)
+        if problem:
+            repository.skipped[path] = problem
+            continue
+        report.files.append(FileResult(path, repository.display(path), source.text, text, rewritten.changes))
     report.skipped.extend(Skipped(repository.display(p), error) for p, error in sorted(repository.skipped.items()))
     return report
 
@@ -146,6 +151,28 @@ class _Cascade:
         globals_ = {name for names in self.dead_globals.values() for name in names}
         return frozenset(self.flags) | frozenset(self.dead) | frozenset(globals_)
 
+    def _context(self, path: Path, asserts: bool = True) -> RewriteContext:
+        return RewriteContext(
+            path=self.repository.display(path),
+            flags=self.flags,
+            dead_names=self.dead,
+            dead_globals=self.dead_globals.get(path, {}),
+            removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),
+        )
+
+    def recheck(self, path: Path, text: str) -> str | None:
+        """The safety gate after the edit: the result parses, and a second run changes nothing."""
+        flags = ", ".join(sorted({c.flag for c in self.results[path].changes if c.flag}))
+        try:
+            ast.parse(text)
+            # Assert lines are the original's; the second run has nothing left to match them against.
+            again = rewrite(text, self._context(path, asserts=False), path.name == "__init__.py")
+        except (SyntaxError, FileFailure) as err:
+            return f"internal error while pruning {flags}: the result does not parse ({err}); left untouched"
+        if again.text != text:
+            return f"internal error while pruning {flags}: a second run would change the result again; left untouched"
+        return None
+
     def _rewrite_round(self) -> list[Path]:
         changed = []
         for path in self.repository.mentioning(self._names(), original=True):
@@ -156,15 +183,8 @@ class _Cascade:
             if self._inputs.get(path) == inputs:
                 continue
             self._inputs[path] = inputs
-            context = RewriteContext(
-                path=self.repository.display(path),
-                flags=self.flags,
-                dead_names=self.dead,
-                dead_globals=self.dead_globals.get(path, {}),
-                removable_asserts=self.removable_asserts.get(path, frozenset()),
-            )
             try:
-                result = rewrite(source.text, context, path.name == "__init__.py")
+                result = rewrite(source.text, self._context(path), path.name == "__init__.py")
             except FileFailure as failure:
                 self.repository.skipped[path] = str(failure)
                 self.results.pop(path, None)

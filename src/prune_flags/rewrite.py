@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import ast
 import difflib
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from prune_flags.index import attribute_load_counts
-from prune_flags.passes import RemoveUnusedImports, RewriteContext, Rewriter
+from prune_flags.passes import Death, RemoveUnusedImports, RewriteContext, Rewriter
 from prune_flags.report import Change
+
+
+# A function that can see its locals by name keeps every local alive.
+_LOCALS_INTROSPECTION = re.compile(r"\b(locals|vars|exec|eval)\s*\(")
 
 
 class FileFailure(Exception):
@@ -39,25 +44,40 @@ def parse_exactly(text: str) -> cst.Module:
 
 
 def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewritten:
-    """Run the passes over `text`; the context collects the changes, keyed to original lines."""
+    """Run the passes over `text`; the context collects the changes, keyed to original lines.
+
+    Each local that loses its last read sends the passes over the original text once more
+    with that local dead too, so that a chain `a = f(); b = a` goes in as many rounds.
+    """
     module = parse_exactly(text)
-    new_module = MetadataWrapper(module, unsafe_skip_copy=True).visit(Rewriter(context))
+    before = _parse(text)
+    can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
+    while True:
+        attempt = replace(context, changes=[], inlined=[])
+        new_module = MetadataWrapper(module, unsafe_skip_copy=True).visit(Rewriter(attempt))
+        if new_module.code == text:
+            return Rewritten(text, ())
+        after = _parse(new_module.code)
+        lost = _names_made_unused(before, after)
+        new_locals = lost - set(context.dead_locals) if can_drop_locals else set()
+        if not new_locals:
+            break
+        death = Death(attempt.flag_near(0), "its last read went with the code this cleanup removed")
+        context = replace(context, dead_locals={**context.dead_locals, **dict.fromkeys(new_locals, death)})
+    changes = attempt.changes
     new_text = new_module.code
-    if new_text == text:
-        return Rewritten(text, tuple(context.changes))
-    before, after = _parse(text), _parse(new_text)
-    unused = _imports_made_unused(before, after, is_package_init)
-    if unused:
-        import_context = RewriteContext(path=context.path, flags=context.flags, inlined=context.inlined)
+    unused_imports = frozenset() if is_package_init else lost - _strings(after)  # an __init__.py re-exports
+    if unused_imports:
+        import_context = RewriteContext(path=context.path, flags=context.flags, inlined=attempt.inlined)
         new_text = MetadataWrapper(new_module, unsafe_skip_copy=True).visit(
-            RemoveUnusedImports(import_context, unused)
+            RemoveUnusedImports(import_context, unused_imports)
         ).code
         _parse(new_text)
         line_map = _line_map(text, new_module.code)
-        context.changes.extend(
+        changes = changes + [
             Change(line_map.get(c.line, c.line), c.flag, c.action, c.reason) for c in import_context.changes
-        )
-    return Rewritten(new_text, tuple(context.changes))
+        ]
+    return Rewritten(new_text, tuple(changes))
 
 
 def _parse(text: str) -> ast.Module:
@@ -67,16 +87,15 @@ def _parse(text: str) -> ast.Module:
         raise FileFailure(f"internal error: the rewritten file does not parse ({err.msg}, line {err.lineno})") from None
 
 
-def _imports_made_unused(before: ast.Module, after: ast.Module, is_package_init: bool) -> frozenset[str]:
-    """Names the rewrite took the last load of: only those imports may go, never one already unused."""
-    if is_package_init:
-        return frozenset()  # an __init__.py re-exports what it imports
+def _names_made_unused(before: ast.Module, after: ast.Module) -> set[str]:
+    """Bare names the rewrite took the last load of: only those imports and locals may go."""
     old, new = attribute_load_counts(before), attribute_load_counts(after)
-    lost = {name for name, count in old.items() if count and not new.get(name) and not name.startswith(".")}
-    exported = {
-        node.value for node in ast.walk(after) if isinstance(node, ast.Constant) and isinstance(node.value, str)
-    }
-    return frozenset(lost - exported)
+    return {name for name, count in old.items() if count and not new.get(name) and not name.startswith(".")}
+
+
+def _strings(tree: ast.Module) -> set[str]:
+    """String literals: a name in `__all__` or any string is treated as used."""
+    return {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
 
 
 def _line_map(original: str, rewritten: str) -> dict[int, int]:

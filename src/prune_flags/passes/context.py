@@ -27,6 +27,8 @@ class RewriteContext:
     dead_names: Mapping[str, Death] = field(default_factory=dict)
     # Module-level names of this module with no reader left (a flag defined as a module constant).
     dead_globals: Mapping[str, Death] = field(default_factory=dict)
+    # Function locals of this module that lost their last read in this run.
+    dead_locals: Mapping[str, Death] = field(default_factory=dict)
     # Lines of the asserts whose every subject is a dead name.
     removable_asserts: frozenset[int] = frozenset()
     changes: list[Change] = field(default_factory=list)

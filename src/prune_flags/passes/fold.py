@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from prune_flags.constants import truthiness
+from prune_flags.constants import bool_node, truthiness
 from prune_flags.passes.body import (
     BodyEditor,
     Edit,
@@ -49,6 +49,9 @@ class FoldBranches(BodyEditor):
     def _fold_if(self, original: cst.If, updated: cst.If, leading: list[cst.EmptyLine]) -> Edit | None:
         value = truthiness(updated.test)
         flag = self._flag(original.test) if value is not None else ""
+        effect = _effect_then_constant(updated.test)
+        if value is None and effect is not None and self._flag(original.test):
+            return self._fold_keeping_effect(original, updated, leading, *effect)
         if value is None or not flag:
             if is_empty(updated.body) and updated.orelse is None and is_pure(updated.test):
                 self.record(original, "removed-empty-if", "its body had nothing left", self.context.flag_near(self.line_of(original)))
@@ -67,6 +70,22 @@ class FoldBranches(BodyEditor):
         promoted = orelse.with_changes(leading_lines=merge_lines(detached_lines(leading), list(orelse.leading_lines)))
         edit = self._fold_if(original.orelse, promoted, list(promoted.leading_lines))
         return edit if edit is not None else Edit(statements=[fill_empty_blocks(promoted)])
+
+    def _fold_keeping_effect(
+        self, original: cst.If, updated: cst.If, leading: list[cst.EmptyLine], effect: cst.BaseExpression, value: bool
+    ) -> Edit:
+        """`if f() and False:` -> `f()`: the branch is decided, but the call must still run."""
+        flag = self._flag(original.test)
+        call = cst.SimpleStatementLine(body=[cst.Expr(effect.with_changes(lpar=(), rpar=()))], leading_lines=leading)
+        self.record(
+            original,
+            "folded-branch-kept-call",
+            f"the condition is always {str(value).lower()} once {flag} is inlined; its call stays for its side effects",
+            flag,
+        )
+        rest = self._fold_if(original, updated.with_changes(test=bool_node(value)), [])
+        assert rest is not None
+        return Edit(statements=[call, *rest.statements], carry=rest.carry, flattened=rest.flattened)
 
     def _fold_elifs(self, original: cst.If, updated: cst.If) -> Edit | None:
         """Fold constant `elif` tests further down a chain whose head stays."""
@@ -109,3 +128,16 @@ class FoldBranches(BodyEditor):
         first = statements[0]
         statements[0] = first.with_changes(leading_lines=merge_lines(lines, list(first.leading_lines)))
         return Edit(statements=statements, carry=block_footer(block), flattened=True)
+
+
+def _effect_then_constant(test: cst.BaseExpression) -> tuple[cst.BaseExpression, bool] | None:
+    """`f() and False` / `f() or True`: the truth is known, but `f()` has to run first."""
+    if not isinstance(test, cst.BooleanOperation):
+        return None
+    right = truthiness(test.right)
+    if right is None or is_pure(test.left) or truthiness(test.left) is not None:
+        return None
+    is_and = isinstance(test.operator, cst.And)
+    if right is not is_and:  # `x and False` is false, `x or True` is true, whatever x is
+        return test.left, right
+    return None

@@ -49,6 +49,7 @@ class PruneDeadWrites(BodyEditor):
                 return self.context.dead_names.get(target.value)
             if self.at_module_level:
                 return self.context.dead_globals.get(target.value)
+            return self.context.dead_locals.get(target.value)
         return None
 
     def _remove_write(
