@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -42,6 +43,13 @@ class _Repository:
             return []
         texts = {p: s.text for p, s in self.sources.items()} if original else self.current
         return [path for path, text in texts.items() if path not in self.skipped and mentions_any(text, names)]
+
+    def mentioning_write(self, name: str) -> bool:
+        """Whether any file has text that may assign `name` as an attribute or class attribute."""
+        pattern = re.compile(rf"(\.|^[ \t]+){re.escape(name)}\s*(:[^=\n]*)?([-+*/%&|^@]|//|>>|<<|\*\*)?=(?!=)|\bdel\b.*\.{re.escape(name)}\b|[\"']{re.escape(name)}[\"']", re.M)
+        return any(
+            pattern.search(text) for path, text in self.current.items() if name in text and path not in self.skipped
+        )
 
     def tree(self, path: Path, text: str) -> ast.Module | None:
         key = (path, text)
@@ -206,12 +214,17 @@ class _Cascade:
                 continue
             old, new = attribute_load_counts(before), attribute_load_counts(after)
             flag = next((c.flag for c in self.results[path].changes if c.flag), "")
+            module_names = _module_level_names(before)
             for key, count in old.items():
                 if count > new.get(key, 0):
                     name = key.lstrip(".")
-                    (fields if key.startswith(".") else globals_).add(name)
+                    if key.startswith("."):
+                        fields.add(name)
+                    elif name in module_names:
+                        globals_.add(name)
                     causes.setdefault(name, flag)
-        fields -= set(self.dead)
+        # A name nothing writes has nothing to remove: a cheap text test spares parsing its readers.
+        fields = {name for name in fields - set(self.dead) if self.repository.mentioning_write(name)}
         names = frozenset(fields | globals_)
         facts = self.repository.facts(names)
         dead_fields = {name for name in fields if not facts[name].field_reads}
@@ -275,3 +288,15 @@ class _Cascade:
             return "nothing reads it"
         shown = ", ".join(str(site) for site in sorted(set(sites), key=lambda s: (s.path, s.line))[:4])
         return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"
+
+
+def _module_level_names(tree: ast.Module) -> set[str]:
+    """Names a module binds at top level: assignments and imports."""
+    names: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in statement.names)
+    return names

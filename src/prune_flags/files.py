@@ -115,7 +115,11 @@ def _create_beside(target: Path) -> tuple[int, Path]:
 
 def mentions_any(data: str, names: Iterable[str]) -> bool:
     """Whether any name occurs in data as a whole word: files that fail this are left unparsed."""
-    pattern = _whole_word_pattern(frozenset(names))
+    names = frozenset(names)
+    # A plain substring test first: it is many times faster than the regex, and most files fail it.
+    if not any(name in data for name in names):
+        return False
+    pattern = _whole_word_pattern(names)
     return pattern is not None and pattern.search(data) is not None
 
 

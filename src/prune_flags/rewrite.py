@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import re
 from dataclasses import dataclass, replace
 
@@ -33,6 +34,12 @@ class Rewritten:
     changes: tuple[Change, ...]
 
 
+@functools.lru_cache(maxsize=32)
+def _wrapped(text: str) -> MetadataWrapper:
+    """A file's tree with its positions, parsed once however many rounds rewrite it."""
+    return MetadataWrapper(parse_exactly(text), unsafe_skip_copy=True)
+
+
 def parse_exactly(text: str) -> cst.Module:
     try:
         module = cst.parse_module(text)
@@ -49,24 +56,25 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     Each local that loses its last read sends the passes over the original text once more
     with that local dead too, so that a chain `a = f(); b = a` goes in as many rounds.
     """
-    module = parse_exactly(text)
+    wrapper = _wrapped(text)
     before = _parse(text)
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
     while True:
         attempt = replace(context, changes=[], inlined=[])
-        new_module = MetadataWrapper(module, unsafe_skip_copy=True).visit(Rewriter(attempt))
+        new_module = wrapper.visit(Rewriter(attempt))
         if new_module.code == text:
             return Rewritten(text, ())
         after = _parse(new_module.code)
         lost = _names_made_unused(before, after)
-        new_locals = lost - set(context.dead_locals) if can_drop_locals else set()
+        new_locals = (lost & _function_locals(after)) - set(context.dead_locals) if can_drop_locals else set()
         if not new_locals:
             break
         death = Death(attempt.flag_near(0), "its last read went with the code this cleanup removed")
         context = replace(context, dead_locals={**context.dead_locals, **dict.fromkeys(new_locals, death)})
     changes = attempt.changes
     new_text = new_module.code
-    unused_imports = frozenset() if is_package_init else lost - _strings(after)  # an __init__.py re-exports
+    # An __init__.py re-exports what it imports; a name in a string (`__all__`) counts as used.
+    unused_imports = frozenset() if is_package_init else frozenset((lost & _imported(after)) - _strings(after))
     if unused_imports:
         import_context = RewriteContext(path=context.path, flags=context.flags, inlined=attempt.inlined)
         new_text = MetadataWrapper(new_module, unsafe_skip_copy=True).visit(
@@ -91,6 +99,26 @@ def _names_made_unused(before: ast.Module, after: ast.Module) -> set[str]:
     """Bare names the rewrite took the last load of: only those imports and locals may go."""
     old, new = attribute_load_counts(before), attribute_load_counts(after)
     return {name for name, count in old.items() if count and not new.get(name) and not name.startswith(".")}
+
+
+def _function_locals(tree: ast.Module) -> set[str]:
+    """Names assigned inside functions: the locals a write-only cleanup may remove."""
+    found: set[str] = set()
+    for function in ast.walk(tree):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return found
+
+
+def _imported(tree: ast.Module) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return found
 
 
 def _strings(tree: ast.Module) -> set[str]:
