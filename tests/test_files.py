@@ -429,7 +429,7 @@ def test_mentions_any_without_names_is_false() -> None:
 
 def test_mentions_any_compiles_once_per_set_of_names() -> None:
     names = ["cache_probe_a", "cache_probe_b"]
-    mentions_any("x", names)
+    mentions_any("cache_probe_a", names)
     before = files._whole_word_pattern.cache_info()
 
     assert mentions_any("cache_probe_b", iter(reversed(names))) is True
