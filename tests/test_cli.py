@@ -1,0 +1,148 @@
+"""The command line's outside: exit codes, messages, the JSON report, explain lines, colour."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from prune_flags.cli import app
+
+MODULE = """\
+class Node:
+    def __init__(self):
+        self.fast = False
+
+    def run(self):
+        if self.fast:
+            return 1
+        return 2
+"""
+PRUNED = """\
+class Node:
+    def __init__(self):
+        pass
+
+    def run(self):
+        return 2
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "node.py").write_text(MODULE)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def invoke(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
+
+
+def test_diff_exits_1_and_writes_nothing(repo: Path) -> None:
+    result = invoke("diff", "--flag", "fast=False", ".")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("diff --git a/node.py b/node.py\n--- a/node.py\n+++ b/node.py\n")
+    assert "-        if self.fast:\n" in result.stdout
+    assert (repo / "node.py").read_text() == MODULE
+    assert result.stderr == "1 file changed, 3 lines removed, 1 added\n"
+
+
+def test_apply_exits_0_and_rewrites(repo: Path) -> None:
+    result = invoke("apply", "--flag", "fast=false", ".")
+    assert result.exit_code == 0
+    assert (repo / "node.py").read_text() == PRUNED
+    assert invoke("apply", "--flag", "fast=false", ".").exit_code == 0
+    assert invoke("diff", "--flag", "fast=false", ".").exit_code == 0
+
+
+def test_explain_lines_name_path_line_flag_action_reason(repo: Path) -> None:
+    result = invoke("diff", "--explain", "--no-color", "--flag", "fast=False", ".")
+    explain = [line for line in result.stdout.splitlines() if line.startswith("node.py:")]
+    assert explain == [
+        "node.py:3  fast  removed-write  fast has no reader left: the flag is fixed at False and every read of it was inlined",
+        "node.py:6  fast  inlined  fast is fixed at False",
+        "node.py:6  fast  removed-branch  the condition is always false once fast is inlined",
+    ]
+
+
+def test_json_report(repo: Path) -> None:
+    result = invoke("diff", "--report", "report.json", "--flag", "fast=False", ".")
+    assert result.exit_code == 1
+    report = json.loads((repo / "report.json").read_text())
+    assert report["version"] == 1
+    assert report["flags"] == {"fast": "False"}
+    assert [f["path"] for f in report["files"]] == ["node.py"]
+    assert [(c["line"], c["action"]) for c in report["files"][0]["changes"]] == [
+        (3, "removed-write"),
+        (6, "inlined"),
+        (6, "removed-branch"),
+    ]
+    assert report["skipped"] == []
+    assert report["summary"] == {"files_changed": 1, "lines_removed": 3, "lines_added": 1}
+
+
+def test_bad_config_exits_2_naming_file_and_key(repo: Path) -> None:
+    (repo / "flags.toml").write_text("[flags]\nfast = [1, 2]\n")
+    result = invoke("apply", "--config", "flags.toml", ".")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("prune-flags: error: flags.toml: flags.fast: expected")
+    assert (repo / "node.py").read_text() == MODULE
+
+
+def test_bad_flag_option_exits_2(repo: Path) -> None:
+    result = invoke("apply", "--flag", "fast", ".")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("prune-flags: error: --flag: ")
+
+
+def test_missing_path_exits_2(repo: Path) -> None:
+    result = invoke("diff", "--flag", "fast=False", "nowhere")
+    assert result.exit_code == 2
+    assert result.stderr == "prune-flags: error: nowhere: no such file or directory\n"
+
+
+def test_missing_config_file_exits_2(repo: Path) -> None:
+    result = invoke("diff", "--config", "absent.toml", ".")
+    assert result.exit_code == 2
+    assert result.stderr == "prune-flags: error: absent.toml: --config: no such file\n"
+
+
+def test_syntax_error_is_skipped_and_the_rest_written(repo: Path) -> None:
+    (repo / "broken.py").write_text("if self.fast\n    pass\n")
+    result = invoke("apply", "--flag", "fast=False", ".")
+    assert result.exit_code == 123
+    assert "prune-flags: skipped broken.py: does not parse" in result.stderr
+    assert (repo / "broken.py").read_text() == "if self.fast\n    pass\n"
+    assert (repo / "node.py").read_text() == PRUNED
+
+
+def test_conflicting_write_refuses_the_flag(repo: Path) -> None:
+    (repo / "main.py").write_text("from node import Node\n\nnode = Node()\nnode.fast = True\n")
+    result = invoke("apply", "--flag", "fast=False", ".")
+    assert result.exit_code == 123
+    assert "prune-flags: fast: not pruned: it is given another value at main.py:4" in result.stderr
+    assert (repo / "node.py").read_text() == MODULE
+
+
+def test_color_only_when_asked_or_on_a_terminal(repo: Path) -> None:
+    plain = invoke("diff", "--flag", "fast=False", ".")
+    assert "\x1b[" not in plain.stdout  # CliRunner's stdout is not a terminal
+    colored = invoke("diff", "--color", "--flag", "fast=False", ".")
+    assert "\x1b[31m-        if self.fast:\x1b[0m" in colored.stdout
+
+
+def test_python_dash_m(repo: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "prune_flags", "diff", "--flag", "fast=False", "."],
+        capture_output=True,
+        text=True,
+        cwd=repo,
+    )
+    assert result.returncode == 1
+    assert "+        pass\n" in result.stdout
