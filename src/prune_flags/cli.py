@@ -11,8 +11,7 @@ from typing import List, Optional
 import typer
 
 from prune_flags.config import ConfigError, load_config
-from prune_flags.files import SourceError, read_source, write_atomic
-from prune_flags.report import Report, Skipped, explain_lines, render_diff
+from prune_flags.report import Report, explain_lines, render_diff
 
 EXIT_CHANGES = 1
 EXIT_USAGE = 2
@@ -136,15 +135,10 @@ def apply(
 
     Example: prune-flags apply --config codemods/manual_release_grads.toml megatron/
     """
+    from prune_flags.engine import write_changes
+
     result = _run(paths, config, flag, no_format)
-    for changed in result.changed_files:
-        try:
-            source = read_source(changed.path)
-            if source.text != changed.old_text:
-                raise SourceError(changed.path, "changed on disk during the run; left untouched")
-            write_atomic(changed.path, source.encode(changed.new_text))
-        except (SourceError, OSError) as err:
-            result.skipped.append(Skipped(changed.display, str(err)))
+    write_changes(result)
     raise typer.Exit(_finish(result, report, explain))
 
 

@@ -18,7 +18,7 @@ from typing import Sequence
 
 from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.constants import same_value
-from prune_flags.files import SourceError, SourceFile, discover_python_files, mentions_any, read_source
+from prune_flags.files import SourceError, SourceFile, discover_python_files, mentions_any, read_source, write_atomic
 from prune_flags.index import NameFacts, Site, attribute_load_counts, scan
 from prune_flags.passes import Death, RewriteContext
 from prune_flags.report import Change, FileResult, Report, Skipped
@@ -122,6 +122,19 @@ def run(config: Config, paths: Sequence[Path], cwd: Path) -> Report:
         report.files.append(FileResult(path, repository.display(path), source.text, text, rewritten.changes))
     report.skipped.extend(Skipped(repository.display(p), error) for p, error in sorted(repository.skipped.items()))
     return report
+
+
+def write_changes(report: Report) -> None:
+    """Write every changed file of the report atomically; a file that fails moves to `skipped`."""
+    for changed in list(report.changed_files):
+        try:
+            source = read_source(changed.path)
+            if source.text != changed.old_text:
+                raise SourceError(changed.path, "changed on disk during the run; left untouched")
+            write_atomic(changed.path, source.encode(changed.new_text))
+        except (SourceError, OSError) as err:
+            report.files.remove(changed)
+            report.skipped.append(Skipped(changed.display, str(err)))
 
 
 def _finish(config: Config, project_root: Path, source: SourceFile, text: str) -> str:
