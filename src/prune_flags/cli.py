@@ -50,17 +50,6 @@ def _use_color(color: Optional[bool]) -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
-def _colored_diff(text: str) -> str:
-    styles = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m", "d": "\x1b[1m"}
-    out = []
-    for line in text.splitlines(keepends=True):
-        style = styles.get(line[:1])
-        if line.startswith(("+++", "---")):
-            style = "\x1b[1m"
-        out.append(f"{style}{line.rstrip(chr(10))}\x1b[0m\n" if style else line)
-    return "".join(out)
-
-
 def _run(paths: Optional[List[Path]], config_file: Optional[Path], flags: Optional[List[str]], no_format: bool) -> Report:
     from prune_flags.engine import run  # libcst is imported only once the options are valid
 
@@ -111,8 +100,9 @@ def diff(
     Example: prune-flags diff src/ --flag manual_release_grads=False | git apply
     """
     result = _run(paths, config, flag, no_format)
-    text = render_diff(result.changed_files)
-    sys.stdout.write(_colored_diff(text) if _use_color(color) else text)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(render_diff(result.changed_files, color=_use_color(color)))
+    sys.stdout.buffer.flush()
     code = _finish(result, report, explain)
     raise typer.Exit(code or (EXIT_CHANGES if result.changed_files else 0))
 

@@ -119,7 +119,9 @@ def run(config: Config, paths: Sequence[Path], cwd: Path) -> Report:
         if problem:
             repository.skipped[path] = problem
             continue
-        report.files.append(FileResult(path, repository.display(path), source.text, text, rewritten.changes))
+        report.files.append(
+            FileResult(path, repository.display(path), source.text, text, rewritten.changes, source.encoding)
+        )
     report.skipped.extend(Skipped(repository.display(p), error) for p, error in sorted(repository.skipped.items()))
     return report
 

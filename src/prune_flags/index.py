@@ -106,6 +106,7 @@ class _Scanner(ast.NodeVisitor):
         self.facts: dict[str, NameFacts] = {}
         self._scopes: list[str] = []  # "class" / "function"
         self._globals: list[set[str]] = [set()]
+        self._locals: list[set[str]] = []  # candidate names each enclosing function binds locally
         self._assert: AssertRead | None = None
 
     def _of(self, name: str) -> NameFacts:
@@ -118,7 +119,9 @@ class _Scanner(ast.NodeVisitor):
     def _scoped(self, node: ast.AST, kind: str) -> None:
         self._scopes.append(kind)
         self._globals.append(set())
+        self._locals.append(local_names(node) & self.names)
         self.generic_visit(node)
+        self._locals.pop()
         self._globals.pop()
         self._scopes.pop()
 
@@ -137,6 +140,11 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
         self._scoped(node, "function")
+
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp) -> None:
+        self._scoped(node, "comprehension")
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
     def visit_Global(self, node: ast.Global) -> None:
         self._globals[-1].update(node.names)
@@ -205,7 +213,8 @@ class _Scanner(ast.NodeVisitor):
         self.visit(node.value)
 
     def visit_Name(self, node: ast.Name) -> None:
-        if node.id in self.names and isinstance(node.ctx, ast.Load):
+        # A parameter or local that only shares the name reads itself, not the module's name.
+        if node.id in self.names and isinstance(node.ctx, ast.Load) and not any(node.id in s for s in self._locals):
             self._of(node.id).name_reads.append(self._site(node))
 
     def visit_Constant(self, node: ast.Constant) -> None:
@@ -227,6 +236,35 @@ class _Scanner(ast.NodeVisitor):
         for alias in node.names:
             if alias.name in self.names:
                 self._of(alias.name).name_reads.append(self._site(node))
+
+
+def local_names(scope: ast.AST) -> set[str]:
+    """Names a function, lambda or comprehension binds for itself (not those it declares global)."""
+    names: set[str] = set()
+    declared: set[str] = set()
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        arguments = scope.args
+        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+        names.update(argument.arg for argument in every if argument is not None)
+        body: list[ast.AST] = list(scope.body) if isinstance(scope.body, list) else [scope.body]
+    else:
+        body = [generator.target for generator in scope.generators]  # type: ignore[attr-defined]
+    stack = body
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue  # a nested scope's own names are its own
+        elif isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        stack.extend(ast.iter_child_nodes(node))
+    return names - declared
 
 
 def scan(tree: ast.Module, path: str, names: Iterable[str]) -> dict[str, NameFacts]:

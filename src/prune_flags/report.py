@@ -28,6 +28,7 @@ class FileResult:
     old_text: str
     new_text: str
     changes: tuple[Change, ...] = ()
+    encoding: str = "utf-8"  # the file's own: a patch must carry the file's bytes to apply
 
     @property
     def changed(self) -> bool:
@@ -117,10 +118,25 @@ def unified_diff(result: FileResult) -> list[str]:
     return out
 
 
-def render_diff(results: Sequence[FileResult]) -> str:
-    return "".join(
-        f"diff --git a/{r.display} b/{r.display}\n" + "".join(unified_diff(r)) for r in results if r.changed
-    )
+_STYLES = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
+
+
+def _styled(line: str) -> str:
+    style = "\x1b[1m" if line.startswith(("+++", "---", "diff ")) else _STYLES.get(line[:1])
+    return f"{style}{line.rstrip(chr(10))}\x1b[0m\n" if style else line
+
+
+def render_diff(results: Sequence[FileResult], color: bool = False) -> bytes:
+    """Every changed file's diff, each in the file's own encoding so that `git apply` takes it."""
+    out = bytearray()
+    for result in results:
+        if not result.changed:
+            continue
+        encoding = "utf-8" if result.encoding == "utf-8-sig" else result.encoding
+        header = f"diff --git a/{result.display} b/{result.display}\n"
+        for line in [header, *unified_diff(result)]:
+            out += (_styled(line) if color else line).encode(encoding, errors="surrogateescape")
+    return bytes(out)
 
 
 def explain_lines(results: Sequence[FileResult]) -> list[str]:

@@ -24,6 +24,8 @@ from libcst.metadata import PositionProvider
 from prune_flags.passes.context import RewriteContext
 
 Statements = Sequence[cst.BaseStatement]
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, *COMPREHENSIONS)
 
 
 @dataclass(frozen=True)
@@ -37,18 +39,20 @@ class Edit:
 
 @dataclass
 class _BlockBuilder:
-    leading_blank_allowed: bool
     statements: list[cst.BaseStatement] = field(default_factory=list)
     pending: list[cst.EmptyLine] = field(default_factory=list)
+    dropped_first: bool = False  # the block's first statement went: the new first needs no blank above
 
     def add(self, statement: cst.BaseStatement) -> None:
         lines = merge_lines(self.pending, list(statement.leading_lines))
-        if not self.statements and not self.leading_blank_allowed:
+        if not self.statements and self.dropped_first:
             lines = strip_leading_blanks(lines)
         self.statements.append(statement.with_changes(leading_lines=lines))
         self.pending = []
 
     def carry(self, lines: Sequence[cst.EmptyLine]) -> None:
+        if not self.statements:
+            self.dropped_first = True
         self.pending = merge_lines(self.pending, list(lines))
 
 
@@ -123,16 +127,16 @@ class BodyEditor(cst.CSTTransformer):
     def __init__(self, context: RewriteContext) -> None:
         super().__init__()
         self.context = context
-        self.scopes: list[cst.FunctionDef | cst.Lambda | cst.ClassDef] = []  # enclosing scopes, innermost last
+        self.scopes: list[cst.CSTNode] = []  # enclosing scopes, innermost last
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if isinstance(node, SCOPES):
             self.scopes.append(node)
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[no-untyped-def]
         result = super().on_leave(original_node, updated_node)
-        if isinstance(original_node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if isinstance(original_node, SCOPES):
             self.scopes.pop()
         return result
 
@@ -182,22 +186,25 @@ class BodyEditor(cst.CSTTransformer):
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
     ) -> cst.IndentedBlock:
-        body, footer = self._rebuild(original_node.body, updated_node.body, leading_blank_allowed=False)
+        body, footer = self._rebuild(original_node.body, updated_node.body)
         return updated_node.with_changes(body=body, footer=footer + list(updated_node.footer))
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        body, footer = self._rebuild(original_node.body, updated_node.body, leading_blank_allowed=True)
+        body, footer = self._rebuild(original_node.body, updated_node.body)
         return updated_node.with_changes(body=body, footer=footer + list(updated_node.footer))
 
     def _rebuild(
-        self, originals: Statements, statements: Statements, leading_blank_allowed: bool
+        self, originals: Statements, statements: Statements
     ) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
-        block = _BlockBuilder(leading_blank_allowed)
+        block = _BlockBuilder()
         for index, (original, statement) in enumerate(zip(originals, statements)):
             edit = self._edit(original, statement)
+            if not edit.statements:
+                block.carry(edit.carry)
             for new in edit.statements:
                 block.add(new)
-            block.carry(edit.carry)
+            if edit.statements:
+                block.carry(edit.carry)
             if edit.flattened and edit.statements and ends_flow(edit.statements[-1]):
                 if index + 1 < len(originals):
                     self.record(

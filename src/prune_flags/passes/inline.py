@@ -87,7 +87,7 @@ class InlineFlags(BodyEditor):
 
     def _shadowed(self, name: str) -> bool:
         for scope in self.scopes:
-            if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
+            if not isinstance(scope, cst.ClassDef):
                 if id(scope) not in self._bound:
                     self._bound[id(scope)] = bound_names(scope)
                 if name in self._bound[id(scope)]:

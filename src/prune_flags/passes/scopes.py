@@ -88,8 +88,16 @@ class _Binder(cst.CSTVisitor):
         return False
 
 
-def bound_names(function: cst.FunctionDef | cst.Lambda) -> frozenset[str]:
-    """Parameters and locals of a function: a flag's name among them is not the flag."""
+def bound_names(function: cst.CSTNode) -> frozenset[str]:
+    """Parameters and locals of a function, or a comprehension's targets: a flag's name among
+    them is not the flag."""
+    if not isinstance(function, (cst.FunctionDef, cst.Lambda)):
+        binder = _Binder()
+        for_in = getattr(function, "for_in", None)
+        while for_in is not None:
+            binder._bind(for_in.target)
+            for_in = for_in.inner_for_in
+        return frozenset(binder.names)
     params = function.params
     names = {
         param.name.value

@@ -66,6 +66,9 @@ class SimplifyBooleans(BodyEditor):
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._boolean_context.add(id(node.test))
 
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        self._boolean_context.add(id(node.test))
+
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if isinstance(node.operator, cst.Not):
             self._boolean_context.add(id(node.expression))
@@ -135,6 +138,15 @@ class SimplifyBooleans(BodyEditor):
         if updated_node.lpar and not chosen.lpar and not isinstance(chosen, _ATOMS):
             return chosen.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
         return _bare(chosen)
+
+    def leave_CompFor(self, original_node: cst.CompFor, updated_node: cst.CompFor) -> cst.CompFor:
+        """A comprehension filter that is always true filters nothing."""
+        kept = [
+            updated
+            for original, updated in zip(original_node.ifs, updated_node.ifs)
+            if not (truthiness(updated.test) is True and self._touched(original))
+        ]
+        return updated_node.with_changes(ifs=kept) if len(kept) < len(updated_node.ifs) else updated_node
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         func = updated_node.func
