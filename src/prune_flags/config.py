@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pathspec
 
+from prune_flags.shapes import ShapeError, parse_shape
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
@@ -256,6 +258,10 @@ def _name_patterns(table: Mapping[str, object], key: str, file: str) -> tuple[st
                 'e.g. "features.has({name}, ...)"'
             )
             raise ConfigError(file, f"{key}[{index}]", message)
+        try:
+            parse_shape(pattern)
+        except ShapeError as err:
+            raise ConfigError(file, f"{key}[{index}]", str(err)) from None
     return patterns
 
 

@@ -21,6 +21,7 @@ from prune_flags.constants import same_value
 from prune_flags.files import SourceError, SourceFile, discover_python_files, mentions_any, read_source, write_atomic
 from prune_flags.index import NameFacts, Site, attribute_load_counts, scan
 from prune_flags.passes import Death, RewriteContext
+from prune_flags.shapes import parse_shape
 from prune_flags.report import Change, FileResult, Report, Skipped
 from prune_flags.rewrite import FileFailure, Rewritten, rewrite
 
@@ -162,6 +163,7 @@ class _Cascade:
         self.dead_globals: dict[Path, dict[str, Death]] = {}
         self.removable_asserts: dict[Path, frozenset[int]] = {}
         self.results: dict[Path, Rewritten] = {}
+        self.accessors = tuple(parse_shape(pattern) for pattern in config.accessors)
         self._inputs: dict[Path, object] = {}
 
     def run(self) -> None:
@@ -178,6 +180,7 @@ class _Cascade:
         return RewriteContext(
             path=self.repository.display(path),
             flags=self.flags,
+            accessors=self.accessors,
             dead_names=self.dead,
             dead_globals=self.dead_globals.get(path, {}),
             removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),
@@ -257,7 +260,7 @@ class _Cascade:
             for path in paths:
                 self.dead_globals.setdefault(path, {})[name] = Death(causes.get(name, name), self._reason(name, original[name]))
                 learnt = True
-        self._plan_asserts(facts)
+        self._plan_asserts()
         return learnt
 
     def _module_definitions(self, facts: dict[str, NameFacts], names: set[str]) -> dict[str, list[Path]]:
@@ -285,10 +288,12 @@ class _Cascade:
                     changed = True
         return dead
 
-    def _plan_asserts(self, facts: dict[str, NameFacts]) -> None:
+    def _plan_asserts(self) -> None:
+        """The asserts to remove, by line in the original file (the rewrite works on the original)."""
         by_display = {self.repository.display(p): p for p in self.repository.sources}
         dead = set(self.dead)
-        for name in dead & set(facts):
+        facts = self.repository.facts(frozenset(dead), original=True)
+        for name in dead:
             for read in facts[name].assert_reads:
                 if read.subjects is not None and read.subjects <= dead:
                     path = by_display[read.site.path]

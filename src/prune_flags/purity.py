@@ -63,6 +63,25 @@ def is_pure(node: cst.CSTNode) -> bool:
         return all(
             isinstance(part, cst.FormattedStringText) or is_pure(part.expression) for part in node.parts
         )
+    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return is_pure(node.elt) and _pure_generators(node.for_in)
+    if isinstance(node, cst.DictComp):
+        return is_pure(node.key) and is_pure(node.value) and _pure_generators(node.for_in)
+    if isinstance(node, cst.Lambda):  # making a function runs nothing but its defaults
+        return all(
+            param.default is None or is_pure(param.default)
+            for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
+        )
     if isinstance(node, cst.ConcatenatedString):
         return is_pure(node.left) and is_pure(node.right)
     return False
+
+
+def _pure_generators(for_in: cst.CompFor | None) -> bool:
+    while for_in is not None:
+        if for_in.asynchronous is not None or not is_pure(for_in.iter):
+            return False
+        if not all(is_pure(condition.test) for condition in for_in.ifs):
+            return False
+        for_in = for_in.inner_for_in
+    return True

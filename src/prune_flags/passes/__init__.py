@@ -7,12 +7,13 @@ from prune_flags.passes.context import Death, RewriteContext
 from prune_flags.passes.fold import FoldBranches
 from prune_flags.passes.imports import RemoveUnusedImports
 from prune_flags.passes.inline import InlineFlags
+from prune_flags.passes.lookups import InlineLookups
 from prune_flags.passes.prune import PruneDeadWrites
 from prune_flags.passes.simplify import SimplifyBooleans
 
 
-class Rewriter(InlineFlags, SimplifyBooleans, FoldBranches, PruneDeadWrites):
-    """Inline -> simplify -> fold -> prune, in one traversal."""
+class Rewriter(InlineLookups, InlineFlags, SimplifyBooleans, FoldBranches, PruneDeadWrites):
+    """Inline (lookups by name, then plain reads) -> simplify -> fold -> prune, in one traversal."""
 
 
 __all__ = ["Death", "RemoveUnusedImports", "RewriteContext", "Rewriter"]

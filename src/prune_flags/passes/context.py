@@ -9,6 +9,7 @@ from libcst.metadata import CodeRange
 
 from prune_flags.config import Flag
 from prune_flags.report import Change
+from prune_flags.shapes import CallShape
 
 
 class Death(NamedTuple):
@@ -22,6 +23,7 @@ class Death(NamedTuple):
 class RewriteContext:
     path: str
     flags: Mapping[str, Flag]
+    accessors: tuple[CallShape, ...] = ()  # flag-API calls that read a flag by its name
     # Fields, class attributes and module constants with no reader left in the repository,
     # each with the reason a reviewer reads.
     dead_names: Mapping[str, Death] = field(default_factory=dict)

@@ -36,10 +36,26 @@ class PruneDeadWrites(BodyEditor):
             return self._remove_write(original, dead[0].target, updated.value)
         if isinstance(updated, (cst.AnnAssign, cst.AugAssign)) and self._target_death(updated.target):
             return self._remove_write(original, updated.target, updated.value)
-        if isinstance(updated, cst.Del) and self._target_death(updated.target):
-            self._record_write(original, updated.target, kept_value=False)
-            return []
+        if isinstance(updated, cst.Del):
+            return self._prune_del(original, updated)
         return super().edit_small_statement(original, updated)
+
+    def _prune_del(self, original: cst.Del, updated: cst.Del) -> list[cst.BaseSmallStatement] | None:
+        """`del self.dead` goes; `del self.live, self.dead` keeps its live targets."""
+        targets = [e.value for e in updated.target.elements] if isinstance(updated.target, cst.Tuple) else [updated.target]
+        dead = [target for target in targets if self._target_death(target)]
+        if not dead:
+            return None
+        for target in dead:
+            self._record_write(original, target, kept_value=False)
+        if len(dead) == len(targets):
+            return []
+        assert isinstance(updated.target, cst.Tuple)
+        live = [e for e in updated.target.elements if not self._target_death(e.value)]
+        if len(live) == 1:  # `del a,` would still be a tuple: say `del a`
+            return [updated.with_changes(target=live[0].value)]
+        live[-1] = live[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return [updated.with_changes(target=updated.target.with_changes(elements=live))]
 
     def _target_death(self, target: cst.BaseExpression) -> Death | None:
         if isinstance(target, cst.Attribute):

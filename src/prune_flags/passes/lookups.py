@@ -1,0 +1,114 @@
+"""Lookups by name: `getattr`/`hasattr` with the flag's name, environment variables, and the
+flag-API calls the config declares in `accessors`. Each becomes the flag's constant.
+
+`getattr(obj, "flag", d)` is the flag's value and `hasattr(obj, "flag")` is True: the
+attribute exists while the code runs with the flag fixed. An environment flag's value is a
+string, or None for unset: `os.environ.get("NAME")` and `os.getenv("NAME", d)` give it (or d
+when unset), `os.environ["NAME"]` gives it when set, and `"NAME" in os.environ` whether it is.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from prune_flags.config import Flag
+from prune_flags.constants import bool_node, constant_node, constant_value
+from prune_flags.passes.body import BodyEditor
+from prune_flags.passes.context import RewriteContext
+
+_ENV_GETTERS = ("os.environ.get", "os.getenv", "environ.get", "getenv")
+_ENVIRON = ("os.environ", "environ")
+
+
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+class InlineLookups(BodyEditor):
+    def __init__(self, context: RewriteContext) -> None:
+        super().__init__(context)
+        self._string_constants: dict[str, str] = {}  # module-level NAME = "flag" constants
+
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)  # type: ignore[misc]
+        for statement in node.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                        target, value = small.targets[0].target, constant_value(small.value)
+                        if isinstance(target, cst.Name) and isinstance(value, str):
+                            self._string_constants[target.value] = value
+
+    def _named_flag(self, node: cst.BaseExpression) -> Flag | None:
+        """The flag an argument names: a string literal, or a module constant holding one."""
+        value = constant_value(node)
+        if isinstance(node, cst.Name):
+            value = self._string_constants.get(node.value)
+        return self.context.flags.get(value) if isinstance(value, str) else None
+
+    def _replace(self, original: cst.CSTNode, flag: Flag, how: str, node: cst.BaseExpression) -> cst.BaseExpression:
+        start = self.get_metadata(PositionProvider, original).start
+        self.context.inlined.append((start.line, start.column, flag.name))
+        self.context.record(start.line, "inlined", f"{flag.name} is fixed at {flag.source} ({how})", flag.name)
+        return node
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
+        if result is not updated_node:
+            return result
+        func = dotted_name(updated_node.func)
+        args = updated_node.args
+        if any(arg.star or arg.keyword for arg in args):
+            return self._accessor(original_node, updated_node)
+        if func in ("getattr", "hasattr") and len(args) in ((2, 3) if func == "getattr" else (2,)):
+            flag = self._named_flag(args[1].value)
+            if flag is not None and flag.name.isidentifier():
+                value = constant_node(flag.value) if func == "getattr" else bool_node(True)
+                return self._replace(original_node, flag, f"read through {func}", value)
+        if func in _ENV_GETTERS and len(args) in (1, 2):
+            flag = self._named_flag(args[0].value)
+            if flag is not None and (flag.value is None or isinstance(flag.value, str)):
+                if flag.value is None:
+                    value = args[1].value if len(args) == 2 else cst.Name("None")
+                else:
+                    value = constant_node(flag.value)
+                return self._replace(original_node, flag, "environment variable", value)
+        return self._accessor(original_node, updated_node)
+
+    def _accessor(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        for shape in self.context.accessors:
+            argument = shape.name_argument(updated)
+            if argument is None or shape.name_is_keyword:
+                continue
+            flag = self._named_flag(argument.value)
+            if flag is not None:
+                return self._replace(original, flag, f"read through {shape.func}", constant_node(flag.value))
+        return updated
+
+    def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:
+        if dotted_name(updated_node.value) not in _ENVIRON or len(updated_node.slice) != 1:
+            return updated_node
+        index = updated_node.slice[0].slice
+        flag = self._named_flag(index.value) if isinstance(index, cst.Index) else None
+        if flag is None or not isinstance(flag.value, str) or id(original_node) in self._not_reads:  # type: ignore[attr-defined]
+            return updated_node
+        return self._replace(original_node, flag, "environment variable", constant_node(flag.value))
+
+    def leave_Comparison(self, original_node: cst.Comparison, updated_node: cst.Comparison) -> cst.BaseExpression:
+        if len(updated_node.comparisons) == 1:
+            target = updated_node.comparisons[0]
+            if isinstance(target.operator, (cst.In, cst.NotIn)) and dotted_name(target.comparator) in _ENVIRON:
+                flag = self._named_flag(updated_node.left)
+                if flag is not None and (flag.value is None or isinstance(flag.value, str)):
+                    is_set = flag.value is not None
+                    value = is_set if isinstance(target.operator, cst.In) else not is_set
+                    return self._replace(original_node, flag, "environment variable", bool_node(value))
+        return super().leave_Comparison(original_node, updated_node)  # type: ignore[misc]

@@ -1,0 +1,78 @@
+"""Call shapes from the config: `features.has({name}, ...)`, `override_settings({name}=...)`.
+
+A shape is parsed once, with `ast`, when the config loads; the passes match LibCST
+calls against it. `{name}` stands for the flag's name as a string literal (or, in
+keyword position, as the keyword); `...` for any further arguments.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import libcst as cst
+
+_PLACEHOLDER = "__prune_flags_name__"
+
+
+class ShapeError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class CallShape:
+    func: str  # dotted name; a call matches when its callee is this name or ends with "." + it
+    name_index: int | None  # position of the flag's name among the positional arguments
+    name_is_keyword: bool  # `f({name}=...)`: the flag's name is the keyword
+    more: bool  # `...` allows further arguments
+
+    def name_argument(self, call: cst.Call) -> cst.Arg | None:
+        """The argument that carries the flag's name when `call` has this shape."""
+        if not _dotted(call.func, self.func):
+            return None
+        positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+        if self.name_is_keyword:
+            keywords = [arg for arg in call.args if arg.keyword is not None]
+            if len(keywords) == 1 or (self.more and keywords):
+                return keywords[0]
+            return None
+        assert self.name_index is not None
+        if len(positional) <= self.name_index:
+            return None
+        if not self.more and len(call.args) != self.name_index + 1:
+            return None
+        return positional[self.name_index]
+
+
+def _dotted(node: cst.BaseExpression, expected: str) -> bool:
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return False
+    parts.append(node.value)
+    dotted = ".".join(reversed(parts))
+    return dotted == expected or dotted.endswith("." + expected)
+
+
+def parse_shape(pattern: str) -> CallShape:
+    """The shape of a pattern such as "features.has({name}, ...)"; ShapeError says what is wrong."""
+    try:
+        tree = ast.parse(pattern.replace("{name}", _PLACEHOLDER), mode="eval")
+    except SyntaxError:
+        raise ShapeError(f"{pattern!r} is not a call such as \"features.has({{name}}, ...)\"") from None
+    call = tree.body
+    if not isinstance(call, ast.Call) or not isinstance(call.func, (ast.Name, ast.Attribute)):
+        raise ShapeError(f"{pattern!r} is not a call of a (dotted) name")
+    func = ast.unparse(call.func)
+    more = any(isinstance(a, ast.Constant) and a.value is Ellipsis for a in call.args) or any(
+        isinstance(k.value, ast.Constant) and k.value.value is Ellipsis and k.arg != _PLACEHOLDER
+        for k in call.keywords
+    )
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Name) and arg.id == _PLACEHOLDER:
+            return CallShape(func, index, False, more)
+    if any(keyword.arg == _PLACEHOLDER for keyword in call.keywords):
+        return CallShape(func, None, True, more)
+    raise ShapeError(f"{pattern!r}: {{name}} must be an argument or a keyword of the call")
