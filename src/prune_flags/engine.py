@@ -19,7 +19,7 @@ from typing import Sequence
 from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.constants import same_value
 from prune_flags.files import SourceError, SourceFile, discover_python_files, mentions_any, read_source, write_atomic
-from prune_flags.index import NameFacts, Site, attribute_load_counts, scan
+from prune_flags.index import ITSELF, NameFacts, Site, attribute_load_counts, scan
 from prune_flags.passes import Death, RewriteContext
 from prune_flags.shapes import parse_shape
 from prune_flags.report import Change, FileResult, Report, Skipped
@@ -91,7 +91,12 @@ def conflicts(flags: Sequence[Flag], facts: dict[str, NameFacts]) -> dict[str, l
     """Flags something gives another value than the configured one, with where."""
     found: dict[str, list[Site]] = {}
     for flag in flags:
-        sites = [w.site for w in facts[flag.name].writes if not same_value(w.value, flag.value)]
+        sites = [
+            w.site
+            for w in facts[flag.name].writes
+            # A parameter with another default is a local that only shares the name.
+            if w.value is not ITSELF and w.kind != "parameter" and not same_value(w.value, flag.value)
+        ]
         if sites:
             found[flag.name] = sites
     return found
@@ -245,7 +250,11 @@ class _Cascade:
         fields = {name for name in fields - set(self.dead) if self.repository.mentioning_write(name)}
         names = frozenset(fields | globals_)
         facts = self.repository.facts(names)
-        dead_fields = {name for name in fields if not facts[name].field_reads}
+        dead_fields = {
+            name
+            for name in fields
+            if not facts[name].field_reads and (name in self.flags or not _constructed(facts[name]))
+        }
         dead_fields = self._without_kept_asserts(dead_fields | set(self.dead), facts) - set(self.dead)
         dead_globals = {
             name: paths for name, paths in self._module_definitions(facts, globals_).items() if not facts[name].global_reads
@@ -308,6 +317,13 @@ class _Cascade:
             return "nothing reads it"
         shown = ", ".join(str(site) for site in sorted(set(sites), key=lambda s: (s.path, s.line))[:4])
         return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"
+
+
+def _constructed(facts: NameFacts) -> bool:
+    """A class-level field also passed by keyword (`Config(field=...)`, a dataclass) cannot go
+    while the constructor calls still pass it; only a flag's own keywords are removed with it."""
+    kinds = {write.kind for write in facts.writes}
+    return "class" in kinds and "keyword" in kinds
 
 
 def _module_level_names(tree: ast.Module) -> set[str]:

@@ -29,8 +29,19 @@ class Site:
 @dataclass(frozen=True)
 class Write:
     site: Site
-    kind: str  # "attribute", "class", "module", "global", "setattr", "augmented", "del", "unpack"
-    value: object  # the literal written, or UNKNOWN
+    kind: str  # "attribute", "class", "module", "global", "setattr", "augmented", "del", "unpack",
+    # "keyword" (name=... at a call), "parameter" (a parameter's default), "environ"
+    value: object  # the literal written, ITSELF, or UNKNOWN
+
+
+class _Itself:
+    def __repr__(self) -> str:
+        return "ITSELF"
+
+
+# The value written is the name's own value passed along, `f(use_x=self.use_x)`: such a write
+# agrees with whatever value the name is fixed at.
+ITSELF = _Itself()
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,20 @@ class NameFacts:
     def global_reads(self) -> list[Site]:
         """What keeps a module-level name alive, asserts aside."""
         return self.attribute_reads + self.name_reads + self.string_reads
+
+
+ENVIRON = ("os.environ", "environ")
+ENVIRON_SETTERS = ("environ.setdefault", "os.putenv", "setenv")  # setenv: pytest's monkeypatch
+
+
+def _dotted(node: ast.expr) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def literal(node: ast.expr | None) -> object:
@@ -107,7 +132,18 @@ class _Scanner(ast.NodeVisitor):
         self._scopes: list[str] = []  # "class" / "function"
         self._globals: list[set[str]] = [set()]
         self._locals: list[set[str]] = []  # candidate names each enclosing function binds locally
+        self._flag_params: list[dict[str, ast.expr]] = []  # candidate-named parameters -> their defaults
         self._assert: AssertRead | None = None
+
+    def _value(self, node: ast.expr | None, name: str) -> object:
+        """What a write of `name` stores: a literal, the name's own value passed along, or UNKNOWN."""
+        if isinstance(node, ast.Attribute) and node.attr == name:
+            return ITSELF
+        if isinstance(node, ast.Name) and node.id == name:
+            for parameters in reversed(self._flag_params):
+                if name in parameters:  # a parameter passed along holds its default unless a caller says otherwise
+                    return literal(parameters[name])
+        return literal(node)
 
     def _of(self, name: str) -> NameFacts:
         return self.facts.setdefault(name, NameFacts())
@@ -117,13 +153,34 @@ class _Scanner(ast.NodeVisitor):
 
     # -- scopes -----------------------------------------------------------------------
     def _scoped(self, node: ast.AST, kind: str) -> None:
+        defaults = self._parameter_defaults(node)
         self._scopes.append(kind)
         self._globals.append(set())
         self._locals.append(local_names(node) & self.names)
+        self._flag_params.append(defaults)
         self.generic_visit(node)
+        self._flag_params.pop()
         self._locals.pop()
         self._globals.pop()
         self._scopes.pop()
+
+    def _parameter_defaults(self, node: ast.AST) -> dict[str, ast.expr]:
+        """Parameters named like a candidate, with a literal default: each is a definition of the
+        name at that value. One without a default, or with a default that is not a literal, is a
+        local that only shares the name."""
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return {}
+        arguments = node.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        pairs = list(zip(positional, [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)))
+        pairs += list(zip(arguments.kwonlyargs, arguments.kw_defaults))
+        found = {}
+        for argument, default in pairs:
+            value = literal(default) if default is not None else UNKNOWN
+            if argument.arg in self.names and value is not UNKNOWN:
+                self._of(argument.arg).writes.append(Write(self._site(argument), "parameter", value))
+                found[argument.arg] = default
+        return found
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         for child in (*node.decorator_list, *node.bases, *node.keywords):
@@ -170,13 +227,22 @@ class _Scanner(ast.NodeVisitor):
             self.visit(target)
 
     def visit_Assign(self, node: ast.Assign) -> None:
-        value = literal(node.value)
         for target in node.targets:
-            self._write(target, "name", value, node)
+            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            self._write(target, "name", self._value(node.value, name), node)
+            if isinstance(target, ast.Subscript):
+                self._environment_write(target, node.value, node)
         self.visit(node.value)
 
+    def _environment_write(self, target: ast.Subscript, value: ast.expr, node: ast.AST) -> None:
+        """`os.environ["NAME"] = value` gives an environment flag a value."""
+        key = literal(target.slice)
+        if isinstance(key, str) and key in self.names and _dotted(target.value) in ENVIRON:
+            self._of(key).writes.append(Write(self._site(node), "environ", literal(value)))
+
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        self._write(node.target, "name", literal(node.value), node)
+        name = node.target.attr if isinstance(node.target, ast.Attribute) else getattr(node.target, "id", "")
+        self._write(node.target, "name", self._value(node.value, name), node)
         self.visit(node.annotation)
         if node.value is not None:
             self.visit(node.value)
@@ -223,6 +289,15 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
+        for keyword in node.keywords:
+            if keyword.arg in self.names:
+                self._of(keyword.arg).writes.append(
+                    Write(self._site(keyword), "keyword", self._value(keyword.value, keyword.arg))
+                )
+        if _dotted(func).endswith(ENVIRON_SETTERS) and len(node.args) == 2:
+            key = literal(node.args[0])
+            if isinstance(key, str) and key in self.names:
+                self._of(key).writes.append(Write(self._site(node), "environ", literal(node.args[1])))
         if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) == 3:
             name = literal(node.args[1])
             if isinstance(name, str) and name in self.names:
