@@ -19,6 +19,7 @@ EXIT_SKIPPED = 123
 
 app = typer.Typer(
     add_completion=False,
+    pretty_exceptions_enable=False,
     no_args_is_help=True,
     help="Delete stale flags from Python code: inline the constant, fold dead branches, "
     "remove what only the dead code used.",

@@ -200,6 +200,8 @@ class _Cascade:
             again = rewrite(text, self._context(path, asserts=False), path.name == "__init__.py")
         except (SyntaxError, FileFailure) as err:
             return f"internal error while pruning {flags}: the result does not parse ({err}); left untouched"
+        except Exception as err:  # a bug of ours must cost one file, never the run
+            return f"internal error while pruning {flags}: {type(err).__name__}: {err}; left untouched"
         if again.text != text:
             return f"internal error while pruning {flags}: a second run would change the result again; left untouched"
         return None
@@ -218,6 +220,11 @@ class _Cascade:
                 result = rewrite(source.text, self._context(path), path.name == "__init__.py")
             except FileFailure as failure:
                 self.repository.skipped[path] = str(failure)
+                self.results.pop(path, None)
+                continue
+            except Exception as error:  # a bug of ours must cost one file, never the run
+                flags = ", ".join(sorted(self.flags))
+                self.repository.skipped[path] = f"internal error while pruning {flags}: {type(error).__name__}: {error}"
                 self.results.pop(path, None)
                 continue
             self.results[path] = result
@@ -262,7 +269,7 @@ class _Cascade:
         original = self.repository.facts(frozenset(dead_fields) | frozenset(dead_globals), original=True)
         learnt = False
         for name in sorted(dead_fields):
-            if any(w.kind in ("attribute", "class") for w in facts[name].writes) or facts[name].assert_reads:
+            if any(w.kind in _FIELD_WRITES for w in facts[name].writes) or facts[name].assert_reads:
                 self.dead[name] = Death(causes.get(name, name), self._reason(name, original[name]))
                 learnt = True
         for name, paths in dead_globals.items():
@@ -317,6 +324,9 @@ class _Cascade:
             return "nothing reads it"
         shown = ", ".join(str(site) for site in sorted(set(sites), key=lambda s: (s.path, s.line))[:4])
         return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"
+
+
+_FIELD_WRITES = ("attribute", "class", "parameter", "keyword")
 
 
 def _constructed(facts: NameFacts) -> bool:

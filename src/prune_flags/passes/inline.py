@@ -13,7 +13,7 @@ from libcst.metadata import PositionProvider
 from prune_flags.constants import constant_node
 from prune_flags.passes.body import BodyEditor
 from prune_flags.passes.context import RewriteContext
-from prune_flags.passes.scopes import bound_names, module_bindings
+from prune_flags.passes.scopes import bound_names, flag_parameters, module_bindings
 
 
 class InlineFlags(BodyEditor):
@@ -85,14 +85,19 @@ class InlineFlags(BodyEditor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._not_reads.add(id(node.name))
 
-    def _shadowed(self, name: str) -> bool:
-        for scope in self.scopes:
-            if not isinstance(scope, cst.ClassDef):
-                if id(scope) not in self._bound:
-                    self._bound[id(scope)] = bound_names(scope)
-                if name in self._bound[id(scope)]:
-                    return True
-        return False
+    def _flag_named(self, name: str) -> str | None:
+        """The flag a bare name reads here: a parameter that is the flag (it defaults to the
+        flag's value), else a module-level flag not rebound by an enclosing scope."""
+        for scope in reversed(self.scopes):
+            if isinstance(scope, cst.ClassDef):
+                continue
+            if name in flag_parameters(scope, self.context.flags):
+                return name
+            if id(scope) not in self._bound:
+                self._bound[id(scope)] = bound_names(scope)
+            if name in self._bound[id(scope)]:
+                return None
+        return self._module_flags.get(name)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._not_reads.add(id(node.name))
@@ -107,12 +112,10 @@ class InlineFlags(BodyEditor):
         return self._inline(original_node, updated_node, flag.name)
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
-        flag_name = self._module_flags.get(updated_node.value)
-        if (
-            flag_name is None
-            or id(original_node) in self._not_reads
-            or self._shadowed(updated_node.value)
-        ):
+        if id(original_node) in self._not_reads:
+            return updated_node
+        flag_name = self._flag_named(updated_node.value)
+        if flag_name is None:
             return updated_node
         return self._inline(original_node, updated_node, flag_name)
 

@@ -6,6 +6,9 @@ from typing import Mapping
 
 import libcst as cst
 
+from prune_flags.config import Flag
+from prune_flags.constants import constant_value, same_value
+
 
 def module_bindings(module: cst.Module, flags: Mapping[str, object]) -> dict[str, str]:
     """Local name -> flag, for flags the module assigns at top level or imports by name."""
@@ -98,16 +101,27 @@ def bound_names(function: cst.CSTNode) -> frozenset[str]:
             binder._bind(for_in.target)
             for_in = for_in.inner_for_in
         return frozenset(binder.names)
-    params = function.params
-    names = {
-        param.name.value
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params)
-    }
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            names.add(star.name.value)
+    names = {param.name.value for param in all_params(function)}
     if isinstance(function, cst.FunctionDef):
         binder = _Binder()
         function.body.visit(binder)
         names |= binder.names - binder.globals
     return frozenset(names)
+
+
+def all_params(function: cst.FunctionDef | cst.Lambda) -> list[cst.Param]:
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    return every + [star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)]
+
+
+def flag_parameters(scope: cst.CSTNode, flags: Mapping[str, Flag]) -> frozenset[str]:
+    """Parameters of a function that are flags: named like one and defaulting to its value."""
+    if not isinstance(scope, (cst.FunctionDef, cst.Lambda)):
+        return frozenset()
+    found = set()
+    for param in all_params(scope):
+        flag = flags.get(param.name.value)
+        if flag is not None and param.default is not None and same_value(constant_value(param.default), flag.value):
+            found.add(flag.name)
+    return frozenset(found)

@@ -15,7 +15,7 @@ from typing import Callable
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from prune_flags.constants import UNKNOWN, bool_node, constant_value, truthiness
+from prune_flags.constants import UNKNOWN, bool_node, constant_node, constant_value, truthiness
 from prune_flags.passes.body import BodyEditor
 from prune_flags.passes.context import RewriteContext
 from prune_flags.purity import is_pure
@@ -33,6 +33,7 @@ _COMPARE: dict[type, Callable[[object, object], bool]] = {
     cst.IsNot: operator.is_not,
 }
 _SINGLETONS = (type(None), bool)
+_CONVERTERS: dict[str, Callable[[object], object]] = {"bool": bool, "int": int, "float": float, "str": str}
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
 
 
@@ -150,9 +151,13 @@ class SimplifyBooleans(BodyEditor):
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         func = updated_node.func
-        if not (isinstance(func, cst.Name) and func.value == "bool" and len(updated_node.args) == 1):
-            return updated_node
-        if updated_node.args[0].keyword or updated_node.args[0].star or not self._touched(original_node):
-            return updated_node
-        value = truthiness(updated_node.args[0].value)
-        return updated_node if value is None else bool_node(value)
+        converter = _CONVERTERS.get(func.value) if isinstance(func, cst.Name) else None
+        args = updated_node.args
+        if converter and len(args) == 1 and not args[0].keyword and not args[0].star and self._touched(original_node):
+            value = constant_value(args[0].value)
+            if value is not UNKNOWN:
+                try:
+                    return constant_node(converter(value))
+                except (TypeError, ValueError):
+                    pass  # int("x") raises at run time too: leave the call to do so
+        return super().leave_Call(original_node, updated_node)

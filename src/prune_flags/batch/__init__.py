@@ -1,0 +1,1 @@
+"""`prune-flags batch`: one cleanup campaign over many git repositories."""

@@ -1,0 +1,171 @@
+"""`prune-flags batch`: the options, checked before any repository is touched, and the run.
+
+Nothing heavy is imported here at module level, so that registering the command costs the
+other commands nothing: the engine, the process pool, Dask and rich load once the batch runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from contextlib import ExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+import typer
+
+from prune_flags.batch.executors import ExecutorKind
+
+if TYPE_CHECKING:
+    from prune_flags.batch.job import Campaign
+    from prune_flags.batch.repos import RefusedLine, RepoSpec
+    from prune_flags.batch.result import RepoResult
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+DEFAULT_WORKDIR = Path("prune-flags-batch")
+DEFAULT_REPORT_NAME = "batch-report.jsonl"
+
+
+def _usage(message: str) -> typer.Exit:
+    typer.echo(f"prune-flags: error: {message}", err=True)
+    return typer.Exit(EXIT_USAGE)
+
+
+def batch(
+    repos: Path = typer.Option(
+        ..., "--repos", help="File with one repository a line: a local path or an https:// URL; # comments."
+    ),
+    config: Path = typer.Option(..., "--config", help="TOML with the flags, as `apply --config` takes it."),
+    workdir: Path = typer.Option(
+        DEFAULT_WORKDIR, "--workdir", help="Where the clones and dry-run patches go; Dask workers must see it."
+    ),
+    branch: str = typer.Option("prune-flags", "--branch", help="The branch made from each default branch's head."),
+    message: Optional[str] = typer.Option(
+        None, "--message", help="Commit message (default: the flags and what removing each changed)."
+    ),
+    push: bool = typer.Option(False, "--push", help="Push the branch to origin (replacing it when it exists)."),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Commit nothing; write each repository's patch into the workdir."
+    ),
+    jobs: Optional[int] = typer.Option(
+        None, "-j", "--jobs", min=1, help="Repositories at a time (default: all cores; Dask: workers started)."
+    ),
+    executor: ExecutorKind = typer.Option(
+        ExecutorKind.local, "--executor", help="local: a process pool here; dask: a Dask cluster."
+    ),
+    scheduler: Optional[str] = typer.Option(
+        None, "--scheduler", help="Address of a running Dask scheduler (default: start a local cluster)."
+    ),
+    report: Optional[Path] = typer.Option(
+        None, "--report", help=f"JSON Lines report, also the state to resume from (default: WORKDIR/{DEFAULT_REPORT_NAME})."
+    ),
+) -> None:
+    """The same cleanup over many git repositories: clone, branch, prune, commit, push.
+
+    Running it again resumes: repositories done with the same config and default-branch head
+    are skipped, failed ones retried.
+
+    Exit 0: every repository succeeded; 1: some failed; 2: bad usage or config.
+
+    Example: prune-flags batch --repos repos.txt --config flags.toml --push -j 4
+    """
+    from prune_flags.batch.display import count_line, print_table, track
+    from prune_flags.batch.executors import ExecutorError, open_executor
+    from prune_flags.batch.job import failed
+    from prune_flags.batch.state import ReportLog
+
+    campaign, specs, refused = _prepare(repos, config, workdir, branch, message, push, dry_run, executor, scheduler)
+    report_file = report or campaign.workdir / DEFAULT_REPORT_NAME
+    previous = _previous(report_file)
+    if not specs and not refused:
+        typer.echo(f"prune-flags: {repos}: lists no repositories", err=True)
+        raise typer.Exit(0)
+    results: dict[int, RepoResult] = {}  # by line in the list
+    with ExitStack() as stack:
+        runner = None
+        if specs:
+            workers = min(jobs or os.cpu_count() or 1, len(specs))
+            try:
+                runner = stack.enter_context(open_executor(executor, workers, scheduler))
+            except ExecutorError as err:
+                raise _usage(str(err)) from None
+        log = stack.enter_context(ReportLog(report_file, previous))
+        for line in refused:
+            results[line.line] = failed(line.text, campaign, line.error)
+            log.add(results[line.line])
+        if runner is not None:
+            lines = {spec.source: spec.line for spec in specs}
+            tasks = [(spec, previous.get(spec.source)) for spec in specs]
+            for result in track(runner(tasks, campaign), len(tasks)):
+                results[lines[result.repo]] = result
+                log.add(result)
+        ordered = [results[line] for line in sorted(results)]
+        log.close([result.repo for result in ordered])
+    print_table(ordered)
+    counts = Counter(result.status for result in ordered)
+    typer.echo(f"{len(ordered)} repositories: {count_line(counts)}", err=True)
+    raise typer.Exit(EXIT_FAILED if counts["failed"] else 0)
+
+
+def _prepare(
+    repos: Path,
+    config: Path,
+    workdir: Path,
+    branch: str,
+    message: Optional[str],
+    push: bool,
+    dry_run: bool,
+    executor: ExecutorKind,
+    scheduler: Optional[str],
+) -> tuple[Campaign, list[RepoSpec], list[RefusedLine]]:
+    """The campaign and the list, or a usage error (exit 2) before any repository is touched."""
+    from prune_flags.batch.git import caller_identity, is_branch_name
+    from prune_flags.batch.job import Campaign
+    from prune_flags.batch.repos import read_repo_list
+    from prune_flags.config import ConfigError, load_config
+
+    if scheduler is not None and executor is not ExecutorKind.dask:
+        raise _usage("--scheduler needs --executor dask")
+    if push and dry_run:
+        raise _usage("--push and --dry-run exclude each other: a dry run commits nothing to push")
+    if not is_branch_name(branch):
+        raise _usage(f"--branch {branch!r} is not a valid git branch name")
+    if message is not None and not message.strip():
+        raise _usage("--message is empty; git refuses an empty commit message")
+    if not config.is_file():
+        raise _usage(f"{config}: --config: no such file")
+    try:
+        campaign_config = load_config([], config)
+    except ConfigError as err:
+        raise _usage(str(err)) from None
+    try:
+        specs, refused = read_repo_list(repos)
+    except OSError as err:
+        raise _usage(f"{repos}: --repos: cannot read: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise _usage(f"{repos}: --repos: not UTF-8 at byte {err.start}") from None
+    absolute_workdir = Path(os.path.abspath(workdir))
+    try:
+        absolute_workdir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise _usage(f"{workdir}: --workdir: cannot create: {err.strerror or err}") from None
+    campaign = Campaign(
+        config=campaign_config,
+        workdir=absolute_workdir,
+        branch=branch,
+        message=message,
+        push=push,
+        dry_run=dry_run,
+        identity=caller_identity(Path.cwd()),
+    )
+    return campaign, specs, refused
+
+
+def _previous(report_file: Path) -> dict[str, RepoResult]:
+    from prune_flags.batch.state import StateError, load_results
+
+    try:
+        return load_results(report_file)
+    except StateError as err:
+        raise _usage(f"--report: {err}") from None

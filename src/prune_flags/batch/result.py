@@ -1,0 +1,51 @@
+"""The outcome for one repository: a report line, and the record a later run resumes from."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Literal, Mapping, get_args
+
+Status = Literal["changed", "unchanged", "failed", "skipped"]
+STATUSES: tuple[str, ...] = get_args(Status)
+# A repository with one of these is done: a later run with the same config and head skips it.
+DONE: frozenset[str] = frozenset({"changed", "unchanged", "skipped"})
+
+
+@dataclass(frozen=True)
+class RepoResult:
+    repo: str  # the list's entry as git is given it (absolute path or URL): the key for resuming
+    status: Status
+    branch: str | None = None  # set when a commit was made on it
+    commit: str | None = None
+    files_changed: int = 0
+    error: str | None = None
+    lines_removed: int = 0
+    lines_added: int = 0
+    warnings: tuple[str, ...] = ()  # files skipped and flags not pruned for a conflicting write
+    pushed: bool = False
+    patch: str | None = None  # --dry-run: where the repository's patch was written
+    head: str | None = None  # the default branch's head the cleanup started from
+    config_hash: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        line = asdict(self)
+        line["warnings"] = list(self.warnings)
+        return line
+
+    @classmethod
+    def from_json(cls, line: Mapping[str, object]) -> RepoResult:
+        """The result a report line records; ValueError names the first field that is wrong."""
+        if not isinstance(line.get("repo"), str):
+            raise ValueError('"repo" is missing or not a string')
+        if line.get("status") not in STATUSES:
+            raise ValueError(f'"status" is {line.get("status")!r}; expected one of {", ".join(STATUSES)}')
+        known = {field.name for field in fields(cls)}
+        values = {key: value for key, value in line.items() if key in known}
+        for key in ("files_changed", "lines_removed", "lines_added"):
+            if not isinstance(values.get(key, 0), int):
+                raise ValueError(f'"{key}" is {values[key]!r}; expected a whole number')
+        warnings = values.get("warnings", [])
+        if not isinstance(warnings, list):
+            raise ValueError('"warnings" is not a list')
+        values["warnings"] = tuple(str(warning) for warning in warnings)
+        return cls(**values)  # type: ignore[arg-type]

@@ -1,0 +1,107 @@
+"""Parameters that are flags: `def f(..., use_x=False)` where use_x is fixed at False.
+
+Inline reads the parameter inside the body (see inline.py); once the flag has no reader
+left this pass removes the parameter, its entry in the docstring, and `use_x=<the same
+value>` from every call. A call that passes another value is a conflict found by the index
+before any file is touched, so what reaches here always agrees with the fixed value.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence, TypeVar
+
+import libcst as cst
+
+from prune_flags.constants import constant_value, same_value
+from prune_flags.docstrings import without_parameter
+from prune_flags.passes.body import BodyEditor
+from prune_flags.passes.scopes import flag_parameters
+
+Element = TypeVar("Element", cst.Param, cst.Arg)
+
+
+def without_element(elements: Sequence[Element], index: int) -> list[Element]:
+    """Drop one comma-separated element; the new last one takes the old last one's comma,
+    so a trailing comma (and the line break before the closing bracket) stays as it was."""
+    kept = [element for position, element in enumerate(elements) if position != index]
+    if index == len(elements) - 1 and kept:
+        kept[-1] = kept[-1].with_changes(comma=elements[index].comma)
+    return kept
+
+
+class PruneFlagParameters(BodyEditor):
+    def _dead_flag(self, name: str) -> bool:
+        return name in self.context.flags and name in self.context.dead_names
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        updated_node = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
+        dead = [name for name in flag_parameters(updated_node, self.context.flags) if self._dead_flag(name)]
+        if not dead:
+            return updated_node
+        params = updated_node.params
+        for name in dead:
+            death = self.context.dead_names[name]
+            self.record(original_node, "removed-parameter", f"parameter {name} is the flag: {death.reason}", death.flag)
+            params = _without_param(params, name)
+        body = updated_node.body
+        if isinstance(body, cst.IndentedBlock) and body.body:
+            body = body.with_changes(body=[_without_docs(body.body[0], dead), *body.body[1:]])
+        return updated_node.with_changes(params=params, body=body)
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
+        if not isinstance(result, cst.Call):
+            return result
+        args = list(result.args)
+        for index in reversed(range(len(args))):
+            arg = args[index]
+            if arg.keyword is None or not self._dead_flag(arg.keyword.value):
+                continue
+            flag = self.context.flags[arg.keyword.value]
+            if same_value(constant_value(arg.value), flag.value):
+                death = self.context.dead_names[flag.name]
+                self.record(original_node, "removed-argument", f"{flag.name}={flag.source} passes the fixed value", death.flag)
+                args = without_element(args, index)
+        return result.with_changes(args=args) if len(args) < len(result.args) else result
+
+
+def _without_param(params: cst.Parameters, name: str) -> cst.Parameters:
+    for field in ("posonly_params", "params", "kwonly_params"):
+        elements = list(getattr(params, field))
+        for index, param in enumerate(elements):
+            if param.name.value != name:
+                continue
+            if index == len(elements) - 1 and field != "kwonly_params" and _later_elements(params, field):
+                return params.with_changes(**{field: elements[:index]})  # the next group follows its comma
+            remaining = without_element(elements, index)
+            if field == "kwonly_params" and not remaining and isinstance(params.star_arg, cst.ParamStar):
+                return _without_bare_star(params)
+            return params.with_changes(**{field: remaining})
+    return params
+
+
+def _later_elements(params: cst.Parameters, field: str) -> bool:
+    later = {"posonly_params": ("params", "star_arg", "kwonly_params", "star_kwarg"), "params": ("star_arg", "kwonly_params", "star_kwarg")}
+    return any(getattr(params, name) not in (None, (), [], cst.MaybeSentinel.DEFAULT) for name in later.get(field, ()))
+
+
+def _without_bare_star(params: cst.Parameters) -> cst.Parameters:
+    """`def f(a, *, b=False)` without b: the bare `*` must go too, and the comma before it."""
+    changes: dict[str, object] = {"kwonly_params": (), "star_arg": cst.MaybeSentinel.DEFAULT}
+    if params.star_kwarg is None and params.params:
+        last = params.params[-1]
+        changes["params"] = [*params.params[:-1], last.with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+    return params.with_changes(**changes)
+
+
+def _without_docs(statement: cst.BaseStatement, names: list[str]) -> cst.BaseStatement:
+    """The docstring (if the body starts with one) without the parameters' entries."""
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+        return statement
+    expression = statement.body[0]
+    if not (isinstance(expression, cst.Expr) and isinstance(expression.value, cst.SimpleString)):
+        return statement
+    text = expression.value.value
+    for name in names:
+        text = without_parameter(text, name)
+    return statement.with_changes(body=[expression.with_changes(value=expression.value.with_changes(value=text))])
