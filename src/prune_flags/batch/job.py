@@ -154,7 +154,7 @@ class _Job:
         if not report.changed_files:
             return replace(result, warnings=_warnings(report))
         self._paths_inside(report)
-        self.patch.write_text(render_diff(report.changed_files), encoding="utf-8")
+        self.patch.write_bytes(render_diff(report.changed_files))
         return replace(_counted(result, report), patch=str(self.patch))
 
     def _commit(self, report: Report, result: RepoResult) -> RepoResult:

@@ -35,6 +35,7 @@ class Edit:
     statements: Statements = ()
     carry: Sequence[cst.EmptyLine] = ()  # lines for the next statement kept (or the block's footer)
     flattened: bool = False  # the statements come out of a folded branch
+    takes_docstring: bool = False  # a deleted field: the string documenting it right below goes too
 
 
 @dataclass
@@ -112,6 +113,17 @@ def is_empty(block: cst.BaseSuite) -> bool:
 def ends_flow(statement: cst.BaseStatement) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and isinstance(
         statement.body[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break)
+    )
+
+
+def is_attribute_docstring(statement: cst.BaseStatement) -> bool:
+    """A string right below a field, with no blank line between: the field's documentation."""
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and not statement.leading_lines
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
 
 
@@ -197,8 +209,14 @@ class BodyEditor(cst.CSTTransformer):
         self, originals: Statements, statements: Statements
     ) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
         block = _BlockBuilder()
+        documented = False
         for index, (original, statement) in enumerate(zip(originals, statements)):
+            if documented and is_attribute_docstring(statement):
+                block.carry(detached_lines(statement.leading_lines))
+                documented = False
+                continue
             edit = self._edit(original, statement)
+            documented = edit.takes_docstring
             if not edit.statements:
                 block.carry(edit.carry)
             for new in edit.statements:
@@ -224,7 +242,8 @@ class BodyEditor(cst.CSTTransformer):
             assert isinstance(original, cst.SimpleStatementLine)
             statement = statement.with_changes(body=self._small_statements(original, statement))
             if not statement.body:
-                return Edit(carry=detached_lines(statement.leading_lines))
+                field_level = self.in_class_body or self.at_module_level
+                return Edit(carry=detached_lines(statement.leading_lines), takes_docstring=field_level)
         edit = self.edit_statement(original, statement)
         if edit is not None:
             return edit
