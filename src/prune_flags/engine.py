@@ -201,7 +201,7 @@ class _Cascade:
         except (SyntaxError, FileFailure) as err:
             return f"internal error while pruning {flags}: the result does not parse ({err}); left untouched"
         except Exception as err:  # a bug of ours must cost one file, never the run
-            return f"internal error while pruning {flags}: {type(err).__name__}: {err}; left untouched"
+            return f"internal error while pruning {flags}: {_brief(err)}; left untouched"
         if again.text != text:
             return f"internal error while pruning {flags}: a second run would change the result again; left untouched"
         return None
@@ -224,7 +224,7 @@ class _Cascade:
                 continue
             except Exception as error:  # a bug of ours must cost one file, never the run
                 flags = ", ".join(sorted(self.flags))
-                self.repository.skipped[path] = f"internal error while pruning {flags}: {type(error).__name__}: {error}"
+                self.repository.skipped[path] = f"internal error while pruning {flags}: {_brief(error)}"
                 self.results.pop(path, None)
                 continue
             self.results[path] = result
@@ -254,7 +254,9 @@ class _Cascade:
                         globals_.add(name)
                     causes.setdefault(name, flag)
         # A name nothing writes has nothing to remove: a cheap text test spares parsing its readers.
-        fields = {name for name in fields - set(self.dead) if self.repository.mentioning_write(name)}
+        fields = {
+            name for name in fields - set(self.dead) if name in self.flags or self.repository.mentioning_write(name)
+        }
         names = frozenset(fields | globals_)
         facts = self.repository.facts(names)
         dead_fields = {
@@ -326,7 +328,13 @@ class _Cascade:
         return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"
 
 
-_FIELD_WRITES = ("attribute", "class", "parameter", "keyword")
+_FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option")
+
+
+def _brief(error: Exception) -> str:
+    """An unexpected error in one line: its type and the start of its message."""
+    first = str(error).strip().split("\n", 1)[0]
+    return f"{type(error).__name__}: {first[:200]}"
 
 
 def _constructed(facts: NameFacts) -> bool:

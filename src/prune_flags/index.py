@@ -15,6 +15,7 @@ from typing import Iterable
 
 from prune_flags.constants import UNKNOWN
 from prune_flags.purity import PURE_BUILTINS
+from prune_flags.shapes import CLICK_OPTIONS, OPTION_METHODS, option_dest
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,15 @@ def _dotted(node: ast.expr) -> str:
     if isinstance(node, ast.Name):
         parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+def _option_dest(call: ast.Call) -> str | None:
+    func = _dotted(call.func)
+    if not (func.rsplit(".", 1)[-1] in OPTION_METHODS or func in CLICK_OPTIONS):
+        return None
+    strings = [arg.value for arg in call.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
+    explicit = next((literal(k.value) for k in call.keywords if k.arg == "dest"), None)
+    return option_dest(strings, explicit if isinstance(explicit, str) else None)
 
 
 def literal(node: ast.expr | None) -> object:
@@ -294,6 +304,16 @@ class _Scanner(ast.NodeVisitor):
                 self._of(keyword.arg).writes.append(
                     Write(self._site(keyword), "keyword", self._value(keyword.value, keyword.arg))
                 )
+        dest = _option_dest(node)
+        if dest in self.names:
+            # The option defines the flag (the user declared it stale): a definition, not a read.
+            self._of(dest).writes.append(Write(self._site(node), "option", ITSELF))
+            for child in (node.func, *node.args):
+                self.visit(child)
+            for keyword in node.keywords:
+                if keyword.arg != "dest":
+                    self.visit(keyword.value)
+            return
         if _dotted(func).endswith(ENVIRON_SETTERS) and len(node.args) == 2:
             key = literal(node.args[0])
             if isinstance(key, str) and key in self.names:

@@ -76,3 +76,22 @@ def parse_shape(pattern: str) -> CallShape:
     if any(keyword.arg == _PLACEHOLDER for keyword in call.keywords):
         return CallShape(func, None, True, more)
     raise ShapeError(f"{pattern!r}: {{name}} must be an argument or a keyword of the call")
+
+
+OPTION_METHODS = ("add_argument", "add_option")  # argparse, optparse
+CLICK_OPTIONS = ("click.option", "option", "click.argument")
+
+
+def option_dest(option_strings: list[str], explicit: str | None) -> str | None:
+    """The attribute an argparse/click option fills: `dest=`, else the first long option
+    (`--use-x` -> use_x), else the first short one, else a positional name."""
+    if explicit:
+        return explicit
+    longs = [s for s in option_strings if s.startswith("--")]
+    if longs:
+        return longs[0][2:].replace("-", "_")
+    shorts = [s for s in option_strings if s.startswith("-")]
+    if shorts:
+        return shorts[0][1:].replace("-", "_")
+    plain = [s for s in option_strings if s.isidentifier()]
+    return plain[0] if plain else None

@@ -1,7 +1,7 @@
 """`prune-flags batch`: the options, checked before any repository is touched, and the run.
 
-Nothing heavy is imported here at module level, so that registering the command costs the
-other commands nothing: the engine, the process pool, Dask and rich load once the batch runs.
+Registering the command costs the other commands little: the engine, Dask and rich are
+imported only where a batch uses them.
 """
 
 from __future__ import annotations
@@ -10,16 +10,18 @@ import os
 from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import ContextManager, Optional
 
 import typer
 
-from prune_flags.batch.executors import ExecutorKind
-
-if TYPE_CHECKING:
-    from prune_flags.batch.job import Campaign
-    from prune_flags.batch.repos import RefusedLine, RepoSpec
-    from prune_flags.batch.result import RepoResult
+from prune_flags.batch.display import count_line, print_table, track
+from prune_flags.batch.executors import ExecutorError, ExecutorKind, Runner, open_executor
+from prune_flags.batch.git import caller_identity, is_branch_name
+from prune_flags.batch.job import Campaign, failed
+from prune_flags.batch.repos import RefusedLine, RepoSpec, read_repo_list
+from prune_flags.batch.result import RepoResult
+from prune_flags.batch.state import ReportLog, StateError, load_results
+from prune_flags.config import ConfigError, load_config
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -34,31 +36,51 @@ def _usage(message: str) -> typer.Exit:
 
 def batch(
     repos: Path = typer.Option(
-        ..., "--repos", help="File with one repository a line: a local path or an https:// URL; # comments."
+        ...,
+        "--repos",
+        help="File with one repository a line: a local path or an https:// URL; # comments.",
     ),
-    config: Path = typer.Option(..., "--config", help="TOML with the flags, as `apply --config` takes it."),
+    config: Path = typer.Option(
+        ..., "--config", help="TOML with the flags, as `apply --config` takes it."
+    ),
     workdir: Path = typer.Option(
-        DEFAULT_WORKDIR, "--workdir", help="Where the clones and dry-run patches go; Dask workers must see it."
+        DEFAULT_WORKDIR,
+        "--workdir",
+        help="Where the clones and dry-run patches go; Dask workers must see it.",
     ),
-    branch: str = typer.Option("prune-flags", "--branch", help="The branch made from each default branch's head."),
+    branch: str = typer.Option(
+        "prune-flags", "--branch", help="The branch made from each default branch's head."
+    ),
     message: Optional[str] = typer.Option(
-        None, "--message", help="Commit message (default: the flags and what removing each changed)."
+        None,
+        "--message",
+        help="Commit message (default: the flags and what removing each changed).",
     ),
-    push: bool = typer.Option(False, "--push", help="Push the branch to origin (replacing it when it exists)."),
+    push: bool = typer.Option(
+        False, "--push", help="Push the branch to origin (replacing it when it exists)."
+    ),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Commit nothing; write each repository's patch into the workdir."
     ),
     jobs: Optional[int] = typer.Option(
-        None, "-j", "--jobs", min=1, help="Repositories at a time (default: all cores; Dask: workers started)."
+        None,
+        "-j",
+        "--jobs",
+        min=1,
+        help="Repositories at a time (default: all cores; Dask: workers started).",
     ),
     executor: ExecutorKind = typer.Option(
         ExecutorKind.local, "--executor", help="local: a process pool here; dask: a Dask cluster."
     ),
     scheduler: Optional[str] = typer.Option(
-        None, "--scheduler", help="Address of a running Dask scheduler (default: start a local cluster)."
+        None,
+        "--scheduler",
+        help="Address of a running Dask scheduler (default: start a local cluster).",
     ),
     report: Optional[Path] = typer.Option(
-        None, "--report", help=f"JSON Lines report, also the state to resume from (default: WORKDIR/{DEFAULT_REPORT_NAME})."
+        None,
+        "--report",
+        help=f"JSON Lines report, also the state to resume from (default: WORKDIR/{DEFAULT_REPORT_NAME}).",
     ),
 ) -> None:
     """The same cleanup over many git repositories: clone, branch, prune, commit, push.
@@ -70,26 +92,39 @@ def batch(
 
     Example: prune-flags batch --repos repos.txt --config flags.toml --push -j 4
     """
-    from prune_flags.batch.display import count_line, print_table, track
-    from prune_flags.batch.executors import ExecutorError, open_executor
-    from prune_flags.batch.job import failed
-    from prune_flags.batch.state import ReportLog
-
-    campaign, specs, refused = _prepare(repos, config, workdir, branch, message, push, dry_run, executor, scheduler)
+    campaign, specs, refused = _prepare(
+        repos, config, workdir, branch, message, push, dry_run, executor, scheduler
+    )
     report_file = report or campaign.workdir / DEFAULT_REPORT_NAME
     previous = _previous(report_file)
     if not specs and not refused:
         typer.echo(f"prune-flags: {repos}: lists no repositories", err=True)
         raise typer.Exit(0)
+    workers = min(jobs or os.cpu_count() or 1, max(len(specs), 1))
+    try:
+        executor_context = open_executor(executor, workers, scheduler) if specs else None
+        results = _run(campaign, specs, refused, previous, report_file, executor_context)
+    except ExecutorError as err:
+        raise _usage(str(err)) from None
+    print_table(results)
+    counts: Counter[str] = Counter(result.status for result in results)
+    typer.echo(f"{len(results)} repositories: {count_line(counts)}", err=True)
+    raise typer.Exit(EXIT_FAILED if counts["failed"] else 0)
+
+
+def _run(
+    campaign: Campaign,
+    specs: list[RepoSpec],
+    refused: list[RefusedLine],
+    previous: dict[str, RepoResult],
+    report_file: Path,
+    executor: ContextManager[Runner] | None,
+) -> list[RepoResult]:
+    """Every line's result, in the list's order; each goes into the report as it arrives."""
     results: dict[int, RepoResult] = {}  # by line in the list
     with ExitStack() as stack:
-        runner = None
-        if specs:
-            workers = min(jobs or os.cpu_count() or 1, len(specs))
-            try:
-                runner = stack.enter_context(open_executor(executor, workers, scheduler))
-            except ExecutorError as err:
-                raise _usage(str(err)) from None
+        # The executor starts first: when it cannot (exit 2), the report is left as it was.
+        runner = stack.enter_context(executor) if executor is not None else None
         log = stack.enter_context(ReportLog(report_file, previous))
         for line in refused:
             results[line.line] = failed(line.text, campaign, line.error)
@@ -102,10 +137,7 @@ def batch(
                 log.add(result)
         ordered = [results[line] for line in sorted(results)]
         log.close([result.repo for result in ordered])
-    print_table(ordered)
-    counts = Counter(result.status for result in ordered)
-    typer.echo(f"{len(ordered)} repositories: {count_line(counts)}", err=True)
-    raise typer.Exit(EXIT_FAILED if counts["failed"] else 0)
+    return ordered
 
 
 def _prepare(
@@ -120,11 +152,6 @@ def _prepare(
     scheduler: Optional[str],
 ) -> tuple[Campaign, list[RepoSpec], list[RefusedLine]]:
     """The campaign and the list, or a usage error (exit 2) before any repository is touched."""
-    from prune_flags.batch.git import caller_identity, is_branch_name
-    from prune_flags.batch.job import Campaign
-    from prune_flags.batch.repos import read_repo_list
-    from prune_flags.config import ConfigError, load_config
-
     if scheduler is not None and executor is not ExecutorKind.dask:
         raise _usage("--scheduler needs --executor dask")
     if push and dry_run:
@@ -163,8 +190,6 @@ def _prepare(
 
 
 def _previous(report_file: Path) -> dict[str, RepoResult]:
-    from prune_flags.batch.state import StateError, load_results
-
     try:
         return load_results(report_file)
     except StateError as err:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 import typer
 
@@ -49,8 +49,8 @@ def _progress_bar(results: Iterable[RepoResult], total: int) -> Iterator[RepoRes
             yield result
 
 
-def count_line(counts: Counter[str], markup: bool = False) -> str:
-    parts = (f"{counts[status]} {status}" for status in STATUSES)
+def count_line(counts: Mapping[str, int], markup: bool = False) -> str:
+    parts = (f"{counts.get(status, 0)} {status}" for status in STATUSES)
     if markup:
         parts = (f"[{_STYLES[status]}]{part}[/]" for status, part in zip(STATUSES, parts))
     return ", ".join(parts)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from distributed import Client
     from distributed import Future as DaskFuture
 
-Task = tuple[RepoSpec, "RepoResult | None"]  # a repository and its result from an earlier run
+Task = tuple[RepoSpec, RepoResult | None]  # a repository and its result from an earlier run
 Runner = Callable[[Sequence[Task], Campaign], Iterator[RepoResult]]
 DASK_CONNECT_TIMEOUT = "20s"
 
@@ -63,7 +63,9 @@ def _pool_completed(
         try:
             yield future.result()
         except Exception as err:  # noqa: BLE001 - a dead worker fails its repository only
-            yield failed(futures[future].source, campaign, f"worker lost: {type(err).__name__}: {err}")
+            yield failed(
+                futures[future].source, campaign, f"worker lost: {type(err).__name__}: {err}"
+            )
 
 
 @contextmanager
@@ -71,9 +73,7 @@ def _dask_client(jobs: int, scheduler: str | None) -> Iterator[Client]:
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise ExecutorError(
-            "--executor dask needs Dask: pip install 'prune-flags[dask]'"
-        ) from None
+        raise ExecutorError("--executor dask needs Dask: pip install 'prune-flags[dask]'") from None
     if scheduler is None:
         cluster = LocalCluster(
             n_workers=jobs,
@@ -93,10 +93,12 @@ def _dask_client(jobs: int, scheduler: str | None) -> Iterator[Client]:
         yield client
 
 
-def _dask_results(client: Client, tasks: Sequence[Task], campaign: Campaign) -> Iterator[RepoResult]:
+def _dask_results(
+    client: Client, tasks: Sequence[Task], campaign: Campaign
+) -> Iterator[RepoResult]:
     from distributed import as_completed as dask_completed
 
-    specs = {}
+    specs: dict[object, RepoSpec] = {}
     futures = []
     for spec, previous in tasks:
         future = client.submit(process_repo, spec, campaign, previous, pure=False)
@@ -106,10 +108,12 @@ def _dask_results(client: Client, tasks: Sequence[Task], campaign: Campaign) -> 
 
 
 def _dask_completed(
-    completed: Iterable[DaskFuture], specs: dict[str, RepoSpec], campaign: Campaign
+    completed: Iterable[DaskFuture[RepoResult]], specs: dict[object, RepoSpec], campaign: Campaign
 ) -> Iterator[RepoResult]:
     for future in completed:
         try:
             yield future.result()
         except Exception as err:  # noqa: BLE001 - a lost worker or task fails its repository only
-            yield failed(specs[future.key].source, campaign, f"worker lost: {type(err).__name__}: {err}")
+            yield failed(
+                specs[future.key].source, campaign, f"worker lost: {type(err).__name__}: {err}"
+            )

@@ -112,10 +112,11 @@ def caller_identity(cwd: Path) -> Identity:
 
 
 def is_branch_name(name: str) -> bool:
+    # git would read "-x" as an option of `checkout -B`; check-ref-format --branch refuses HEAD.
     if name.startswith("-"):
         return False
     try:
-        _run(["check-ref-format", f"refs/heads/{name}"], Path("/"), dict(os.environ))
+        _run(["check-ref-format", "--branch", name], Path("/"), dict(os.environ))
     except GitError:
         return False
     return True

@@ -71,7 +71,9 @@ def process_repo(
             return _Job(spec, campaign, git).run(previous)
     except (RepoError, GitError, ConfigError, OSError) as err:
         return failed(spec.source, campaign, str(err))
-    except Exception as err:  # noqa: BLE001 - a fault on one repository's code must not end the batch
+    except (
+        Exception
+    ) as err:  # noqa: BLE001 - a fault on one repository's code must not end the batch
         return failed(spec.source, campaign, f"internal error: {type(err).__name__}: {err}")
 
 
@@ -112,7 +114,15 @@ class _Job:
         """Clone, or fetch into the clone already there; the default branch's name and head."""
         clone, git = self.clone, self.git
         if not clone.exists():
-            git(self.campaign.workdir, "clone", "-q", "--no-checkout", "--", self.spec.source, str(clone))
+            git(
+                self.campaign.workdir,
+                "clone",
+                "-q",
+                "--no-checkout",
+                "--",
+                self.spec.source,
+                str(clone),
+            )
         else:
             self._check_existing_clone()
             git(clone, "fetch", "-q", "--prune", "--", "origin")
@@ -142,7 +152,9 @@ class _Job:
         if self.campaign.dry_run:
             git(self.clone, "checkout", "-q", "-f", "--detach", head, "--")
         elif branch == default_branch:
-            raise RepoError(f"--branch {branch} is this repository's default branch; choose another")
+            raise RepoError(
+                f"--branch {branch} is this repository's default branch; choose another"
+            )
         else:
             git(self.clone, "checkout", "-q", "-f", "-B", branch, head, "--")
         # Leftovers of an interrupted run (a temporary file beside a rewritten one) must not
@@ -175,7 +187,16 @@ class _Job:
             ref = f"refs/heads/{campaign.branch}"
             # The branch restarts from the default head on every redo, so it is replaced; the
             # lease refuses when someone pushed to it since the fetch.
-            git(self.clone, "push", "-q", "--no-verify", f"--force-with-lease={ref}", "--", "origin", f"{ref}:{ref}")
+            git(
+                self.clone,
+                "push",
+                "-q",
+                "--no-verify",
+                f"--force-with-lease={ref}",
+                "--",
+                "origin",
+                f"{ref}:{ref}",
+            )
         counted = _counted(result, report)
         return replace(counted, branch=campaign.branch, commit=commit, pushed=campaign.push)
 
@@ -222,7 +243,11 @@ def commit_message(report: Report, config: Config) -> str:
     """A subject naming the flags, then each flag's value and how much its removal changed."""
     names = [flag.name for flag in config.flags]
     plural = "s" if len(names) > 1 else ""
-    subject = f"Remove stale flag{plural} {', '.join(names)}" if len(names) <= 3 else f"Remove {len(names)} stale flags"
+    subject = (
+        f"Remove stale flag{plural} {', '.join(names)}"
+        if len(names) <= 3
+        else f"Remove {len(names)} stale flags"
+    )
     changes: Counter[str] = Counter()
     files: dict[str, set[str]] = {name: set() for name in names}
     for result in report.changed_files:

@@ -61,7 +61,9 @@ def _own_table(clone: Path) -> tuple[Path, Mapping[str, object]] | None:
 def _refuse_link_out(path: Path, clone: Path) -> None:
     real, root = os.path.realpath(path), os.path.realpath(clone)
     if os.path.commonpath([real, root]) != root:
-        raise ConfigError(str(path), "(file)", "is a symlink leading out of the repository; not read")
+        raise ConfigError(
+            str(path), "(file)", "is a symlink leading out of the repository; not read"
+        )
 
 
 def _union(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ...]:

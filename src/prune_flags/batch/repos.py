@@ -82,9 +82,13 @@ def _source(entry: str, base: Path) -> str:
     if scheme and scheme.group(1) == "https":
         return _https_url(entry)
     if scheme:
-        raise RefusedError(f"{scheme.group(1)}:// is not accepted; use an https:// URL or a local path")
+        raise RefusedError(
+            f"{scheme.group(1)}:// is not accepted; use an https:// URL or a local path"
+        )
     if _scp_like(entry):
-        raise RefusedError("ssh addresses (host:path) are not accepted; use an https:// URL or a local path")
+        raise RefusedError(
+            "ssh addresses (host:path) are not accepted; use an https:// URL or a local path"
+        )
     if _CONTROL_CHARACTERS.search(entry):
         raise RefusedError("contains control characters")
     return os.path.abspath(base / os.path.expanduser(entry))
@@ -139,8 +143,12 @@ def _unique_names(specs: list[RepoSpec]) -> list[RepoSpec]:
     # comes from the source, so each keeps its directory whatever the order of the list.
     counts = Counter(spec.name for spec in specs)
     return [
-        replace(spec, name=f"{spec.name}-{hashlib.sha256(spec.source.encode()).hexdigest()[:8]}")
-        if counts[spec.name] > 1
-        else spec
+        (
+            replace(
+                spec, name=f"{spec.name}-{hashlib.sha256(spec.source.encode()).hexdigest()[:8]}"
+            )
+            if counts[spec.name] > 1
+            else spec
+        )
         for spec in specs
     ]

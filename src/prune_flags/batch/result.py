@@ -38,7 +38,9 @@ class RepoResult:
         if not isinstance(line.get("repo"), str):
             raise ValueError('"repo" is missing or not a string')
         if line.get("status") not in STATUSES:
-            raise ValueError(f'"status" is {line.get("status")!r}; expected one of {", ".join(STATUSES)}')
+            raise ValueError(
+                f'"status" is {line.get("status")!r}; expected one of {", ".join(STATUSES)}'
+            )
         known = {field.name for field in fields(cls)}
         values = {key: value for key, value in line.items() if key in known}
         for key in ("files_changed", "lines_removed", "lines_added"):

@@ -66,7 +66,9 @@ class ReportLog:
         listed = dict.fromkeys(repo for repo in order if repo in self._latest)
         others = [repo for repo in self._latest if repo not in listed]
         text = "".join(_line(self._latest[repo]) for repo in (*others, *listed))
-        descriptor, temporary = tempfile.mkstemp(prefix=f".{self._path.name}.", dir=self._path.parent)
+        descriptor, temporary = tempfile.mkstemp(
+            prefix=f".{self._path.name}.", dir=self._path.parent
+        )
         with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
             stream.write(text)
         os.replace(temporary, self._path)

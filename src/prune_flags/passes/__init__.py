@@ -8,12 +8,13 @@ from prune_flags.passes.fold import FoldBranches
 from prune_flags.passes.imports import RemoveUnusedImports
 from prune_flags.passes.inline import InlineFlags
 from prune_flags.passes.lookups import InlineLookups
+from prune_flags.passes.options import PruneOptions
 from prune_flags.passes.params import PruneFlagParameters
 from prune_flags.passes.prune import PruneDeadWrites
 from prune_flags.passes.simplify import SimplifyBooleans
 
 
-class Rewriter(InlineLookups, InlineFlags, SimplifyBooleans, FoldBranches, PruneDeadWrites, PruneFlagParameters):
+class Rewriter(InlineLookups, InlineFlags, SimplifyBooleans, FoldBranches, PruneDeadWrites, PruneFlagParameters, PruneOptions):
     """Inline (lookups by name, then plain reads) -> simplify -> fold -> prune, in one traversal."""
 
 

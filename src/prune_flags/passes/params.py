@@ -35,7 +35,8 @@ class PruneFlagParameters(BodyEditor):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         updated_node = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
-        dead = [name for name in flag_parameters(updated_node, self.context.flags) if self._dead_flag(name)]
+        # Decided on the original: the option decorator that makes a click parameter a flag may be gone by now.
+        dead = [name for name in flag_parameters(original_node, self.context.flags) if self._dead_flag(name)]
         if not dead:
             return updated_node
         params = updated_node.params

@@ -8,6 +8,7 @@ import libcst as cst
 
 from prune_flags.config import Flag
 from prune_flags.constants import constant_value, same_value
+from prune_flags.passes.options import click_flags
 
 
 def module_bindings(module: cst.Module, flags: Mapping[str, object]) -> dict[str, str]:
@@ -119,7 +120,7 @@ def flag_parameters(scope: cst.CSTNode, flags: Mapping[str, Flag]) -> frozenset[
     """Parameters of a function that are flags: named like one and defaulting to its value."""
     if not isinstance(scope, (cst.FunctionDef, cst.Lambda)):
         return frozenset()
-    found = set()
+    found = {name for name in click_flags(scope) if name in flags} if isinstance(scope, cst.FunctionDef) else set()
     for param in all_params(scope):
         flag = flags.get(param.name.value)
         if flag is not None and param.default is not None and same_value(constant_value(param.default), flag.value):

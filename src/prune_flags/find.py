@@ -1,0 +1,970 @@
+"""Discovery: names that hold one literal everywhere and are read in a condition, i.e. stale flags.
+
+Three steps. `scan_file` parses each file once with the standard `ast` and records, per
+name, its literal definitions, everything else that could give it a value, and its reads
+(in parallel when the tree is large). `discover` merges those facts across the repository
+and keeps a name only if nothing anywhere can give it another value; this is conservative
+by name, as the engine is: `node.x = y` in any file disqualifies every `x`. `measure` then
+runs the real engine with the name as the only flag, over the files that mention it, and
+counts the branches it folds and the lines it removes; a candidate it cannot change is dropped.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import gc
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+from prune_flags.config import Config, Flag, find_project_root
+from prune_flags.constants import UNKNOWN
+from prune_flags.files import SourceError, discover_python_files, read_source
+from prune_flags.index import Site, attribute_load_counts, literal
+from prune_flags.report import Report, Skipped
+
+# Kinds of definition a candidate is listed with; "parameter" ones are also local bindings.
+ATTRIBUTE, CLASS_ATTRIBUTE, FIELD, MODULE_CONSTANT, PARAMETER = (
+    "attribute", "class-attribute", "field", "module-constant", "parameter",
+)  # fmt: skip
+BRANCH_ACTIONS = frozenset({"removed-branch", "folded-branch", "folded-branch-kept-call", "removed-loop"})
+
+# Calls that write an attribute named by a string argument: setattr(obj, "x", v),
+# monkeypatch.setattr(obj, "x", v), mock.patch("pkg.mod.x"), patch.object(obj, "x").
+WRITER_CALLS = frozenset({"setattr", "delattr", "__setattr__", "__delattr__", "patch", "object", "setitem"})
+# Command-line options whose destination becomes a name: argparse, optparse, click, typer.
+OPTION_CALLS = frozenset({"add_argument", "add_option", "option", "Option", "argument", "Argument"})
+READER_CALLS = frozenset({"getattr", "hasattr"})
+ENVIRONMENT_CALLS = frozenset({"getenv", "putenv", "unsetenv", "get", "pop", "setdefault"})
+# Class decorators that leave class-body literals as plain attributes or constructor fields.
+FIELD_DECORATORS = frozenset({"dataclass", "define", "frozen", "mutable", "s", "attrs"})
+HARMLESS_DECORATORS = FIELD_DECORATORS | {"total_ordering", "final", "runtime_checkable"}
+FUNCTION_DECORATORS = frozenset({"staticmethod", "classmethod"})
+# Bases whose instances keep ordinary attribute semantics; any other base outside the
+# repository may write attributes we cannot see (torch.nn.Module sets `training`).
+SAFE_BASES = frozenset(
+    {"ABC", "Generic", "Protocol", "NamedTuple"}
+    | {name for name, value in vars(builtins).items() if isinstance(value, type)}
+)
+# Builtins whose results are objects from outside the repository (open(f).closed), but
+# not type(self).x or super().x, which read the repository's own classes.
+EXTERNAL_BUILTINS = frozenset(dir(builtins)) - {"type", "super", "object", "self", "cls"}
+PARALLEL_MIN_BYTES = 2_000_000  # below this one process parses faster than a pool starts
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A literal definition of a name: `self.x = False`, `X = 3`, `x: bool = False`, `def f(x=None)`."""
+
+    name: str
+    site: Site
+    kind: str
+    value: object
+    owner: str | None = None  # the enclosing class
+    position: int | None = None  # a field's place among its class's fields; a parameter's positional place
+    function: str | None = None  # a parameter's function
+    method: bool = False  # a parameter's function is bound to its first argument
+
+
+@dataclass(frozen=True)
+class ClassFacts:
+    name: str
+    bases: tuple[str | None, ...]  # None: a base that is not a plain name (a call, a subscript of a call)
+    plain_header: bool  # no metaclass, keywords or decorators that could change what its attributes hold
+    has_fields: bool  # dataclass-like: its annotated class-body names are constructor parameters
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What one file tells about every name: picklable, so workers can send it back."""
+
+    path: str
+    definitions: tuple[Definition, ...] = ()
+    disqualified: frozenset[str] = frozenset()  # names something here may give another value
+    local_bindings: frozenset[str] = frozenset()  # names bound in functions (disqualify parameters only)
+    stored: frozenset[str] = frozenset()  # attribute, class-level and module-level names bound here
+    mentions: frozenset[str] = frozenset()  # every name and identifier string in the code
+    reads: Mapping[str, int] = field(default_factory=dict)  # x.name, module-level names, getattr(o, "name")
+    condition_reads: Mapping[str, int] = field(default_factory=dict)
+    name_reads: Mapping[str, int] = field(default_factory=dict)  # every bare name, for parameters
+    name_condition_reads: Mapping[str, int] = field(default_factory=dict)
+    environment: frozenset[str] = frozenset()  # environment variable names read or written
+    imports: tuple[tuple[str, bool], ...] = ()  # (name, from a repository module) for `from m import name`
+    calls: Mapping[str, int] = field(default_factory=dict)  # callee name -> most positional arguments
+    splat_calls: frozenset[str] = frozenset()  # callee names called with *args or **kwargs
+    value_refs: frozenset[str] = frozenset()  # names used other than as a callee (callbacks, partial)
+    classes: tuple[ClassFacts, ...] = ()
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    name: str
+    value: object
+    kinds: tuple[str, ...]
+    definitions: tuple[Site, ...]
+    reads: int
+    condition_reads: int
+    branches: int = 0
+    lines_removed: int = 0
+    lines_added: int = 0
+    changed_files: tuple[str, ...] = ()
+
+    @property
+    def source(self) -> str:
+        return repr(self.value)
+
+    @property
+    def lines(self) -> int:
+        """Lines that would go: removed minus added (a fold dedents the live branch)."""
+        return self.lines_removed - self.lines_added
+
+
+@dataclass(frozen=True)
+class FindResult:
+    candidates: tuple[Candidate, ...]
+    files: int
+    skipped: tuple[Skipped, ...] = ()
+
+
+# -- scanning one file -----------------------------------------------------------------------
+
+
+def _is_plain(value: object) -> bool:
+    """Values a flag can be fixed at: immutable literals whose repr reads back as themselves."""
+    if isinstance(value, tuple):
+        return all(_is_plain(item) for item in value)
+    if isinstance(value, float):
+        return value == value and value not in (float("inf"), float("-inf"))
+    return value is None or isinstance(value, (bool, int, str))
+
+
+def _plain_literal(node: ast.expr | None) -> object:
+    value = literal(node)
+    return value if value is not UNKNOWN and _is_plain(value) else UNKNOWN
+
+
+def _callee(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _root(node: ast.expr) -> str | None:
+    """The name an attribute chain starts from: `torch` in torch.cuda.current_device().x."""
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        elif isinstance(node, ast.Call):
+            node = node.func
+        else:
+            return None
+
+
+def _option_destination(option: str) -> str:
+    """argparse/click destination of an option string: "--no-fast/--fast" -> "no_fast"."""
+    return option.lstrip("-").split("/")[0].replace("-", "_")
+
+
+@dataclass
+class _Scope:
+    kind: str  # "module", "class", "function", "comprehension"
+    name: str | None = None  # a class's name
+    has_fields: bool = False
+    field_count: int = 0
+    global_names: set[str] = field(default_factory=set)
+
+
+class _Scanner:
+    """One pass over a module's tree; every handler records facts, then visits what it holds."""
+
+    def __init__(self, path: str, internal_modules: frozenset[str]) -> None:
+        self.path = path
+        self.internal_modules = internal_modules
+        self.definitions: list[Definition] = []
+        self.disqualified: set[str] = set()
+        self.local_bindings: set[str] = set()
+        self.stored: set[str] = set()
+        self.module_names: set[str] = set()  # bound at module level: their bare reads are flag reads
+        self.mentions: set[str] = set()
+        self.attribute_reads: Counter[str] = Counter()
+        self.attribute_condition_reads: Counter[str] = Counter()
+        self.name_reads: Counter[str] = Counter()
+        self.name_condition_reads: Counter[str] = Counter()
+        self.environment: set[str] = set()
+        self.imports: list[tuple[str, bool]] = []
+        self.calls: dict[str, int] = {}
+        self.splat_calls: set[str] = set()
+        self.value_refs: set[str] = set()
+        self.classes: list[ClassFacts] = []
+        self.external: set[str] = set(EXTERNAL_BUILTINS)
+        self.scopes = [_Scope("module")]
+        self.condition = 0  # > 0 inside an if/while/ternary test, an assert, a boolean operand
+        self.handlers: dict[type, Callable[..., None]] = {
+            ast.Assign: self.assign, ast.AnnAssign: self.ann_assign, ast.AugAssign: self.rebind,
+            ast.Delete: self.rebind, ast.For: self.loop, ast.AsyncFor: self.loop,
+            ast.With: self.with_, ast.AsyncWith: self.with_, ast.ExceptHandler: self.except_handler,
+            ast.Import: self.import_, ast.ImportFrom: self.import_from,
+            ast.FunctionDef: self.function, ast.AsyncFunctionDef: self.function, ast.Lambda: self.lambda_,
+            ast.ClassDef: self.class_, ast.Global: self.global_, ast.NamedExpr: self.named_expr,
+            ast.ListComp: self.comprehension, ast.SetComp: self.comprehension,
+            ast.GeneratorExp: self.comprehension, ast.DictComp: self.comprehension,
+            ast.If: self.test_first, ast.While: self.test_first, ast.IfExp: self.test_first,
+            ast.Assert: self.test_first, ast.BoolOp: self.bool_op,
+            ast.Attribute: self.attribute, ast.Name: self.name, ast.Call: self.call,
+            ast.Subscript: self.subscript, ast.Constant: self.constant,
+            ast.MatchAs: self.match_capture, ast.MatchStar: self.match_capture,
+            ast.MatchMapping: self.match_capture,
+        }  # fmt: skip
+
+    def visit(self, node: ast.AST) -> None:
+        handler = self.handlers.get(type(node))
+        if handler is not None:
+            handler(node)
+        else:
+            self.visit_all(ast.iter_child_nodes(node))
+
+    def visit_all(self, nodes: Iterable[ast.AST | None]) -> None:
+        for node in nodes:
+            if node is not None:
+                self.visit(node)
+
+    def visit_condition(self, node: ast.AST) -> None:
+        self.condition += 1
+        self.visit(node)
+        self.condition -= 1
+
+    def site(self, line: int) -> Site:
+        return Site(self.path, line)
+
+    # -- bindings ---------------------------------------------------------------------------
+    def binding_scope(self) -> _Scope:
+        """The scope a name binds in: a comprehension's := binds in the scope around it."""
+        return next(scope for scope in reversed(self.scopes) if scope.kind != "comprehension")
+
+    def bind_name(self, name: str, value: object, line: int, scope: _Scope | None = None) -> None:
+        scope = scope or self.scopes[-1]
+        if scope.kind in ("function", "comprehension") and name not in scope.global_names:
+            self.local_bindings.add(name)
+            return
+        self.stored.add(name)
+        if scope.kind != "class":
+            self.module_names.add(name)
+        if value is UNKNOWN:
+            self.disqualified.add(name)
+        elif scope.kind == "class":
+            self.define(name, CLASS_ATTRIBUTE, value, line, owner=scope.name)
+        else:
+            self.define(name, MODULE_CONSTANT, value, line)
+
+    def bind_target(self, target: ast.expr, value: object, line: int) -> None:
+        if isinstance(target, ast.Name):
+            self.bind_name(target.id, value, line)
+        elif isinstance(target, ast.Attribute):
+            self.stored.add(target.attr)
+            self.mentions.add(target.attr)
+            if value is UNKNOWN:
+                self.disqualified.add(target.attr)
+            else:
+                self.define(target.attr, ATTRIBUTE, value, line, owner=self.class_name())
+            self.visit(target.value)
+        elif isinstance(target, ast.Subscript):
+            # obj.__dict__["x"] = v, globals()["X"] = v, vars(o)["x"] = v
+            key = target.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                self.disqualified.add(key.value)
+            self.visit(target.value)
+            self.visit(key)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.bind_target(element, UNKNOWN, line)
+        elif isinstance(target, ast.Starred):
+            self.bind_target(target.value, UNKNOWN, line)
+
+    def define(self, name: str, kind: str, value: object, line: int, **where: object) -> None:
+        self.definitions.append(Definition(name, self.site(line), kind, value, **where))  # type: ignore[arg-type]
+
+    def class_name(self) -> str | None:
+        return next((scope.name for scope in reversed(self.scopes) if scope.kind == "class"), None)
+
+    def assign(self, node: ast.Assign) -> None:
+        value = _plain_literal(node.value)
+        for target in node.targets:
+            self.bind_target(target, value, node.lineno)
+        self.visit(node.value)
+
+    def ann_assign(self, node: ast.AnnAssign) -> None:
+        scope = self.scopes[-1]
+        target = node.target
+        is_field = scope.kind == "class" and scope.has_fields and isinstance(target, ast.Name)
+        if is_field and "ClassVar" in ast.dump(node.annotation):
+            is_field = False
+        if is_field:
+            assert isinstance(target, ast.Name)
+            self.stored.add(target.id)
+            value = _plain_literal(node.value) if node.value is not None else UNKNOWN
+            # A field without a default is given its value by every constructor call.
+            if value is UNKNOWN:
+                self.disqualified.add(target.id)
+            else:
+                self.define(target.id, FIELD, value, node.lineno, owner=scope.name, position=scope.field_count)
+            scope.field_count += 1
+        elif node.value is not None:  # a bare annotation binds nothing
+            self.bind_target(target, _plain_literal(node.value), node.lineno)
+        self.visit_all([node.value])
+
+    def rebind(self, node: ast.AugAssign | ast.Delete) -> None:
+        for target in node.targets if isinstance(node, ast.Delete) else [node.target]:
+            self.bind_target(target, UNKNOWN, node.lineno)
+        if isinstance(node, ast.AugAssign):
+            self.visit(node.value)
+
+    def loop(self, node: ast.For | ast.AsyncFor) -> None:
+        self.bind_target(node.target, UNKNOWN, node.lineno)
+        self.visit_all([node.iter, *node.body, *node.orelse])
+
+    def with_(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self.bind_target(item.optional_vars, UNKNOWN, node.lineno)
+        self.visit_all(node.body)
+
+    def except_handler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.bind_name(node.name, UNKNOWN, node.lineno)
+        self.visit_all([node.type, *node.body])
+
+    def named_expr(self, node: ast.NamedExpr) -> None:
+        self.bind_name(node.target.id, _plain_literal(node.value), node.lineno, self.binding_scope())
+        self.visit(node.value)
+
+    def match_capture(self, node: ast.MatchAs | ast.MatchStar | ast.MatchMapping) -> None:
+        name = node.rest if isinstance(node, ast.MatchMapping) else node.name
+        if name:
+            self.bind_name(name, UNKNOWN, node.lineno)
+        self.visit_all(ast.iter_child_nodes(node))
+
+    def global_(self, node: ast.Global) -> None:
+        self.scopes[-1].global_names.update(node.names)
+
+    # -- imports ----------------------------------------------------------------------------
+    def is_internal(self, module: str | None, level: int) -> bool:
+        return level > 0 or (module or "").split(".")[0] in self.internal_modules
+
+    def import_(self, node: ast.Import) -> None:
+        for alias in node.names:
+            bound = alias.asname or alias.name.split(".")[0]
+            self.bind_name(bound, UNKNOWN, node.lineno)
+            if not self.is_internal(alias.name, 0):
+                self.external.add(bound)
+
+    def import_from(self, node: ast.ImportFrom) -> None:
+        internal = self.is_internal(node.module, node.level)
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            bound = alias.asname or alias.name
+            self.mentions.add(bound)
+            if not internal:
+                self.external.add(bound)
+            if bound == alias.name:
+                self.imports.append((bound, internal))  # the same name: resolved when merging
+                if self.scopes[-1].kind == "module":
+                    self.stored.add(bound)
+                    self.module_names.add(bound)
+            else:
+                self.bind_name(bound, UNKNOWN, node.lineno)
+
+    # -- definitions ------------------------------------------------------------------------
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        decorators = {_callee(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list}
+        self.visit_all(node.decorator_list)
+        self.visit_all([*node.args.defaults, *node.args.kw_defaults])
+        self.bind_name(node.name, UNKNOWN, node.lineno)
+        # Parameters of decorated functions, dunders and lambdas are filled by callers we cannot see.
+        callable_by_name = decorators <= FUNCTION_DECORATORS and not node.name.startswith("__")
+        method = self.scopes[-1].kind == "class" and "staticmethod" not in decorators
+        self.scopes.append(_Scope("function"))
+        self.parameters(node.args, node.name if callable_by_name else None, method)
+        self.visit_all(node.body)
+        self.scopes.pop()
+
+    def parameters(self, args: ast.arguments, function: str | None, method: bool) -> None:
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        places = [*enumerate(positional), *((None, arg) for arg in args.kwonlyargs)]
+        for (position, arg), default in zip(places, [*defaults, *args.kw_defaults]):
+            value = _plain_literal(default) if default is not None and function else UNKNOWN
+            if value is UNKNOWN:
+                self.local_bindings.add(arg.arg)
+            else:
+                self.define(
+                    arg.arg, PARAMETER, value, arg.lineno, function=function, position=position, method=method
+                )
+        self.local_bindings.update(arg.arg for arg in (args.vararg, args.kwarg) if arg is not None)
+
+    def lambda_(self, node: ast.Lambda) -> None:
+        self.visit_all([*node.args.defaults, *node.args.kw_defaults])
+        self.scopes.append(_Scope("function"))
+        self.parameters(node.args, None, False)
+        self.visit(node.body)
+        self.scopes.pop()
+
+    def class_(self, node: ast.ClassDef) -> None:
+        self.visit_all([*node.decorator_list, *node.bases, *node.keywords])
+        self.bind_name(node.name, UNKNOWN, node.lineno)
+        decorators = {_callee(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list}
+        bases = tuple(_callee(base.value if isinstance(base, ast.Subscript) else base) for base in node.bases)
+        has_fields = bool(decorators & FIELD_DECORATORS) or "NamedTuple" in bases
+        plain_header = not node.keywords and decorators <= HARMLESS_DECORATORS
+        self.classes.append(ClassFacts(node.name, bases, plain_header, has_fields))
+        self.scopes.append(_Scope("class", node.name, has_fields))
+        self.visit_all(node.body)
+        self.scopes.pop()
+
+    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+        self.scopes.append(_Scope("comprehension"))
+        for generator in node.generators:
+            self.visit(generator.iter)
+            self.bind_target(generator.target, UNKNOWN, node.lineno)
+            for test in generator.ifs:
+                self.visit_condition(test)
+        if isinstance(node, ast.DictComp):
+            self.visit_all([node.key, node.value])
+        else:
+            self.visit(node.elt)
+        self.scopes.pop()
+
+    # -- reads ------------------------------------------------------------------------------
+    def test_first(self, node: ast.If | ast.While | ast.IfExp | ast.Assert) -> None:
+        self.visit_condition(node.test)
+        if isinstance(node, ast.Assert):
+            self.visit_all([node.msg])
+        elif isinstance(node, ast.IfExp):
+            self.visit_all([node.body, node.orelse])
+        else:
+            self.visit_all([*node.body, *node.orelse])
+
+    def bool_op(self, node: ast.BoolOp) -> None:
+        for value in node.values:
+            self.visit_condition(value)
+
+    def read_attribute(self, node: ast.Attribute) -> None:
+        name = node.attr
+        self.mentions.add(name)
+        if not isinstance(node.ctx, ast.Load):
+            self.bind_target(node, UNKNOWN, node.lineno)
+            return
+        self.attribute_reads[name] += 1
+        if self.condition:
+            self.attribute_condition_reads[name] += 1
+        # os.sep, torch.cuda.x: an attribute of something outside the repository shares the name.
+        if _root(node.value) in self.external:
+            self.disqualified.add(name)
+        self.visit(node.value)
+
+    def attribute(self, node: ast.Attribute) -> None:
+        self.value_refs.add(node.attr)
+        self.read_attribute(node)
+
+    def read_name(self, node: ast.Name) -> None:
+        self.mentions.add(node.id)
+        if not isinstance(node.ctx, ast.Load):
+            self.bind_name(node.id, UNKNOWN, node.lineno)
+            return
+        self.name_reads[node.id] += 1
+        if self.condition:
+            self.name_condition_reads[node.id] += 1
+
+    def name(self, node: ast.Name) -> None:
+        self.value_refs.add(node.id)
+        self.read_name(node)
+
+    def constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and node.value.isidentifier():
+            self.mentions.add(node.value)
+
+    def subscript(self, node: ast.Subscript) -> None:
+        if _callee(node.value) == "environ":
+            self.environment.update(_strings([node.slice]))
+        self.visit_all([node.value, node.slice])
+
+    def call(self, node: ast.Call) -> None:
+        callee = _callee(node.func)
+        keywords = [keyword.arg for keyword in node.keywords]
+        # No call may pass a candidate's name as a keyword: Node(fast=True), replace(c, fast=True).
+        self.disqualified.update(name for name in keywords if name is not None)
+        if callee is not None:
+            self.record_call(node, callee, None in keywords)
+        if isinstance(node.func, ast.Name):
+            self.read_name(node.func)
+        elif isinstance(node.func, ast.Attribute):
+            self.read_attribute(node.func)
+        else:
+            self.visit(node.func)
+        self.visit_all([*node.args, *(keyword.value for keyword in node.keywords)])
+
+    def record_call(self, node: ast.Call, callee: str, double_star: bool) -> None:
+        positional = sum(not isinstance(arg, ast.Starred) for arg in node.args)
+        self.calls[callee] = max(self.calls.get(callee, 0), positional)
+        if double_star or positional < len(node.args):
+            self.splat_calls.add(callee)
+        strings = _strings(node.args)
+        if callee in WRITER_CALLS:
+            self.disqualified.update(string.rsplit(".", 1)[-1] for string in strings)
+        elif callee in OPTION_CALLS:
+            self.disqualified.update(_option_destination(string) for string in strings)
+            self.disqualified.update(_strings(k.value for k in node.keywords if k.arg == "dest"))
+        elif callee in READER_CALLS and len(node.args) >= 2:
+            for name in _strings([node.args[1]]):  # getattr(obj, "x") reads x
+                self.attribute_reads[name] += 1
+                self.attribute_condition_reads[name] += bool(self.condition)
+        elif callee in ENVIRONMENT_CALLS and (callee.endswith("env") or _reads_environ(node.func)):
+            self.environment.update(strings)
+
+    # -- result -----------------------------------------------------------------------------
+    def facts(self) -> FileFacts:
+        # A bare name read counts for a module-level flag only where the module binds it.
+        module_names = self.module_names
+        reads = self.attribute_reads + Counter({n: c for n, c in self.name_reads.items() if n in module_names})
+        condition_reads = self.attribute_condition_reads + Counter(
+            {n: c for n, c in self.name_condition_reads.items() if n in module_names}
+        )
+        return FileFacts(
+            path=self.path,
+            definitions=tuple(self.definitions),
+            disqualified=frozenset(self.disqualified),
+            local_bindings=frozenset(self.local_bindings),
+            stored=frozenset(self.stored),
+            mentions=frozenset(self.mentions),
+            reads=dict(reads),
+            condition_reads=dict(condition_reads),
+            name_reads=dict(self.name_reads),
+            name_condition_reads=dict(self.name_condition_reads),
+            environment=frozenset(self.environment),
+            imports=tuple(self.imports),
+            calls=self.calls,
+            splat_calls=frozenset(self.splat_calls),
+            value_refs=frozenset(self.value_refs),
+            classes=tuple(self.classes),
+        )
+
+
+def _strings(nodes: Iterable[ast.expr]) -> list[str]:
+    return [node.value for node in nodes if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+
+
+def _reads_environ(func: ast.expr) -> bool:
+    """os.environ.get(...), environ.setdefault(...)."""
+    return isinstance(func, ast.Attribute) and _callee(func.value) == "environ"
+
+
+def scan_file(path: Path, display: str, internal_modules: frozenset[str]) -> FileFacts:
+    """Facts about every name in one file. A file that cannot be read or parsed disqualifies
+    every identifier in its text: it might write any of them."""
+    try:
+        text = read_source(path).text
+    except SourceError as err:
+        return _unparsed(display, _raw_text(path), str(err))
+    # Trees hold no cycles, so the collector would only rescan them over and over while parsing.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        scanner = _Scanner(display, internal_modules)
+        scanner.visit(ast.parse(text))
+        return scanner.facts()
+    except SyntaxError as err:
+        return _unparsed(display, text, f"does not parse: {err.msg} (line {err.lineno})")
+    except (RecursionError, MemoryError, ValueError):
+        return _unparsed(display, text, "too deeply nested to analyse")
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _raw_text(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _unparsed(display: str, text: str, error: str) -> FileFacts:
+    words = frozenset(_IDENTIFIER.findall(text))
+    return FileFacts(path=display, disqualified=words, local_bindings=words, mentions=words, error=error)
+
+
+# -- merging across the repository ------------------------------------------------------------
+
+
+@dataclass
+class _Repository:
+    """Every file's facts merged by name."""
+
+    internal_modules: frozenset[str]
+    definitions: dict[str, list[Definition]] = field(default_factory=dict)
+    disqualified: set[str] = field(default_factory=set)
+    local_bindings: set[str] = field(default_factory=set)
+    environment: set[str] = field(default_factory=set)
+    imports: dict[str, set[bool]] = field(default_factory=dict)
+    reads: Counter[str] = field(default_factory=Counter)
+    condition_reads: Counter[str] = field(default_factory=Counter)
+    name_reads: Counter[str] = field(default_factory=Counter)
+    name_condition_reads: Counter[str] = field(default_factory=Counter)
+    calls: dict[str, int] = field(default_factory=dict)
+    splat_calls: set[str] = field(default_factory=set)
+    value_refs: set[str] = field(default_factory=set)
+    classes: dict[str, list[ClassFacts]] = field(default_factory=dict)
+    _plain: dict[str, bool] = field(default_factory=dict)
+
+    def add(self, facts: FileFacts) -> None:
+        for definition in facts.definitions:
+            self.definitions.setdefault(definition.name, []).append(definition)
+        self.disqualified |= facts.disqualified
+        self.local_bindings |= facts.local_bindings
+        self.environment |= {name.lower() for name in facts.environment}
+        for name, internal in facts.imports:
+            self.imports.setdefault(name, set()).add(internal)
+        self.reads.update(facts.reads)
+        self.condition_reads.update(facts.condition_reads)
+        self.name_reads.update(facts.name_reads)
+        self.name_condition_reads.update(facts.name_condition_reads)
+        for callee, count in facts.calls.items():
+            self.calls[callee] = max(self.calls.get(callee, 0), count)
+        self.splat_calls |= facts.splat_calls
+        self.value_refs |= facts.value_refs
+        for class_facts in facts.classes:
+            self.classes.setdefault(class_facts.name, []).append(class_facts)
+
+    # -- what can give a name another value ---------------------------------------------------
+    def written_elsewhere(self, name: str) -> bool:
+        """Anything but a literal definition: a write, setattr, keyword, option, env var, import."""
+        lowered = name.lower()
+        return (
+            name in self.disqualified
+            or any(env == lowered or env.endswith("_" + lowered) for env in self.environment)
+            or not self.imports_resolve(name)
+        )
+
+    def imports_resolve(self, name: str) -> bool:
+        """`from m import name` binds the repository's constant only if m is ours and name no submodule."""
+        found = self.imports.get(name)
+        if not found:
+            return True
+        return found == {True} and name not in self.internal_modules
+
+    def plain(self, class_name: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether the class's attributes hold what the repository writes: no metaclass, no base
+        from outside the repository that could write them, no enum."""
+        if class_name in SAFE_BASES:
+            return True
+        if class_name not in self.classes or class_name in seen:
+            return False
+        if class_name not in self._plain:
+            self._plain[class_name] = all(
+                facts.plain_header
+                and all(base is not None and self.plain(base, seen | {class_name}) for base in facts.bases)
+                for facts in self.classes[class_name]
+            )
+        return self._plain[class_name]
+
+    def subclasses(self, class_name: str) -> set[str]:
+        found = {class_name}
+        changed = True
+        while changed:
+            more = {
+                facts.name
+                for facts_list in self.classes.values()
+                for facts in facts_list
+                if facts.name not in found and any(base in found for base in facts.bases)
+            }
+            changed = bool(more)
+            found |= more
+        return found
+
+    def field_set_by_constructor(self, definition: Definition) -> bool:
+        """A field that a call of its class (or a subclass) may fill positionally or from **kwargs."""
+        assert definition.owner is not None and definition.position is not None
+        return any(
+            constructor in self.splat_calls or self.calls.get(constructor, 0) > definition.position
+            for constructor in self.subclasses(definition.owner)
+        )
+
+    def parameter_overridden(self, definition: Definition) -> bool:
+        """A parameter default that some call, or an unseen caller of a function used as a value, replaces."""
+        function = definition.function
+        assert function is not None
+        if function in self.value_refs or function in self.splat_calls:
+            return True
+        if definition.position is None:  # keyword-only: only a keyword replaces it
+            return False
+        # A bound method's first positional argument fills place 1; a plain call fills place 0.
+        reach = self.calls.get(function, 0) + (1 if definition.method else 0)
+        return reach > definition.position
+
+    def definition_holds(self, definition: Definition) -> bool:
+        if definition.kind == PARAMETER:
+            return not self.parameter_overridden(definition)
+        if definition.owner is not None and not self.plain(definition.owner):
+            return False
+        return not (definition.kind == FIELD and self.field_set_by_constructor(definition))
+
+    # -- candidates -----------------------------------------------------------------------
+    def candidate(self, name: str) -> Candidate | None:
+        if name.startswith("__") or self.written_elsewhere(name):
+            return None
+        shared = [d for d in self.definitions[name] if d.kind != PARAMETER]
+        if shared:
+            return self.listed(name, shared, self.reads[name], self.condition_reads[name])
+        # A parameter is a local name: any other local binding of the name may be it, rebound.
+        if name in self.local_bindings:
+            return None
+        parameters = self.definitions[name]
+        return self.listed(name, parameters, self.name_reads[name], self.name_condition_reads[name])
+
+    def listed(self, name: str, definitions: list[Definition], reads: int, condition_reads: int) -> Candidate | None:
+        values = {repr(d.value) for d in definitions}  # repr tells False from 0 and 0.0
+        if len(values) != 1 or not condition_reads or not all(self.definition_holds(d) for d in definitions):
+            return None
+        return Candidate(
+            name=name,
+            value=definitions[0].value,
+            kinds=tuple(sorted({d.kind for d in definitions})),
+            definitions=tuple(sorted({d.site for d in definitions}, key=lambda s: (s.path, s.line))),
+            reads=reads,
+            condition_reads=condition_reads,
+        )
+
+
+def discover(facts: Iterable[FileFacts], internal_modules: frozenset[str] = frozenset()) -> tuple[Candidate, ...]:
+    """Names with one literal value everywhere that a condition reads, before measuring.
+
+    Where the name has attribute, class-level or module-level definitions, only those are
+    listed (a parameter sharing the name is a different variable); otherwise parameters.
+    """
+    repository = _Repository(internal_modules)
+    for file_facts in facts:
+        repository.add(file_facts)
+    found = (repository.candidate(name) for name in sorted(repository.definitions))
+    return tuple(candidate for candidate in found if candidate is not None)
+
+
+# -- measuring with the engine ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _MeasureIndex:
+    """Which files mention each name that a definition stores: the engine's files for a candidate,
+    and for the fields and constants the cascade may find dead on the way."""
+
+    files: tuple[Path, ...]
+    mentions: Mapping[str, tuple[int, ...]]
+
+    def files_mentioning(self, names: Iterable[str]) -> set[Path]:
+        return {self.files[i] for name in names for i in self.mentions.get(name, ())}
+
+
+_index: _MeasureIndex | None = None  # set in each worker once, so tasks do not carry it
+
+
+def _set_index(index: _MeasureIndex) -> None:
+    global _index
+    _index = index
+
+
+def measure(candidate: Candidate, settings: Config, cwd: Path) -> Candidate | None:
+    """The candidate with the engine's counts, or None when the engine would change nothing."""
+    from prune_flags.engine import run  # LibCST is loaded only when there is something to measure
+
+    assert _index is not None
+    config = replace(settings, flags=(Flag(candidate.name, candidate.value, candidate.source),))
+    paths = _index.files_mentioning([candidate.name])
+    while True:
+        report = run(config, sorted(paths), cwd)
+        if report.conflicts:
+            return None
+        # The cascade looks for other readers of the fields it empties; give it their files too.
+        wider = paths | _index.files_mentioning(_names_losing_reads(report))
+        if wider == paths:
+            return _with_counts(candidate, report)
+        paths = wider
+
+
+def _names_losing_reads(report: Report) -> set[str]:
+    lost: set[str] = set()
+    for changed in report.changed_files:
+        before = attribute_load_counts(ast.parse(changed.old_text))
+        after = attribute_load_counts(ast.parse(changed.new_text))
+        lost |= {key.lstrip(".") for key, count in before.items() if count > after.get(key, 0)}
+    return lost
+
+
+def _with_counts(candidate: Candidate, report: Report) -> Candidate | None:
+    if not report.changed_files:
+        return None
+    removed, added = report.line_counts()
+    branches = sum(c.action in BRANCH_ACTIONS for f in report.changed_files for c in f.changes)
+    changed = tuple(sorted(f.display for f in report.changed_files))
+    return replace(candidate, branches=branches, lines_removed=removed, lines_added=added, changed_files=changed)
+
+
+# -- the whole run ------------------------------------------------------------------------------
+
+
+def internal_module_names(files: Iterable[Path], root: Path) -> frozenset[str]:
+    """Every directory and module name in the tree: an import whose first part is one of them
+    comes from the repository."""
+    names: set[str] = set()
+    for path in files:
+        relative = Path(os.path.relpath(path, root))
+        names.update(part for part in relative.parent.parts if part not in ("..", "."))
+        names.add(path.stem)
+    return frozenset(names)
+
+
+def find(paths: Sequence[Path], cwd: Path, settings: Config | None = None, jobs: int | None = None) -> FindResult:
+    """Stale-flag candidates under `paths`, measured by the engine, most lines first."""
+    settings = settings or Config(flags=())
+    root = find_project_root(paths[0] if paths else cwd)
+    files = discover_python_files(paths, root, settings.exclude)
+    internal = internal_module_names(files, root)
+    displays = [Path(os.path.relpath(path, cwd)).as_posix() for path in files]
+    workers = jobs or os.cpu_count() or 1
+    parallel = workers > 1 and sum(_size(path) for path in files) >= PARALLEL_MIN_BYTES
+    all_facts = _scan_all(files, displays, internal, workers if parallel else 1)
+    candidates = discover(all_facts, internal)
+    index = _measure_index(files, all_facts, {c.name for c in candidates})
+    measured = _measure_all(candidates, index, settings, cwd, workers if parallel else 1)
+    skipped = tuple(Skipped(facts.path, facts.error) for facts in all_facts if facts.error)
+    ordered = sorted(measured, key=lambda c: (-c.lines, -c.branches, c.name))
+    return FindResult(candidates=tuple(ordered), files=len(files), skipped=skipped)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _scan_chunk(chunk: Sequence[tuple[Path, str]], internal: frozenset[str]) -> list[FileFacts]:
+    return [scan_file(path, display, internal) for path, display in chunk]
+
+
+def _scan_all(files: Sequence[Path], displays: Sequence[str], internal: frozenset[str], workers: int) -> list[FileFacts]:
+    pairs = list(zip(files, displays))
+    if workers == 1:
+        return _scan_chunk(pairs, internal)
+    # Biggest files first, in small chunks, so no worker is left with a long tail.
+    pairs.sort(key=lambda pair: -_size(pair[0]))
+    chunks = [pairs[i::workers * 8] for i in range(workers * 8)]
+    with ProcessPoolExecutor(workers) as pool:
+        scanned = {facts.path: facts for chunk in pool.map(_scan_chunk, chunks, [internal] * len(chunks)) for facts in chunk}
+    return [scanned[display] for display in displays]
+
+
+def _measure_index(files: Sequence[Path], all_facts: Sequence[FileFacts], candidates: set[str]) -> _MeasureIndex:
+    storable = candidates.union(*(facts.stored for facts in all_facts))
+    mentions: dict[str, list[int]] = {}
+    for number, facts in enumerate(all_facts):
+        for name in facts.mentions & storable:
+            mentions.setdefault(name, []).append(number)
+    return _MeasureIndex(tuple(files), {name: tuple(numbers) for name, numbers in mentions.items()})
+
+
+def _measure_all(
+    candidates: Sequence[Candidate], index: _MeasureIndex, settings: Config, cwd: Path, workers: int
+) -> list[Candidate]:
+    if not candidates:
+        return []
+    import prune_flags.engine  # noqa: F401  loaded before forking, so workers inherit it
+
+    if workers == 1 or len(candidates) == 1:
+        _set_index(index)
+        results = [measure(candidate, settings, cwd) for candidate in candidates]
+    else:
+        # The most mentioned names take longest: start them first.
+        ordered = sorted(candidates, key=lambda c: -len(index.mentions.get(c.name, ())))
+        with ProcessPoolExecutor(workers, initializer=_set_index, initargs=(index,)) as pool:
+            results = list(_map(pool, ordered, settings, cwd))
+    return [candidate for candidate in results if candidate is not None]
+
+
+def _map(pool: Executor, candidates: Sequence[Candidate], settings: Config, cwd: Path) -> Iterable[Candidate | None]:
+    return pool.map(measure, candidates, [settings] * len(candidates), [cwd] * len(candidates))
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
+def to_json(result: FindResult) -> dict[str, object]:
+    return {
+        "version": 1,
+        "files": result.files,
+        "candidates": [
+            {
+                "name": c.name,
+                "value": c.source,
+                "kinds": list(c.kinds),
+                "defined_at": [str(site) for site in c.definitions],
+                "reads": c.reads,
+                "condition_reads": c.condition_reads,
+                "branches": c.branches,
+                "lines": c.lines,
+                "lines_removed": c.lines_removed,
+                "lines_added": c.lines_added,
+                "changed_files": list(c.changed_files),
+            }
+            for c in result.candidates
+        ],
+        "skipped": [{"path": s.display, "error": s.error} for s in result.skipped],
+    }
+
+
+def evidence(candidate: Candidate) -> str:
+    where = ", ".join(str(site) for site in candidate.definitions)
+    return (
+        f"{candidate.source} at {where}; {candidate.reads} reads, {candidate.condition_reads} in conditions; "
+        f"{candidate.branches} branches fold, {candidate.lines} lines go"
+    )
+
+
+def config_toml(result: FindResult) -> str:
+    """A config `prune-flags apply --config FILE` takes as it is, one commented flag per candidate."""
+    lines = ["# Written by `prune-flags find`: review each flag before applying.", "[flags]"]
+    for candidate in result.candidates:
+        lines.append(f"# {evidence(candidate)}")
+        lines.append(f"{_toml_key(candidate.name)} = {_toml_value(candidate.value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _toml_key(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else _toml_string(name)
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str) and value.isprintable():
+        return _toml_string(value)
+    # None, tuples and strings TOML cannot hold as they are: the Python source.
+    return "{ python = " + _toml_string(repr(value)) + " }"
+
+
+def _toml_string(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + re.sub(r"[\x00-\x1f\x7f]", lambda m: f"\\u{ord(m.group()):04x}", escaped) + '"'

@@ -1,0 +1,75 @@
+"""Command-line options that define a flag: argparse/optparse `add_argument("--use-x", ...)`
+and click `@click.option("--use-x", ...)` with the parameter it feeds.
+
+Reads (`args.use_x`, and the click parameter inside its function) are inlined like any
+other; once the flag has no reader left, the option goes: the `add_argument` statement,
+or the decorator (the parameter goes with the flag parameters, see params.py).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from prune_flags.constants import constant_value
+from prune_flags.passes.body import BodyEditor
+from prune_flags.passes.lookups import dotted_name
+from prune_flags.shapes import CLICK_OPTIONS, OPTION_METHODS, option_dest
+
+
+def option_call_dest(call: cst.Call) -> str | None:
+    """The flag an option call defines, if it is one."""
+    func = dotted_name(call.func) or ""
+    if not (func.rsplit(".", 1)[-1] in OPTION_METHODS or func in CLICK_OPTIONS):
+        return None
+    strings = [v for arg in call.args if arg.keyword is None and isinstance(v := constant_value(arg.value), str)]
+    explicit = next((constant_value(a.value) for a in call.args if a.keyword and a.keyword.value == "dest"), None)
+    return option_dest(strings, explicit if isinstance(explicit, str) else None)
+
+
+def click_flags(function: cst.FunctionDef) -> set[str]:
+    """Parameters of a click command that its option decorators fill."""
+    found = set()
+    for decorator in function.decorators:
+        if isinstance(decorator.decorator, cst.Call):
+            dest = option_call_dest(decorator.decorator)
+            if dest and (dotted_name(decorator.decorator.func) or "") in CLICK_OPTIONS:
+                found.add(dest)
+    return found
+
+
+class PruneOptions(BodyEditor):
+    def _dead_flag(self, name: str | None) -> bool:
+        return name is not None and name in self.context.flags and name in self.context.dead_names
+
+    def edit_small_statement(
+        self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
+    ) -> list[cst.BaseSmallStatement] | None:
+        if isinstance(updated, cst.Expr) and isinstance(updated.value, cst.Call):
+            dest = option_call_dest(updated.value)
+            if self._dead_flag(dest) and (dotted_name(updated.value.func) or "").rsplit(".", 1)[-1] in OPTION_METHODS:
+                assert dest is not None
+                death = self.context.dead_names[dest]
+                self.record(original, "removed-option", f"the option fills {dest}: {death.reason}", death.flag)
+                return []
+        return super().edit_small_statement(original, updated)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        updated_node = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
+        kept = []
+        for original, decorator in zip(original_node.decorators, updated_node.decorators):
+            call = decorator.decorator
+            dest = option_call_dest(call) if isinstance(call, cst.Call) else None
+            if self._dead_flag(dest) and (dotted_name(call.func) or "") in CLICK_OPTIONS:  # type: ignore[union-attr]
+                assert dest is not None
+                death = self.context.dead_names[dest]
+                self.record(original, "removed-option", f"the option fills {dest}: {death.reason}", death.flag)
+                continue
+            kept.append(decorator)
+        if len(kept) == len(updated_node.decorators):
+            return updated_node
+        if kept and len(kept) < len(updated_node.decorators) and not kept[0].leading_lines:
+            kept[0] = kept[0].with_changes(leading_lines=updated_node.decorators[0].leading_lines)
+        changes: dict[str, object] = {"decorators": kept}
+        if not kept:  # the def line takes the place (and the comments above) of the first decorator
+            changes["leading_lines"] = updated_node.decorators[0].leading_lines
+        return updated_node.with_changes(**changes)
