@@ -47,7 +47,12 @@ class _Repository:
 
     def mentioning_write(self, name: str) -> bool:
         """Whether any file has text that may assign `name` as an attribute or class attribute."""
-        pattern = re.compile(rf"(\.|^[ \t]+){re.escape(name)}\s*(:[^=\n]*)?([-+*/%&|^@]|//|>>|<<|\*\*)?=(?!=)|\bdel\b.*\.{re.escape(name)}\b|[\"']{re.escape(name)}[\"']", re.M)
+        word = re.escape(name)
+        pattern = re.compile(
+            rf"(\.|^[ \t]+){word}\s*(:[^=\n]*)?([-+*/%&|^@]|//|>>|<<|\*\*)?=(?!=)|\bdel\b.*\.{word}\b"
+            rf"|[\"']{word}[\"']|\b(def|class)\s+{word}\b",
+            re.M,
+        )
         return any(
             pattern.search(text) for path, text in self.current.items() if name in text and path not in self.skipped
         )
@@ -262,11 +267,15 @@ class _Cascade:
         dead_fields = {
             name
             for name in fields
-            if not facts[name].field_reads and (name in self.flags or not _constructed(facts[name]))
+            if not facts[name].field_reads
+            and (name in self.flags or not _constructed(facts[name]))
+            and not self._protected(name, facts[name])
         }
         dead_fields = self._without_kept_asserts(dead_fields | set(self.dead), facts) - set(self.dead)
         dead_globals = {
-            name: paths for name, paths in self._module_definitions(facts, globals_).items() if not facts[name].global_reads
+            name: paths
+            for name, paths in self._module_definitions(facts, globals_).items()
+            if not facts[name].global_reads and not self._protected(name, facts[name])
         }
         original = self.repository.facts(frozenset(dead_fields) | frozenset(dead_globals), original=True)
         learnt = False
@@ -276,10 +285,26 @@ class _Cascade:
                 learnt = True
         for name, paths in dead_globals.items():
             for path in paths:
-                self.dead_globals.setdefault(path, {})[name] = Death(causes.get(name, name), self._reason(name, original[name]))
+                self.dead_globals.setdefault(path, {})[name] = Death(
+                    causes.get(name, name), self._reason(name, original[name], module_level=True)
+                )
                 learnt = True
         self._plan_asserts()
         return learnt
+
+    def _protected(self, name: str, facts: NameFacts) -> bool:
+        """Never deleted: what something outside the code may call, and what `keep` names."""
+        if any(write.kind == "registered-def" for write in facts.writes):
+            return True
+        for kept in self.config.keep:
+            owner, _, kept_name = kept.rpartition(".")
+            if kept_name != name:
+                continue
+            # `pkg.mod.helper` or `pkg.mod.Class.method`: the owner is the module, or module and class.
+            modules = {_qualified(write.site.path, "") for write in facts.writes}
+            if any(module.endswith(owner) or module.endswith(owner.rpartition(".")[0]) for module in modules):
+                return True
+        return False
 
     def _module_definitions(self, facts: dict[str, NameFacts], names: set[str]) -> dict[str, list[Path]]:
         """Module-level names among `names` not yet known dead, with the files that define them."""
@@ -288,7 +313,7 @@ class _Cascade:
         for name in names:
             for write in facts[name].writes:
                 path = by_display[write.site.path]
-                if write.kind == "module" and name not in self.dead_globals.get(path, {}):
+                if write.kind in ("module", "module-def") and name not in self.dead_globals.get(path, {}):
                     found.setdefault(name, []).append(path)
         return found
 
@@ -317,18 +342,26 @@ class _Cascade:
                     path = by_display[read.site.path]
                     self.removable_asserts[path] = self.removable_asserts.get(path, frozenset()) | {read.site.line}
 
-    def _reason(self, name: str, original: NameFacts) -> str:
+    def _reason(self, name: str, original: NameFacts, module_level: bool = False) -> str:
         flag = self.flags.get(name)
         if flag is not None:
             return f"the flag is fixed at {flag.source} and every read of it was inlined"
-        sites = [*original.field_reads, *(r.site for r in original.assert_reads)]
+        reads = original.global_reads if module_level else original.field_reads
+        sites = [*reads, *(r.site for r in original.assert_reads)]
         if not sites:
             return "nothing reads it"
         shown = ", ".join(str(site) for site in sorted(set(sites), key=lambda s: (s.path, s.line))[:4])
         return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"
 
 
-_FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option")
+_FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option", "class-def")
+
+
+def _qualified(path: str, name: str) -> str:
+    """`pkg/mod.py` and `helper` -> `pkg.mod.helper`, as `keep` spells names."""
+    module = path[: -len(".py")] if path.endswith(".py") else path
+    module = module.removesuffix("/__init__").replace("/", ".")
+    return f"{module}.{name}" if name else module
 
 
 def _brief(error: Exception) -> str:
@@ -353,4 +386,6 @@ def _module_level_names(tree: ast.Module) -> set[str]:
             names.update(t.id for t in targets if isinstance(t, ast.Name))
         elif isinstance(statement, (ast.Import, ast.ImportFrom)):
             names.update((a.asname or a.name).split(".")[0] for a in statement.names)
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
     return names

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import gc
 import os
 import re
@@ -42,6 +43,7 @@ WRITER_CALLS = frozenset({"setattr", "delattr", "__setattr__", "__delattr__", "p
 OPTION_CALLS = frozenset({"add_argument", "add_option", "option", "Option", "argument", "Argument"})
 READER_CALLS = frozenset({"getattr", "hasattr"})
 ENVIRONMENT_CALLS = frozenset({"getenv", "putenv", "unsetenv", "get", "pop", "setdefault"})
+SPECIAL_CALLS = WRITER_CALLS | OPTION_CALLS | READER_CALLS | ENVIRONMENT_CALLS
 # Class decorators that leave class-body literals as plain attributes or constructor fields.
 FIELD_DECORATORS = frozenset({"dataclass", "define", "frozen", "mutable", "s", "attrs"})
 HARMLESS_DECORATORS = FIELD_DECORATORS | {"total_ordering", "final", "runtime_checkable"}
@@ -147,7 +149,12 @@ def _is_plain(value: object) -> bool:
 
 
 def _plain_literal(node: ast.expr | None) -> object:
-    value = literal(node)
+    if node.__class__ is ast.Constant:
+        value = node.value  # type: ignore[union-attr]
+    elif node.__class__ in (ast.UnaryOp, ast.Tuple, ast.BinOp):  # -1, (1, 2), "a" "b" is a Constant already
+        value = literal(node)
+    else:
+        return UNKNOWN  # the common case, without literal_eval's exception
     return value if value is not UNKNOWN and _is_plain(value) else UNKNOWN
 
 
@@ -198,10 +205,10 @@ class _Scanner:
         self.stored: set[str] = set()
         self.module_names: set[str] = set()  # bound at module level: their bare reads are flag reads
         self.mentions: set[str] = set()
-        self.attribute_reads: Counter[str] = Counter()
-        self.attribute_condition_reads: Counter[str] = Counter()
-        self.name_reads: Counter[str] = Counter()
-        self.name_condition_reads: Counter[str] = Counter()
+        self.attribute_reads: dict[str, int] = {}
+        self.attribute_condition_reads: dict[str, int] = {}
+        self.name_reads: dict[str, int] = {}
+        self.name_condition_reads: dict[str, int] = {}
         self.environment: set[str] = set()
         self.imports: list[tuple[str, bool]] = []
         self.calls: dict[str, int] = {}
@@ -229,11 +236,19 @@ class _Scanner:
         }  # fmt: skip
 
     def visit(self, node: ast.AST) -> None:
-        handler = self.handlers.get(type(node))
+        handler = self.handlers.get(node.__class__)
         if handler is not None:
             handler(node)
-        else:
-            self.visit_all(ast.iter_child_nodes(node))
+            return
+        # By hand rather than ast.iter_child_nodes: this loop runs for most nodes of the tree.
+        for name in _child_fields(node.__class__):
+            child = getattr(node, name)
+            if isinstance(child, list):
+                for item in child:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(child, ast.AST):
+                self.visit(child)
 
     def visit_all(self, nodes: Iterable[ast.AST | None]) -> None:
         for node in nodes:
@@ -461,15 +476,18 @@ class _Scanner:
         for value in node.values:
             self.visit_condition(value)
 
+    def count_read(self, name: str, reads: dict[str, int], condition_reads: dict[str, int]) -> None:
+        reads[name] = reads.get(name, 0) + 1
+        if self.condition:
+            condition_reads[name] = condition_reads.get(name, 0) + 1
+
     def read_attribute(self, node: ast.Attribute) -> None:
         name = node.attr
         self.mentions.add(name)
         if not isinstance(node.ctx, ast.Load):
             self.bind_target(node, UNKNOWN, node.lineno)
             return
-        self.attribute_reads[name] += 1
-        if self.condition:
-            self.attribute_condition_reads[name] += 1
+        self.count_read(name, self.attribute_reads, self.attribute_condition_reads)
         # os.sep, torch.cuda.x: an attribute of something outside the repository shares the name.
         if _root(node.value) in self.external:
             self.disqualified.add(name)
@@ -484,9 +502,7 @@ class _Scanner:
         if not isinstance(node.ctx, ast.Load):
             self.bind_name(node.id, UNKNOWN, node.lineno)
             return
-        self.name_reads[node.id] += 1
-        if self.condition:
-            self.name_condition_reads[node.id] += 1
+        self.count_read(node.id, self.name_reads, self.name_condition_reads)
 
     def name(self, node: ast.Name) -> None:
         self.value_refs.add(node.id)
@@ -502,25 +518,40 @@ class _Scanner:
         self.visit_all([node.value, node.slice])
 
     def call(self, node: ast.Call) -> None:
-        callee = _callee(node.func)
-        keywords = [keyword.arg for keyword in node.keywords]
-        # No call may pass a candidate's name as a keyword: Node(fast=True), replace(c, fast=True).
-        self.disqualified.update(name for name in keywords if name is not None)
-        if callee is not None:
-            self.record_call(node, callee, None in keywords)
-        if isinstance(node.func, ast.Name):
-            self.read_name(node.func)
-        elif isinstance(node.func, ast.Attribute):
-            self.read_attribute(node.func)
+        func = node.func
+        double_star = False
+        for keyword in node.keywords:
+            # No call may pass a candidate's name as a keyword: Node(fast=True), replace(c, fast=True).
+            if keyword.arg is None:
+                double_star = True
+            else:
+                self.disqualified.add(keyword.arg)
+            self.visit(keyword.value)
+        if func.__class__ is ast.Name:
+            self.record_call(node, func.id, double_star)  # type: ignore[attr-defined]
+            self.read_name(func)  # type: ignore[arg-type]
+        elif func.__class__ is ast.Attribute:
+            self.record_call(node, func.attr, double_star)  # type: ignore[attr-defined]
+            self.read_attribute(func)  # type: ignore[arg-type]
         else:
-            self.visit(node.func)
-        self.visit_all([*node.args, *(keyword.value for keyword in node.keywords)])
+            self.visit(func)
+        for arg in node.args:
+            self.visit(arg)
 
     def record_call(self, node: ast.Call, callee: str, double_star: bool) -> None:
-        positional = sum(not isinstance(arg, ast.Starred) for arg in node.args)
-        self.calls[callee] = max(self.calls.get(callee, 0), positional)
-        if double_star or positional < len(node.args):
+        positional = len(node.args)
+        for arg in node.args:
+            if arg.__class__ is ast.Starred:
+                positional -= 1
+                double_star = True
+        if positional > self.calls.get(callee, 0):
+            self.calls[callee] = positional
+        if double_star:
             self.splat_calls.add(callee)
+        if callee in SPECIAL_CALLS:
+            self.special_call(node, callee)
+
+    def special_call(self, node: ast.Call, callee: str) -> None:
         strings = _strings(node.args)
         if callee in WRITER_CALLS:
             self.disqualified.update(string.rsplit(".", 1)[-1] for string in strings)
@@ -529,17 +560,16 @@ class _Scanner:
             self.disqualified.update(_strings(k.value for k in node.keywords if k.arg == "dest"))
         elif callee in READER_CALLS and len(node.args) >= 2:
             for name in _strings([node.args[1]]):  # getattr(obj, "x") reads x
-                self.attribute_reads[name] += 1
-                self.attribute_condition_reads[name] += bool(self.condition)
-        elif callee in ENVIRONMENT_CALLS and (callee.endswith("env") or _reads_environ(node.func)):
+                self.count_read(name, self.attribute_reads, self.attribute_condition_reads)
+        elif callee.endswith("env") or _reads_environ(node.func):
             self.environment.update(strings)
 
     # -- result -----------------------------------------------------------------------------
     def facts(self) -> FileFacts:
         # A bare name read counts for a module-level flag only where the module binds it.
         module_names = self.module_names
-        reads = self.attribute_reads + Counter({n: c for n, c in self.name_reads.items() if n in module_names})
-        condition_reads = self.attribute_condition_reads + Counter(
+        reads = Counter(self.attribute_reads) + Counter({n: c for n, c in self.name_reads.items() if n in module_names})
+        condition_reads = Counter(self.attribute_condition_reads) + Counter(
             {n: c for n, c in self.name_condition_reads.items() if n in module_names}
         )
         return FileFacts(
@@ -560,6 +590,12 @@ class _Scanner:
             value_refs=frozenset(self.value_refs),
             classes=tuple(self.classes),
         )
+
+
+@functools.lru_cache(maxsize=None)
+def _child_fields(node_type: type) -> tuple[str, ...]:
+    """The fields of a node type that may hold nodes worth visiting (not contexts or operators)."""
+    return tuple(name for name in node_type._fields if name not in ("ctx", "op", "ops", "type_comment"))
 
 
 def _strings(nodes: Iterable[ast.expr]) -> list[str]:

@@ -78,6 +78,14 @@ class NameFacts:
 
 
 ENVIRON = ("os.environ", "environ")
+# Decorators that only wrap a callable: anything else may register it where no reader shows.
+HARMLESS_DECORATORS = frozenset(
+    {
+        "staticmethod", "classmethod", "property", "abstractmethod", "abc.abstractmethod",
+        "wraps", "functools.wraps", "cache", "functools.cache", "lru_cache", "functools.lru_cache",
+        "cached_property", "functools.cached_property", "dataclass", "dataclasses.dataclass",
+    }
+)  # fmt: skip
 ENVIRON_SETTERS = ("environ.setdefault", "os.putenv", "setenv")  # setenv: pytest's monkeypatch
 
 
@@ -192,7 +200,20 @@ class _Scanner(ast.NodeVisitor):
                 found[argument.arg] = default
         return found
 
+    def _definition(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+        """A function, method or class is a write of its name; one that something outside the
+        code may call (a dunder, a registering decorator) can never go, so it is told apart."""
+        scope = self._scopes[-1] if self._scopes else "module"
+        if node.name not in self.names or scope not in ("module", "class"):
+            return
+        removable = not (node.name.startswith("__") and node.name.endswith("__")) and all(
+            _dotted(d.func if isinstance(d, ast.Call) else d) in HARMLESS_DECORATORS for d in node.decorator_list
+        )
+        kind = f"{scope}-def" if removable else "registered-def"
+        self._of(node.name).writes.append(Write(self._site(node), kind, UNKNOWN))
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self._definition(node)
         for child in (*node.decorator_list, *node.bases, *node.keywords):
             self.visit(child)
         self._scopes.append("class")
@@ -201,6 +222,7 @@ class _Scanner(ast.NodeVisitor):
         self._scopes.pop()
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self._definition(node)
         self._scoped(node, "function")
 
     visit_AsyncFunctionDef = visit_FunctionDef

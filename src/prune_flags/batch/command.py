@@ -85,8 +85,7 @@ def batch(
 ) -> None:
     """The same cleanup over many git repositories: clone, branch, prune, commit, push.
 
-    Running it again resumes: repositories done with the same config and default-branch head
-    are skipped, failed ones retried.
+    Running it again resumes: done repositories are skipped, failed ones retried.
 
     Exit 0: every repository succeeded; 1: some failed; 2: bad usage or config.
 

@@ -71,9 +71,8 @@ def process_repo(
             return _Job(spec, campaign, git).run(previous)
     except (RepoError, GitError, ConfigError, OSError) as err:
         return failed(spec.source, campaign, str(err))
-    except (
-        Exception
-    ) as err:  # noqa: BLE001 - a fault on one repository's code must not end the batch
+    # A fault on one repository's code (an engine bug) must not end the batch.
+    except Exception as err:  # noqa: BLE001
         return failed(spec.source, campaign, f"internal error: {type(err).__name__}: {err}")
 
 
@@ -112,17 +111,9 @@ class _Job:
 
     def _sync(self) -> tuple[str, str]:
         """Clone, or fetch into the clone already there; the default branch's name and head."""
-        clone, git = self.clone, self.git
+        clone, git, source = self.clone, self.git, self.spec.source
         if not clone.exists():
-            git(
-                self.campaign.workdir,
-                "clone",
-                "-q",
-                "--no-checkout",
-                "--",
-                self.spec.source,
-                str(clone),
-            )
+            git(self.campaign.workdir, "clone", "-q", "--no-checkout", "--", source, str(clone))
         else:
             self._check_existing_clone()
             git(clone, "fetch", "-q", "--prune", "--", "origin")
@@ -130,7 +121,7 @@ class _Job:
         try:
             ref = git(clone, "symbolic-ref", "-q", "refs/remotes/origin/HEAD")
         except GitError:
-            raise RepoError(f"{self.spec.source}: has no default branch (is it empty?)") from None
+            raise RepoError("origin has no default branch (is it empty?)") from None
         head = git(clone, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
         return ref.removeprefix("refs/remotes/origin/"), head
 
@@ -187,16 +178,8 @@ class _Job:
             ref = f"refs/heads/{campaign.branch}"
             # The branch restarts from the default head on every redo, so it is replaced; the
             # lease refuses when someone pushed to it since the fetch.
-            git(
-                self.clone,
-                "push",
-                "-q",
-                "--no-verify",
-                f"--force-with-lease={ref}",
-                "--",
-                "origin",
-                f"{ref}:{ref}",
-            )
+            lease = f"--force-with-lease={ref}"
+            git(self.clone, "push", "-q", "--no-verify", lease, "--", "origin", f"{ref}:{ref}")
         counted = _counted(result, report)
         return replace(counted, branch=campaign.branch, commit=commit, pushed=campaign.push)
 

@@ -10,12 +10,26 @@ from __future__ import annotations
 
 import libcst as cst
 
-from prune_flags.passes.body import BodyEditor
+from prune_flags.passes.body import BodyEditor, Edit, detached_lines
 from prune_flags.passes.context import Death
 from prune_flags.purity import is_pure
 
 
 class PruneDeadWrites(BodyEditor):
+    def edit_statement(self, original: cst.BaseStatement, updated: cst.BaseStatement) -> Edit | None:
+        """A function, method or class with no caller left goes whole: decorators, docstring,
+        the comments attached above it."""
+        if isinstance(updated, (cst.FunctionDef, cst.ClassDef)):
+            name = updated.name.value
+            death = self.context.dead_names.get(name) if self.in_class_body else None
+            if self.at_module_level:
+                death = self.context.dead_globals.get(name)
+            if death is not None:
+                what = "class" if isinstance(updated, cst.ClassDef) else "method" if self.in_class_body else "function"
+                self.record(original, "removed-" + what, f"{what} {name} has no caller left: {death.reason}", death.flag)
+                return Edit(carry=detached_lines(updated.leading_lines))
+        return super().edit_statement(original, updated)
+
     def edit_small_statement(
         self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
     ) -> list[cst.BaseSmallStatement] | None:
