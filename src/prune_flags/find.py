@@ -848,12 +848,19 @@ def _names_losing_reads(report: Report) -> set[str]:
 
 
 def _with_counts(candidate: Candidate, report: Report) -> Candidate | None:
-    if not report.changed_files:
+    """The counts, or None when nothing folds: a constant that is only inlined is no stale flag."""
+    branches = sum(c.action in BRANCH_ACTIONS for f in report.changed_files for c in f.changes)
+    # The engine records folded statements; a folded `a if FLAG else b` shows only in the tree.
+    branches += sum(_ternaries(f.old_text) - _ternaries(f.new_text) for f in report.changed_files)
+    if branches <= 0:
         return None
     removed, added = report.line_counts()
-    branches = sum(c.action in BRANCH_ACTIONS for f in report.changed_files for c in f.changes)
     changed = tuple(sorted(f.display for f in report.changed_files))
     return replace(candidate, branches=branches, lines_removed=removed, lines_added=added, changed_files=changed)
+
+
+def _ternaries(text: str) -> int:
+    return sum(isinstance(node, ast.IfExp) for node in ast.walk(ast.parse(text)))
 
 
 # -- the whole run ------------------------------------------------------------------------------

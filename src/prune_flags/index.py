@@ -202,11 +202,14 @@ class _Scanner(ast.NodeVisitor):
 
     def _definition(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
         """A function, method or class is a write of its name; one that something outside the
-        code may call (a dunder, a registering decorator) can never go, so it is told apart."""
+        code may call can never go, so it is told apart: a dunder, anything under a decorator that
+        may register it, and a public method (callers may reach it through an instance of a class
+        that lives on, from code outside the repository)."""
         scope = self._scopes[-1] if self._scopes else "module"
         if node.name not in self.names or scope not in ("module", "class"):
             return
-        removable = not (node.name.startswith("__") and node.name.endswith("__")) and all(
+        public_method = scope == "class" and not node.name.startswith("_")
+        removable = not public_method and not (node.name.startswith("__") and node.name.endswith("__")) and all(
             _dotted(d.func if isinstance(d, ast.Call) else d) in HARMLESS_DECORATORS for d in node.decorator_list
         )
         kind = f"{scope}-def" if removable else "registered-def"
