@@ -11,6 +11,7 @@ from typing import List, Optional
 import typer
 
 from prune_flags.config import ConfigError, load_config
+from prune_flags.batch.command import batch
 from prune_flags.report import Report, explain_lines, render_diff
 
 EXIT_CHANGES = 1
@@ -131,6 +132,9 @@ def apply(
     result = _run(paths, config, flag, no_format)
     write_changes(result)
     raise typer.Exit(_finish(result, report, explain))
+
+
+app.command()(batch)
 
 
 def main() -> None:
