@@ -113,7 +113,7 @@ def load_config(
     """Read the config (--config FILE, or the one found above the first path) and apply --flag."""
     overrides = [parse_flag_option(option) for option in flag_options]
     if config_file is not None:
-        config = _parse_table(_given_table(config_file), config_file)
+        config = parse_table(_given_table(config_file), config_file)
     else:
         config = _discovered_config(_search_start(paths), has_overrides=bool(overrides))
     return _apply_overrides(config, overrides)
@@ -160,16 +160,17 @@ def _given_table(config_file: Path) -> Mapping[str, object]:
 
 def _discovered_config(start: Path, has_overrides: bool) -> Config:
     searched = list(_search_directories(start))
-    found = _find_config(searched)
+    found = find_table(searched)
     if found is not None:
         file, table = found
-        return _parse_table(table, file)
+        return parse_table(table, file)
     if not has_overrides:
         raise ConfigError(str(start), "flags", _nothing_found_message(searched[-1]))
     return Config(flags=(), root=find_project_root(start))
 
 
-def _find_config(directories: Sequence[Path]) -> tuple[Path, Mapping[str, object]] | None:
+def find_table(directories: Sequence[Path]) -> tuple[Path, Mapping[str, object]] | None:
+    """The first [tool.prune-flags] table (or prune-flags.toml) in these directories, with its file."""
     for directory in directories:
         pyproject = directory / PYPROJECT
         if pyproject.is_file():
@@ -214,7 +215,7 @@ def _read_toml(path: Path) -> dict[str, object]:
         raise ConfigError(str(path), "(toml)", f"invalid TOML: {err}") from None
 
 
-def _parse_table(table: Mapping[str, object], file: Path) -> Config:
+def parse_table(table: Mapping[str, object], file: Path) -> Config:
     shown = str(file)
     for key in table:
         if key not in KNOWN_KEYS:

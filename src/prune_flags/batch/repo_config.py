@@ -13,16 +13,8 @@ from pathlib import Path
 from typing import Mapping
 
 # The config module's own readers, so that a repository's table is validated, and its errors
-# worded, exactly as for `apply` (there is no public call that reads a table without flags).
-from prune_flags.config import (
-    PYPROJECT,
-    STANDALONE,
-    Config,
-    ConfigError,
-    _parse_table,
-    _read_toml,
-    _tool_table,
-)
+# worded, exactly as for `apply`.
+from prune_flags.config import PYPROJECT, STANDALONE, Config, ConfigError, find_table, parse_table
 
 
 def config_for(campaign: Config, clone: Path) -> Config:
@@ -30,7 +22,7 @@ def config_for(campaign: Config, clone: Path) -> Config:
     if found is None:
         return campaign
     file, table = found
-    own = _parse_table({key: value for key, value in table.items() if key != "flags"}, file)
+    own = parse_table({key: value for key, value in table.items() if key != "flags"}, file)
     return replace(
         campaign,
         accessors=_union(campaign.accessors, own.accessors),
@@ -45,17 +37,10 @@ def config_for(campaign: Config, clone: Path) -> Config:
 
 def _own_table(clone: Path) -> tuple[Path, Mapping[str, object]] | None:
     """The repository's table: [tool.prune-flags] in its pyproject.toml, else its prune-flags.toml."""
-    pyproject = clone / PYPROJECT
-    if pyproject.is_file():
-        _refuse_link_out(pyproject, clone)
-        table = _tool_table(pyproject)
-        if table is not None:
-            return pyproject, table
-    standalone = clone / STANDALONE
-    if standalone.is_file():
-        _refuse_link_out(standalone, clone)
-        return standalone, _read_toml(standalone)
-    return None
+    for name in (PYPROJECT, STANDALONE):
+        if (clone / name).is_file():
+            _refuse_link_out(clone / name, clone)
+    return find_table([clone])
 
 
 def _refuse_link_out(path: Path, clone: Path) -> None:
