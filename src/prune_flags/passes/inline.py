@@ -13,7 +13,7 @@ from libcst.metadata import PositionProvider
 from prune_flags.constants import constant_node
 from prune_flags.passes.body import BodyEditor
 from prune_flags.passes.context import RewriteContext
-from prune_flags.passes.scopes import bound_names, flag_parameters, module_bindings
+from prune_flags.passes.scopes import bound_names, flag_locals, flag_parameters, module_bindings
 
 
 class InlineFlags(BodyEditor):
@@ -22,6 +22,7 @@ class InlineFlags(BodyEditor):
         self._not_reads: set[int] = set()  # ids of original Name/Attribute nodes that are not reads
         self._module_flags: dict[str, str] = {}  # local name -> flag, for flags bound at module level
         self._bound: dict[int, frozenset[str]] = {}  # names each enclosing function binds, by id
+        self._carried: dict[int, dict[str, str]] = {}  # locals that only carry a flag, by function id
 
     # -- what is not a read ---------------------------------------------------------------
     def _mark_store(self, target: cst.BaseExpression) -> None:
@@ -93,6 +94,10 @@ class InlineFlags(BodyEditor):
                 continue
             if name in flag_parameters(scope, self.context.flags):
                 return name
+            if id(scope) not in self._carried:
+                self._carried[id(scope)] = flag_locals(scope, self.context.flags, self._module_flags)
+            if name in self._carried[id(scope)]:
+                return self._carried[id(scope)][name]
             if id(scope) not in self._bound:
                 self._bound[id(scope)] = bound_names(scope)
             if name in self._bound[id(scope)]:

@@ -126,3 +126,43 @@ def flag_parameters(scope: cst.CSTNode, flags: Mapping[str, Flag]) -> frozenset[
         if flag is not None and param.default is not None and same_value(constant_value(param.default), flag.value):
             found.add(flag.name)
     return frozenset(found)
+
+
+class _StoreCounter(_Binder):
+    """Counts the bindings of each name in a function body (nested scopes aside)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counts: dict[str, int] = {}
+
+    def _bind(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.counts[target.value] = self.counts.get(target.value, 0) + 1
+        super()._bind(target)
+
+
+def flag_locals(function: cst.CSTNode, flags: Mapping[str, Flag], module_flags: Mapping[str, str]) -> dict[str, str]:
+    """Locals that only carry a flag: `use_x = self.use_x` (or a module flag, or a flag
+    parameter) at the top of the function body, never bound again. Their reads are the flag."""
+    if not isinstance(function, cst.FunctionDef) or not isinstance(function.body, cst.IndentedBlock):
+        return {}
+    counter = _StoreCounter()
+    function.body.visit(counter)
+    parameters = flag_parameters(function, flags)
+    carried: dict[str, str] = {}
+    for statement in function.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+                continue
+            target, value = small.targets[0].target, small.value
+            if not isinstance(target, cst.Name) or counter.counts.get(target.value) != 1:
+                continue
+            if target.value in counter.globals or target.value in {p.name.value for p in all_params(function)}:
+                continue
+            if isinstance(value, cst.Attribute) and value.attr.value in flags:
+                carried[target.value] = value.attr.value
+            elif isinstance(value, cst.Name) and (value.value in parameters or value.value in module_flags):
+                carried[target.value] = value.value if value.value in parameters else module_flags[value.value]
+    return carried
