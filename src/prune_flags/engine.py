@@ -21,7 +21,7 @@ from prune_flags.constants import same_value
 from prune_flags.files import SourceError, SourceFile, discover_python_files, mentions_any, read_source, write_atomic
 from prune_flags.index import ITSELF, NameFacts, Site, attribute_load_counts, scan
 from prune_flags.passes import Death, RewriteContext
-from prune_flags.shapes import parse_shape
+from prune_flags.shapes import CallShape, parse_shape
 from prune_flags.report import Change, FileResult, Report, Skipped
 from prune_flags.rewrite import FileFailure, Rewritten, rewrite
 
@@ -31,6 +31,7 @@ class _Repository:
     """The files in scope, their original and current texts, and the `ast` trees parsed so far."""
 
     cwd: Path
+    writers: tuple[CallShape, ...] = ()  # the config's setter shapes: their calls write flags
     sources: dict[Path, SourceFile] = field(default_factory=dict)
     current: dict[Path, str] = field(default_factory=dict)
     skipped: dict[Path, str] = field(default_factory=dict)
@@ -74,13 +75,13 @@ class _Repository:
             tree = self.tree(path, text)
             if tree is None:
                 continue
-            for name, facts in scan(tree, self.display(path), names).items():
+            for name, facts in scan(tree, self.display(path), names, self.writers).items():
                 merged[name].merge(facts)
         return merged
 
 
 def load(paths: Sequence[Path], config: Config, cwd: Path, project_root: Path) -> _Repository:
-    repository = _Repository(cwd)
+    repository = _Repository(cwd, tuple(parse_shape(pattern) for pattern in config.writers))
     for path in discover_python_files(paths, project_root, config.exclude):
         try:
             source = read_source(path)
@@ -191,6 +192,7 @@ class _Cascade:
             path=self.repository.display(path),
             flags=self.flags,
             accessors=self.accessors,
+            writers=self.repository.writers,
             dead_names=self.dead,
             dead_globals=self.dead_globals.get(path, {}),
             removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),
@@ -354,7 +356,7 @@ class _Cascade:
         return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"
 
 
-_FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option", "class-def")
+_FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option", "class-def", "setattr", "writer")
 
 
 def _qualified(path: str, name: str) -> str:

@@ -15,7 +15,7 @@ from typing import Iterable
 
 from prune_flags.constants import UNKNOWN
 from prune_flags.purity import PURE_BUILTINS
-from prune_flags.shapes import CLICK_OPTIONS, OPTION_METHODS, option_dest
+from prune_flags.shapes import CLICK_OPTIONS, OPTION_METHODS, CallShape, option_dest
 
 
 @dataclass(frozen=True)
@@ -143,9 +143,10 @@ def assert_subjects(test: ast.expr) -> frozenset[str] | None:
 
 
 class _Scanner(ast.NodeVisitor):
-    def __init__(self, path: str, names: frozenset[str]) -> None:
+    def __init__(self, path: str, names: frozenset[str], writers: tuple[CallShape, ...] = ()) -> None:
         self.path = path
         self.names = names
+        self.writers = writers
         self.facts: dict[str, NameFacts] = {}
         self._scopes: list[str] = []  # "class" / "function"
         self._globals: list[set[str]] = [set()]
@@ -329,6 +330,14 @@ class _Scanner(ast.NodeVisitor):
                 self._of(keyword.arg).writes.append(
                     Write(self._site(keyword), "keyword", self._value(keyword.value, keyword.arg))
                 )
+        for shape in self.writers:
+            written = shape.written_value(node)
+            if written is not None and written[0] in self.names:
+                self._of(written[0]).writes.append(Write(self._site(node), "writer", literal(written[1])))
+                for child in ast.iter_child_nodes(node):
+                    if not (isinstance(child, ast.Constant) and child.value == written[0]):
+                        self.visit(child)  # the flag's name in a setter call is not a read
+                return
         dest = _option_dest(node)
         if dest in self.names:
             # The option defines the flag (the user declared it stale): a definition, not a read.
@@ -387,9 +396,11 @@ def local_names(scope: ast.AST) -> set[str]:
     return names - declared
 
 
-def scan(tree: ast.Module, path: str, names: Iterable[str]) -> dict[str, NameFacts]:
-    """Facts about `names` in one parsed module."""
-    scanner = _Scanner(path, frozenset(names))
+def scan(
+    tree: ast.Module, path: str, names: Iterable[str], writers: tuple[CallShape, ...] = ()
+) -> dict[str, NameFacts]:
+    """Facts about `names` in one parsed module; `writers` are the config's setter call shapes."""
+    scanner = _Scanner(path, frozenset(names), writers)
     scanner.visit(tree)
     return scanner.facts
 

@@ -44,6 +44,35 @@ class CallShape:
         return positional[self.name_index]
 
 
+    def written_value(self, call: ast.Call) -> tuple[str, ast.expr] | None:
+        """For a writer shape: the flag name and the value node a matching `ast` call writes."""
+        if not _ast_dotted_matches(call.func, self.func):
+            return None
+        if self.name_is_keyword:
+            keywords = [k for k in call.keywords if k.arg is not None]
+            return (keywords[0].arg, keywords[0].value) if len(keywords) == 1 else None  # type: ignore[return-value]
+        assert self.name_index is not None
+        positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
+        if len(positional) <= self.name_index or not isinstance(positional[self.name_index], ast.Constant):
+            return None
+        name = positional[self.name_index].value  # type: ignore[attr-defined]
+        rest = positional[self.name_index + 1 :]
+        value = rest[0] if rest else next((k.value for k in call.keywords if k.arg == "value"), None)
+        return (name, value) if isinstance(name, str) and value is not None else None
+
+
+def _ast_dotted_matches(node: ast.expr, expected: str) -> bool:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return False
+    parts.append(node.id)
+    dotted = ".".join(reversed(parts))
+    return dotted == expected or dotted.endswith("." + expected)
+
+
 def _dotted(node: cst.BaseExpression, expected: str) -> bool:
     parts: list[str] = []
     while isinstance(node, cst.Attribute):

@@ -24,6 +24,7 @@ class RewriteContext:
     path: str
     flags: Mapping[str, Flag]
     accessors: tuple[CallShape, ...] = ()  # flag-API calls that read a flag by its name
+    writers: tuple[CallShape, ...] = ()  # setter calls that write a flag by its name
     # Fields, class attributes and module constants with no reader left in the repository,
     # each with the reason a reviewer reads.
     dead_names: Mapping[str, Death] = field(default_factory=dict)

@@ -12,6 +12,8 @@ import libcst as cst
 
 from prune_flags.passes.body import BodyEditor, Edit, detached_lines
 from prune_flags.passes.context import Death
+from prune_flags.config import Flag
+from prune_flags.constants import constant_value, same_value
 from prune_flags.purity import is_pure
 
 
@@ -52,7 +54,37 @@ class PruneDeadWrites(BodyEditor):
             return self._remove_write(original, updated.target, updated.value)
         if isinstance(updated, cst.Del):
             return self._prune_del(original, updated)
+        if isinstance(updated, cst.Expr) and isinstance(updated.value, cst.Call):
+            flag = self._same_value_setter(updated.value)
+            if flag is not None:
+                death = self.context.dead_names[flag.name]
+                self.record(original, "removed-write", f"it sets {flag.name} to the value it is fixed at, {flag.source}", death.flag)
+                return []
         return super().edit_small_statement(original, updated)
+
+    def _same_value_setter(self, call: cst.Call) -> Flag | None:
+        """`setattr(obj, "flag", False)` or a configured setter call, writing the fixed value of
+        a flag that has no reader left."""
+        func = call.func
+        if isinstance(func, cst.Name) and func.value == "setattr" and len(call.args) == 3:
+            name, value = constant_value(call.args[1].value), call.args[2].value
+        else:
+            for shape in self.context.writers:
+                argument = shape.name_argument(call)
+                if argument is not None:
+                    if shape.name_is_keyword:
+                        name, value = argument.keyword.value if argument.keyword else None, argument.value
+                    else:
+                        rest = [a for a in call.args if a is not argument and a.keyword is None]
+                        name = constant_value(argument.value)
+                        value = rest[0].value if rest else None  # type: ignore[assignment]
+                    break
+            else:
+                return None
+        flag = self.context.flags.get(name) if isinstance(name, str) else None
+        if flag is None or value is None or flag.name not in self.context.dead_names:
+            return None
+        return flag if same_value(constant_value(value), flag.value) else None
 
     def _prune_del(self, original: cst.Del, updated: cst.Del) -> list[cst.BaseSmallStatement] | None:
         """`del self.dead` goes; `del self.live, self.dead` keeps its live targets."""
