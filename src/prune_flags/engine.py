@@ -32,6 +32,7 @@ class _Repository:
 
     cwd: Path
     writers: tuple[CallShape, ...] = ()  # the config's setter shapes: their calls write flags
+    accessors: tuple[CallShape, ...] = ()  # the config's getter shapes: their calls read flags
     sources: dict[Path, SourceFile] = field(default_factory=dict)
     current: dict[Path, str] = field(default_factory=dict)
     skipped: dict[Path, str] = field(default_factory=dict)
@@ -75,13 +76,17 @@ class _Repository:
             tree = self.tree(path, text)
             if tree is None:
                 continue
-            for name, facts in scan(tree, self.display(path), names, self.writers).items():
+            for name, facts in scan(tree, self.display(path), names, self.writers, self.accessors).items():
                 merged[name].merge(facts)
         return merged
 
 
 def load(paths: Sequence[Path], config: Config, cwd: Path, project_root: Path) -> _Repository:
-    repository = _Repository(cwd, tuple(parse_shape(pattern) for pattern in config.writers))
+    repository = _Repository(
+        cwd,
+        tuple(parse_shape(pattern) for pattern in config.writers),
+        tuple(parse_shape(pattern) for pattern in config.accessors),
+    )
     for path in discover_python_files(paths, project_root, config.exclude):
         try:
             source = read_source(path)
@@ -174,7 +179,6 @@ class _Cascade:
         self.dead_globals: dict[Path, dict[str, Death]] = {}
         self.removable_asserts: dict[Path, frozenset[int]] = {}
         self.results: dict[Path, Rewritten] = {}
-        self.accessors = tuple(parse_shape(pattern) for pattern in config.accessors)
         self._inputs: dict[Path, object] = {}
 
     def run(self) -> None:
@@ -191,7 +195,7 @@ class _Cascade:
         return RewriteContext(
             path=self.repository.display(path),
             flags=self.flags,
-            accessors=self.accessors,
+            accessors=self.repository.accessors,
             writers=self.repository.writers,
             dead_names=self.dead,
             dead_globals=self.dead_globals.get(path, {}),

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from prune_flags.constants import UNKNOWN
-from prune_flags.purity import PURE_BUILTINS
-from prune_flags.shapes import CLICK_OPTIONS, OPTION_METHODS, CallShape, option_dest
+from prune_flags.purity import FIELD_CONSTRUCTORS, PURE_BUILTINS
+from prune_flags.shapes import CLICK_OPTIONS, OPTION_METHODS, CallShape, ast_dotted_matches, option_dest
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,25 @@ def _dotted(node: ast.expr) -> str:
     return ".".join(reversed(parts))
 
 
+def _field_default(call: ast.Call) -> object:
+    """The default a dataclass/attrs/pydantic field declaration gives: `field(default=False)`."""
+    for keyword in call.keywords:
+        if keyword.arg == "default":
+            return literal(keyword.value)
+    if _dotted(call.func) in ("Field", "pydantic.Field") and call.args:
+        return literal(call.args[0])
+    return UNKNOWN
+
+
+def _accessor_reads(shape: CallShape, call: ast.Call, name: str) -> bool:
+    """Whether `call` reads `name` through an accessor shape such as `extra_args.get({name}, ...)`."""
+    if shape.name_is_keyword or not ast_dotted_matches(call.func, shape.func):
+        return False
+    assert shape.name_index is not None
+    positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
+    return len(positional) > shape.name_index and literal(positional[shape.name_index]) == name
+
+
 def _option_dest(call: ast.Call) -> str | None:
     func = _dotted(call.func)
     if not (func.rsplit(".", 1)[-1] in OPTION_METHODS or func in CLICK_OPTIONS):
@@ -143,10 +162,13 @@ def assert_subjects(test: ast.expr) -> frozenset[str] | None:
 
 
 class _Scanner(ast.NodeVisitor):
-    def __init__(self, path: str, names: frozenset[str], writers: tuple[CallShape, ...] = ()) -> None:
+    def __init__(
+        self, path: str, names: frozenset[str], writers: tuple[CallShape, ...] = (), accessors: tuple[CallShape, ...] = ()
+    ) -> None:
         self.path = path
         self.names = names
         self.writers = writers
+        self.accessors = accessors
         self.facts: dict[str, NameFacts] = {}
         self._scopes: list[str] = []  # "class" / "function"
         self._globals: list[set[str]] = [set()]
@@ -158,6 +180,10 @@ class _Scanner(ast.NodeVisitor):
         """What a write of `name` stores: a literal, the name's own value passed along, or UNKNOWN."""
         if isinstance(node, ast.Attribute) and node.attr == name:
             return ITSELF
+        if isinstance(node, ast.Call) and _dotted(node.func) in FIELD_CONSTRUCTORS:
+            return _field_default(node)
+        if isinstance(node, ast.Call) and any(_accessor_reads(shape, node, name) for shape in self.accessors):
+            return ITSELF  # `self.x = extra_args.get("x", False)`: the accessor is inlined to the flag's value
         if isinstance(node, ast.Name) and node.id == name:
             for parameters in reversed(self._flag_params):
                 if name in parameters:  # a parameter passed along holds its default unless a caller says otherwise
@@ -343,7 +369,8 @@ class _Scanner(ast.NodeVisitor):
             # The option defines the flag (the user declared it stale): a definition, not a read.
             self._of(dest).writes.append(Write(self._site(node), "option", ITSELF))
             for child in (node.func, *node.args):
-                self.visit(child)
+                if not isinstance(child, ast.Constant):  # option names and dest are not reads
+                    self.visit(child)
             for keyword in node.keywords:
                 if keyword.arg != "dest":
                     self.visit(keyword.value)
@@ -397,10 +424,14 @@ def local_names(scope: ast.AST) -> set[str]:
 
 
 def scan(
-    tree: ast.Module, path: str, names: Iterable[str], writers: tuple[CallShape, ...] = ()
+    tree: ast.Module,
+    path: str,
+    names: Iterable[str],
+    writers: tuple[CallShape, ...] = (),
+    accessors: tuple[CallShape, ...] = (),
 ) -> dict[str, NameFacts]:
-    """Facts about `names` in one parsed module; `writers` are the config's setter call shapes."""
-    scanner = _Scanner(path, frozenset(names), writers)
+    """Facts about `names` in one parsed module, with the config's setter and accessor call shapes."""
+    scanner = _Scanner(path, frozenset(names), writers, accessors)
     scanner.visit(tree)
     return scanner.facts
 

@@ -21,6 +21,11 @@ PURE_BUILTINS: Final = frozenset(
     }
 )  # fmt: skip
 
+# Field declarations of dataclasses, attrs and pydantic only describe a default.
+FIELD_CONSTRUCTORS: Final = frozenset(
+    {"field", "dataclasses.field", "attr.ib", "attr.attrib", "attrs.field", "attr.field", "Field", "pydantic.Field"}
+)
+
 _PURE_LEAVES: Final = (
     cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis,
 )  # fmt: skip
@@ -39,11 +44,10 @@ def is_pure(node: cst.CSTNode) -> bool:
     if isinstance(node, cst.Slice):
         return all(part is None or is_pure(part) for part in (node.lower, node.upper, node.step))
     if isinstance(node, cst.Call):
-        return (
-            isinstance(node.func, cst.Name)
-            and node.func.value in PURE_BUILTINS
-            and all(is_pure(arg.value) for arg in node.args)
-        )
+        pure_callee = (isinstance(node.func, cst.Name) and node.func.value in PURE_BUILTINS) or _dotted(
+            node.func
+        ) in FIELD_CONSTRUCTORS
+        return pure_callee and all(is_pure(arg.value) for arg in node.args)
     if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
         return is_pure(node.left) and is_pure(node.right)
     if isinstance(node, cst.UnaryOperation):
@@ -85,3 +89,11 @@ def _pure_generators(for_in: cst.CompFor | None) -> bool:
             return False
         for_in = for_in.inner_for_in
     return True
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    return ".".join([node.value, *reversed(parts)]) if isinstance(node, cst.Name) else ""

@@ -46,7 +46,7 @@ class CallShape:
 
     def written_value(self, call: ast.Call) -> tuple[str, ast.expr] | None:
         """For a writer shape: the flag name and the value node a matching `ast` call writes."""
-        if not _ast_dotted_matches(call.func, self.func):
+        if not ast_dotted_matches(call.func, self.func):
             return None
         if self.name_is_keyword:
             keywords = [k for k in call.keywords if k.arg is not None]
@@ -61,7 +61,7 @@ class CallShape:
         return (name, value) if isinstance(name, str) and value is not None else None
 
 
-def _ast_dotted_matches(node: ast.expr, expected: str) -> bool:
+def ast_dotted_matches(node: ast.expr, expected: str) -> bool:
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
