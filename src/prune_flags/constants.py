@@ -76,7 +76,7 @@ def constant_node(value: object) -> cst.BaseExpression:
     elif isinstance(value, float):
         node = cst.Float(repr(abs(value)))
     elif isinstance(value, str):
-        return cst.SimpleString(repr(value))
+        return cst.SimpleString(_double_quoted(value))
     elif isinstance(value, tuple):
         elements = [cst.Element(constant_node(item)) for item in value]
         if len(elements) == 1:
@@ -87,6 +87,15 @@ def constant_node(value: object) -> cst.BaseExpression:
     if value < 0:  # type: ignore[operator]
         return cst.UnaryOperation(cst.Minus(), node)
     return node
+
+
+def _double_quoted(text: str) -> str:
+    """A string literal in double quotes where it needs no more escapes than repr's: the
+    style of black and of most code."""
+    single = repr(text)
+    if '"' in text or single[0] != "'":
+        return single
+    return '"' + single[1:-1].replace("\\'", "'") + '"'
 
 
 def truthiness(node: cst.BaseExpression) -> bool | None:

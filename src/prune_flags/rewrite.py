@@ -96,9 +96,25 @@ def _parse(text: str) -> ast.Module:
 
 
 def _names_made_unused(before: ast.Module, after: ast.Module) -> set[str]:
-    """Bare names the rewrite took the last load of: only those imports and locals may go."""
+    """Bare names the rewrite took the last load of: only those imports and locals may go.
+    A load in the name's own update (`x = x or {}`) does not keep it."""
     old, new = attribute_load_counts(before), attribute_load_counts(after)
-    return {name for name, count in old.items() if count and not new.get(name) and not name.startswith(".")}
+    for name, count in _self_updates(after).items():
+        new[name] = new.get(name, 0) - count
+    return {name for name, count in old.items() if count and new.get(name, 0) <= 0 and not name.startswith(".")}
+
+
+def _self_updates(tree: ast.Module) -> dict[str, int]:
+    """Loads of a name inside the value assigned to that same name."""
+    counts: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {t.id for t in targets if isinstance(t, ast.Name)}
+            for inner in ast.walk(node.value):
+                if isinstance(inner, ast.Name) and inner.id in names and isinstance(inner.ctx, ast.Load):
+                    counts[inner.id] = counts.get(inner.id, 0) + 1
+    return counts
 
 
 def _function_locals(tree: ast.Module) -> set[str]:

@@ -116,8 +116,10 @@ class PruneDeadWrites(BodyEditor):
 
     def _remove_write(
         self, original: cst.BaseSmallStatement, target: cst.BaseExpression, value: cst.BaseExpression | None
-    ) -> list[cst.BaseSmallStatement]:
+    ) -> list[cst.BaseSmallStatement] | None:
         keep_value = value is not None and not is_pure(value)
+        if keep_value and self.at_module_level and isinstance(target, cst.Name):
+            return None  # `logger = logging.getLogger(...)` is set-up, not a value to strip down to its call
         self._record_write(original, target, kept_value=keep_value)
         if keep_value:
             assert value is not None

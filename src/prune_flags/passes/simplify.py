@@ -44,6 +44,37 @@ def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
+_STRING_METHODS = frozenset(
+    {"lower", "upper", "casefold", "strip", "lstrip", "rstrip", "startswith", "endswith",
+     "isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isspace", "islower", "isupper"}
+)  # fmt: skip
+
+
+def _string_method(call: cst.Call) -> object:
+    """`"True".lower()` and the like: a pure method of a constant string, with constant arguments."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in _STRING_METHODS):
+        return None
+    receiver = constant_value(func.value)
+    arguments = [constant_value(arg.value) for arg in call.args if not arg.keyword and not arg.star]
+    if not isinstance(receiver, str) or len(arguments) != len(call.args) or UNKNOWN in arguments:
+        return None
+    try:
+        return getattr(receiver, func.attr.value)(*arguments)
+    except TypeError:
+        return None  # wrong arguments raise at run time too: leave the call to do so
+
+
+def _in_empty(comparison: cst.Comparison) -> bool | None:
+    """`x in ()` is False and `x not in ()` True, whatever x is, when x has no side effect."""
+    if len(comparison.comparisons) != 1 or not is_pure(comparison.left):
+        return None
+    target = comparison.comparisons[0]
+    if isinstance(target.operator, (cst.In, cst.NotIn)) and constant_value(target.comparator) == ():
+        return isinstance(target.operator, cst.NotIn)
+    return None
+
+
 class SimplifyBooleans(BodyEditor):
     def __init__(self, context: RewriteContext) -> None:
         super().__init__(context)
@@ -112,6 +143,9 @@ class SimplifyBooleans(BodyEditor):
         if not self._touched(original_node):
             return updated_node
         left = constant_value(updated_node.left)
+        emptiness = _in_empty(updated_node)
+        if emptiness is not None:
+            return bool_node(emptiness)
         result = True
         for target in updated_node.comparisons:
             right = constant_value(target.comparator)
@@ -151,8 +185,11 @@ class SimplifyBooleans(BodyEditor):
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         func = updated_node.func
-        converter = _CONVERTERS.get(func.value) if isinstance(func, cst.Name) else None
         args = updated_node.args
+        method = _string_method(updated_node)
+        if method is not None and self._touched(original_node):
+            return constant_node(method)
+        converter = _CONVERTERS.get(func.value) if isinstance(func, cst.Name) else None
         if converter and len(args) == 1 and not args[0].keyword and not args[0].star and self._touched(original_node):
             value = constant_value(args[0].value)
             if value is not UNKNOWN:
