@@ -36,7 +36,8 @@ class PruneDeadWrites(BodyEditor):
         self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
     ) -> list[cst.BaseSmallStatement] | None:
         if isinstance(updated, cst.Assert):
-            if self.line_of(original) in self.context.removable_asserts:
+            # An assert on a flag was inlined to a constant: fold decides (`assert False` stays).
+            if self.line_of(original) in self.context.removable_asserts and self._dead_subjects(updated.test):
                 death = self._death(updated.test)
                 self.record(original, "removed-assert", f"it only checks {death[0]}, which has no reader left", death[1].flag)
                 return []
@@ -135,8 +136,7 @@ class PruneDeadWrites(BodyEditor):
             reason += "; the right-hand side may have side effects, so it stays as a statement"
         self.record(original, "removed-write" if not kept_value else "removed-write-kept-value", reason, death.flag)
 
-    def _death(self, test: cst.BaseExpression) -> tuple[str, Death]:
-        """The dead names an assert checks, for its reason."""
+    def _dead_subjects(self, test: cst.BaseExpression) -> list[str]:
         names: list[str] = []
 
         class Collect(cst.CSTVisitor):
@@ -144,5 +144,9 @@ class PruneDeadWrites(BodyEditor):
                 names.append(node.attr.value)
 
         test.visit(Collect())
-        dead = [name for name in names if name in self.context.dead_names]
-        return ", ".join(dict.fromkeys(dead)), self.context.dead_names[dead[0]]
+        return list(dict.fromkeys(name for name in names if name in self.context.dead_names))
+
+    def _death(self, test: cst.BaseExpression) -> tuple[str, Death]:
+        """The dead names an assert checks, for its reason."""
+        dead = self._dead_subjects(test)
+        return ", ".join(dead), self.context.dead_names[dead[0]]

@@ -33,6 +33,8 @@ _COMPARE: dict[type, Callable[[object, object], bool]] = {
     cst.IsNot: operator.is_not,
 }
 _SINGLETONS = (type(None), bool)
+_NEVER_SAME: Callable[[object, object], bool] = lambda left, right: False
+_ALWAYS_DIFFERENT: Callable[[object, object], bool] = lambda left, right: True
 _CONVERTERS: dict[str, Callable[[object], object]] = {"bool": bool, "int": int, "float": float, "str": str}
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
 
@@ -155,7 +157,10 @@ class SimplifyBooleans(BodyEditor):
             if isinstance(target.operator, (cst.Is, cst.IsNot)) and not (
                 isinstance(left, _SINGLETONS) and isinstance(right, _SINGLETONS)
             ):
-                return updated_node  # identity of other constants is an implementation detail
+                if type(left) is type(right):
+                    return updated_node  # identity of equal non-singleton constants is an implementation detail
+                # Constants of different types are never the same object.
+                compare = _NEVER_SAME if isinstance(target.operator, cst.Is) else _ALWAYS_DIFFERENT
             try:
                 result = result and bool(compare(left, right))
             except TypeError:
