@@ -19,7 +19,7 @@ from typing import Sequence
 from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.constants import same_value
 from prune_flags.files import SourceError, SourceFile, discover_python_files, mentions_any, read_source, write_atomic
-from prune_flags.index import ITSELF, NameFacts, Site, attribute_load_counts, scan
+from prune_flags.index import ITSELF, CallSite, NameFacts, Site, attribute_load_counts, scan, scan_calls
 from prune_flags.passes import Death, RewriteContext
 from prune_flags.shapes import CallShape, parse_shape
 from prune_flags.report import Change, FileResult, Report, Skipped
@@ -58,6 +58,19 @@ class _Repository:
         return any(
             pattern.search(text) for path, text in self.current.items() if name in text and path not in self.skipped
         )
+
+    def defines(self, name: str) -> bool:
+        """Whether a function or class of this name is defined in the files in scope."""
+        pattern = re.compile(rf"\b(def|class)\s+{re.escape(name)}\b")
+        return any(name in text and pattern.search(text) for text in self.current.values())
+
+    def calls(self, callees: frozenset[str]) -> list[CallSite]:
+        found: list[CallSite] = []
+        for path in self.mentioning(callees):
+            tree = self.tree(path, self.current[path])
+            if tree is not None:
+                found += scan_calls(tree, self.display(path), callees)
+        return found
 
     def tree(self, path: Path, text: str) -> ast.Module | None:
         key = (path, text)
@@ -98,19 +111,51 @@ def load(paths: Sequence[Path], config: Config, cwd: Path, project_root: Path) -
     return repository
 
 
-def conflicts(flags: Sequence[Flag], facts: dict[str, NameFacts]) -> dict[str, list[Site]]:
-    """Flags something gives another value than the configured one, with where."""
-    found: dict[str, list[Site]] = {}
+def owners(flag: Flag, facts: NameFacts) -> frozenset[str]:
+    """The functions and classes whose parameter or field is the flag: what a `flag=` keyword
+    at a call may reach. A class owns its `__init__`'s parameters, and `super().__init__` too."""
+    found = {w.owner for w in facts.writes if w.kind in ("parameter", "class") and same_value(w.value, flag.value)}
+    if found:
+        found.add("__init__")  # `super().__init__(flag=...)` inside a subclass reaches one of them
+    return frozenset(found - {""})
+
+
+def conflicts(repository: _Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]) -> dict[str, list[str]]:
+    """Flags something gives another value than the configured one, with where and how."""
+    found: dict[str, list[str]] = {}
     for flag in flags:
-        sites = [
-            w.site
-            for w in facts[flag.name].writes
-            # A parameter with another default is a local that only shares the name.
-            if w.value is not ITSELF and w.kind != "parameter" and not same_value(w.value, flag.value)
-        ]
-        if sites:
-            found[flag.name] = sites
+        flag_facts = facts[flag.name]
+        flag_owners = owners(flag, flag_facts)
+        problems = []
+        for write in flag_facts.writes:
+            if write.value is ITSELF or write.kind == "parameter":
+                continue  # a parameter with another default is a local that only shares the name
+            if write.kind == "keyword" and write.owner not in flag_owners:
+                if repository.defines(write.owner):
+                    problems.append(f"{write.site} (passed to {write.owner}, which does not take it as the flag)")
+                continue  # a keyword of a function outside the repository is that function's business
+            if not same_value(write.value, flag.value):
+                problems.append(str(write.site))
+        problems += _positional_passes(repository, flag_facts)
+        if problems:
+            found[flag.name] = problems
     return found
+
+
+def _positional_passes(repository: _Repository, facts: NameFacts) -> list[str]:
+    """Calls that fill a flag parameter by position: removing the parameter would shift them."""
+    parameters = [w for w in facts.writes if w.kind == "parameter" and w.position is not None]
+    if not parameters:
+        return []
+    calls = repository.calls(frozenset(w.owner for w in parameters))
+    problems = []
+    for parameter in parameters:
+        for call in calls:
+            offset = 1 if parameter.method and call.through_attribute else 0
+            assert parameter.position is not None
+            if call.callee == parameter.owner and (call.starred or call.positional + offset > parameter.position):
+                problems.append(f"{call.site} (passes {parameter.owner}'s parameter by position)")
+    return problems
 
 
 def run(config: Config, paths: Sequence[Path], cwd: Path) -> Report:
@@ -119,13 +164,15 @@ def run(config: Config, paths: Sequence[Path], cwd: Path) -> Report:
     repository = load(paths, config, cwd, project_root)
     report = Report(flags={flag.name: flag.source for flag in config.flags})
     flag_names = frozenset(flag.name for flag in config.flags)
-    conflicting = conflicts(config.flags, repository.facts(flag_names))
+    flag_facts = repository.facts(flag_names)
+    conflicting = conflicts(repository, config.flags, flag_facts)
     for name, sites in conflicting.items():
-        where = ", ".join(str(site) for site in sites)
+        where = ", ".join(sites)
         report.conflicts.append(f"{name}: not pruned: it is given another value at {where}")
     active = {flag.name: flag for flag in config.flags if flag.name not in conflicting}
     frozen_out = set(repository.mentioning(frozenset(conflicting)))
-    cascade = _Cascade(repository, config, active, frozen_out)
+    flag_owners = {name: owners(flag, flag_facts[name]) for name, flag in active.items()}
+    cascade = _Cascade(repository, config, active, frozen_out, flag_owners)
     cascade.run()
     for path, source in repository.sources.items():
         rewritten = cascade.results.get(path)
@@ -170,8 +217,16 @@ def _finish(config: Config, project_root: Path, source: SourceFile, text: str) -
 class _Cascade:
     """Inline, fold and prune until no name loses its last reader."""
 
-    def __init__(self, repository: _Repository, config: Config, flags: dict[str, Flag], frozen_out: set[Path]) -> None:
+    def __init__(
+        self,
+        repository: _Repository,
+        config: Config,
+        flags: dict[str, Flag],
+        frozen_out: set[Path],
+        flag_owners: dict[str, frozenset[str]],
+    ) -> None:
         self.repository = repository
+        self.flag_owners = flag_owners
         self.config = config
         self.flags = flags
         self.frozen_out = frozen_out
@@ -197,6 +252,7 @@ class _Cascade:
             flags=self.flags,
             accessors=self.repository.accessors,
             writers=self.repository.writers,
+            flag_owners=self.flag_owners,
             dead_names=self.dead,
             dead_globals=self.dead_globals.get(path, {}),
             removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),

@@ -33,6 +33,22 @@ class Write:
     kind: str  # "attribute", "class", "module", "global", "setattr", "augmented", "del", "unpack",
     # "keyword" (name=... at a call), "parameter" (a parameter's default), "environ"
     value: object  # the literal written, ITSELF, or UNKNOWN
+    # Whose the write is: for a parameter, its function; for a class-level field, its class;
+    # for a keyword, the callee's (last) name. A keyword reaches a flag only through an owner.
+    owner: str = ""
+    position: int | None = None  # a positional parameter's index, counting self
+    method: bool = False  # the parameter's function takes self/cls: an attribute call passes it
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call of a function by its (last) name: enough to tell whether it passes a parameter positionally."""
+
+    site: Site
+    callee: str
+    positional: int  # positional arguments written at the call
+    through_attribute: bool  # `obj.f(...)`: a method's self is passed implicitly
+    starred: bool  # `f(*args)`: any position may be filled
 
 
 class _Itself:
@@ -97,6 +113,25 @@ def _dotted(node: ast.expr) -> str:
     if isinstance(node, ast.Name):
         parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+def _patched(call: ast.Call) -> tuple[str, object] | None:
+    """What a test double sets: `mock.patch.object(C, "name", v)`, `monkeypatch.setattr(o, "name", v)`,
+    `mock.patch("pkg.mod.NAME", v)`, `monkeypatch.setattr("pkg.mod.NAME", v)`: (name, value)."""
+    func = _dotted(call.func)
+    new = next((k.value for k in call.keywords if k.arg == "new"), None)
+    if func.endswith("patch.object") or (func.endswith(".setattr") and func != "setattr"):
+        if len(call.args) >= 2 and isinstance(name := literal(call.args[1]), str):
+            value = call.args[2] if len(call.args) > 2 else new
+            return name, literal(value) if value is not None else UNKNOWN
+        if func.endswith("patch.object"):
+            return None
+    if func.endswith("patch") or func.endswith(".setattr"):
+        target = literal(call.args[0]) if call.args else None
+        if isinstance(target, str) and "." in target:
+            value = call.args[1] if len(call.args) > 1 else new
+            return target.rsplit(".", 1)[1], literal(value) if value is not None else UNKNOWN
+    return None
 
 
 def _field_default(call: ast.Call) -> object:
@@ -174,6 +209,7 @@ class _Scanner(ast.NodeVisitor):
         self._globals: list[set[str]] = [set()]
         self._locals: list[set[str]] = []  # candidate names each enclosing function binds locally
         self._flag_params: list[dict[str, ast.expr]] = []  # candidate-named parameters -> their defaults
+        self._classes: list[str] = []  # enclosing class names
         self._assert: AssertRead | None = None
 
     def _value(self, node: ast.expr | None, name: str) -> object:
@@ -220,10 +256,19 @@ class _Scanner(ast.NodeVisitor):
         pairs = list(zip(positional, [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)))
         pairs += list(zip(arguments.kwonlyargs, arguments.kw_defaults))
         found = {}
+        method = bool(positional) and positional[0].arg in ("self", "cls")
+        name = getattr(node, "name", "")
+        constructor = name == "__init__" and bool(self._classes) and bool(self._scopes) and self._scopes[-1] == "class"
+        if constructor:
+            name = self._classes[-1]  # the class is called to reach its __init__, self filled in
         for argument, default in pairs:
             value = literal(default) if default is not None else UNKNOWN
             if argument.arg in self.names and value is not UNKNOWN:
-                self._of(argument.arg).writes.append(Write(self._site(argument), "parameter", value))
+                position = positional.index(argument) if argument in positional else None
+                if constructor and position is not None:
+                    position -= 1  # counted among the arguments the call writes
+                write = Write(self._site(argument), "parameter", value, name, position, method and not constructor)
+                self._of(argument.arg).writes.append(write)
                 found[argument.arg] = default
         return found
 
@@ -247,8 +292,10 @@ class _Scanner(ast.NodeVisitor):
         for child in (*node.decorator_list, *node.bases, *node.keywords):
             self.visit(child)
         self._scopes.append("class")
+        self._classes.append(node.name)
         for statement in node.body:
             self.visit(statement)
+        self._classes.pop()
         self._scopes.pop()
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -284,7 +331,8 @@ class _Scanner(ast.NodeVisitor):
             if scope == "function" and target.id in self._globals[-1]:
                 scope = "global"
             if scope != "function":
-                self._of(target.id).writes.append(Write(self._site(node), kind if kind != "name" else scope, value))
+                owner = self._classes[-1] if scope == "class" and self._classes else ""
+                self._of(target.id).writes.append(Write(self._site(node), kind if kind != "name" else scope, value, owner))
         else:
             self.visit(target)
 
@@ -351,11 +399,15 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
+        callee = _dotted(func).rsplit(".", 1)[-1]
         for keyword in node.keywords:
             if keyword.arg in self.names:
                 self._of(keyword.arg).writes.append(
-                    Write(self._site(keyword), "keyword", self._value(keyword.value, keyword.arg))
+                    Write(self._site(keyword), "keyword", self._value(keyword.value, keyword.arg), callee)
                 )
+        patched = _patched(node)
+        if patched is not None and patched[0] in self.names:
+            self._of(patched[0]).writes.append(Write(self._site(node), "patch", patched[1]))
         for shape in self.writers:
             written = shape.written_value(node)
             if written is not None and written[0] in self.names:
@@ -434,6 +486,26 @@ def scan(
     scanner = _Scanner(path, frozenset(names), writers, accessors)
     scanner.visit(tree)
     return scanner.facts
+
+
+def scan_calls(tree: ast.Module, path: str, callees: frozenset[str]) -> list[CallSite]:
+    """Every call of a function named in `callees` (by its last name), with how it passes arguments."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            dotted = _dotted(node.func)
+            callee = dotted.rsplit(".", 1)[-1]
+            if callee in callees:
+                found.append(
+                    CallSite(
+                        Site(path, node.lineno),
+                        callee,
+                        sum(not isinstance(arg, ast.Starred) for arg in node.args),
+                        isinstance(node.func, ast.Attribute),
+                        any(isinstance(arg, ast.Starred) for arg in node.args),
+                    )
+                )
+    return found
 
 
 def attribute_load_counts(tree: ast.Module) -> dict[str, int]:

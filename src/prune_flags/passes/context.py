@@ -25,6 +25,8 @@ class RewriteContext:
     flags: Mapping[str, Flag]
     accessors: tuple[CallShape, ...] = ()  # flag-API calls that read a flag by its name
     writers: tuple[CallShape, ...] = ()  # setter calls that write a flag by its name
+    # For each flag, the functions and classes that take it: `flag=` goes only from calls of these.
+    flag_owners: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # Fields, class attributes and module constants with no reader left in the repository,
     # each with the reason a reviewer reads.
     dead_names: Mapping[str, Death] = field(default_factory=dict)

@@ -15,6 +15,7 @@ import libcst as cst
 from prune_flags.constants import constant_value, same_value
 from prune_flags.docstrings import without_parameter
 from prune_flags.passes.body import BodyEditor
+from prune_flags.passes.lookups import dotted_name
 from prune_flags.passes.scopes import flag_parameters
 
 Element = TypeVar("Element", cst.Param, cst.Arg)
@@ -54,12 +55,14 @@ class PruneFlagParameters(BodyEditor):
         if not isinstance(result, cst.Call):
             return result
         args = list(result.args)
+        callee = dotted_name(result.func) or ""
         for index in reversed(range(len(args))):
             arg = args[index]
             if arg.keyword is None or not self._dead_flag(arg.keyword.value):
                 continue
             flag = self.context.flags[arg.keyword.value]
-            if same_value(constant_value(arg.value), flag.value):
+            owned = callee.rsplit(".", 1)[-1] in self.context.flag_owners.get(flag.name, ())
+            if owned and same_value(constant_value(arg.value), flag.value):
                 death = self.context.dead_names[flag.name]
                 self.record(original_node, "removed-argument", f"{flag.name}={flag.source} passes the fixed value", death.flag)
                 args = without_element(args, index)
