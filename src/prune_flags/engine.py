@@ -59,6 +59,19 @@ class _Repository:
             pattern.search(text) for path, text in self.current.items() if name in text and path not in self.skipped
         )
 
+    def name_constants(self, flags: frozenset[str]) -> dict[str, str]:
+        """Module constants that hold a flag's name (`EXPRESS = "express-shipping"`): an accessor
+        call may name the flag through them, from any module that imports them."""
+        found: dict[str, str] = {}
+        for path in self.mentioning(flags):
+            tree = self.tree(path, self.current[path])
+            for statement in tree.body if tree is not None else []:
+                if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+                    target, value = statement.targets[0], statement.value
+                    if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and value.value in flags:
+                        found[target.id] = value.value
+        return found
+
     def defines(self, name: str) -> bool:
         """Whether a function or class of this name is defined in the files in scope."""
         pattern = re.compile(rf"\b(def|class)\s+{re.escape(name)}\b")
@@ -173,6 +186,7 @@ def run(config: Config, paths: Sequence[Path], cwd: Path) -> Report:
     frozen_out = set(repository.mentioning(frozenset(conflicting)))
     flag_owners = {name: owners(flag, flag_facts[name]) for name, flag in active.items()}
     cascade = _Cascade(repository, config, active, frozen_out, flag_owners)
+    cascade.name_constants = repository.name_constants(frozenset(active)) if config.accessors else {}
     cascade.run()
     for path, source in repository.sources.items():
         rewritten = cascade.results.get(path)
@@ -227,6 +241,7 @@ class _Cascade:
     ) -> None:
         self.repository = repository
         self.flag_owners = flag_owners
+        self.name_constants: dict[str, str] = {}
         self.config = config
         self.flags = flags
         self.frozen_out = frozen_out
@@ -244,7 +259,7 @@ class _Cascade:
 
     def _names(self) -> frozenset[str]:
         globals_ = {name for names in self.dead_globals.values() for name in names}
-        return frozenset(self.flags) | frozenset(self.dead) | frozenset(globals_)
+        return frozenset(self.flags) | frozenset(self.dead) | frozenset(globals_) | frozenset(self.name_constants)
 
     def _context(self, path: Path, asserts: bool = True) -> RewriteContext:
         return RewriteContext(
@@ -253,6 +268,7 @@ class _Cascade:
             accessors=self.repository.accessors,
             writers=self.repository.writers,
             flag_owners=self.flag_owners,
+            name_constants=self.name_constants,
             dead_names=self.dead,
             dead_globals=self.dead_globals.get(path, {}),
             removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),

@@ -51,7 +51,9 @@ class InlineLookups(BodyEditor):
         """The flag an argument names: a string literal, or a module constant holding one."""
         value = constant_value(node)
         if isinstance(node, cst.Name):
-            value = self._string_constants.get(node.value)
+            value = self._string_constants.get(node.value, self.context.name_constants.get(node.value))
+        elif isinstance(node, cst.Attribute):  # flag_names.EXPRESS_SHIPPING
+            value = self.context.name_constants.get(node.attr.value)
         return self.context.flags.get(value) if isinstance(value, str) else None
 
     def _replace(self, original: cst.CSTNode, flag: Flag, how: str, node: cst.BaseExpression) -> cst.BaseExpression:
