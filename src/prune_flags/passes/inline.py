@@ -8,12 +8,12 @@ names, keyword names and definitions are not reads and are left to the prune pas
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import PositionProvider
+from libcst.metadata import CodePosition, PositionProvider
 
 from prune_flags.constants import constant_node
 from prune_flags.passes.body import BodyEditor
 from prune_flags.passes.context import RewriteContext
-from prune_flags.passes.scopes import bound_names, flag_locals, flag_parameters, module_bindings
+from prune_flags.passes.scopes import bound_names, first_binding, flag_locals, flag_parameters, module_bindings
 
 
 class InlineFlags(BodyEditor):
@@ -23,6 +23,7 @@ class InlineFlags(BodyEditor):
         self._module_flags: dict[str, str] = {}  # local name -> flag, for flags bound at module level
         self._bound: dict[int, frozenset[str]] = {}  # names each enclosing function binds, by id
         self._carried: dict[int, dict[str, str]] = {}  # locals that only carry a flag, by function id
+        self._rebindings: dict[tuple[int, str], tuple[CodePosition, bool] | None] = {}
 
     # -- what is not a read ---------------------------------------------------------------
     def _mark_store(self, target: cst.BaseExpression) -> None:
@@ -86,14 +87,15 @@ class InlineFlags(BodyEditor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._not_reads.add(id(node.name))
 
-    def _flag_named(self, name: str) -> str | None:
+    def _flag_named(self, name: str, read: cst.Name) -> str | None:
         """The flag a bare name reads here: a parameter that is the flag (it defaults to the
-        flag's value), else a module-level flag not rebound by an enclosing scope."""
+        flag's value; if the body rebinds it, only up to there), else a module-level flag not
+        rebound by an enclosing scope."""
         for scope in reversed(self.scopes):
             if isinstance(scope, cst.ClassDef):
                 continue
             if name in flag_parameters(scope, self.context.flags):
-                return name
+                return name if self._before_rebinding(scope, name, read) else None
             if id(scope) not in self._carried:
                 self._carried[id(scope)] = flag_locals(scope, self.context.flags, self._module_flags)
             if name in self._carried[id(scope)]:
@@ -103,6 +105,22 @@ class InlineFlags(BodyEditor):
             if name in self._bound[id(scope)]:
                 return None
         return self._module_flags.get(name)
+
+    def _before_rebinding(self, function: cst.CSTNode, name: str, read: cst.Name) -> bool:
+        """Whether a read of a flag parameter comes before the body first binds the name again
+        (a binding inside a loop could run before any read: then no read is the flag)."""
+        key = (id(function), name)
+        if key not in self._rebindings:
+            binding = first_binding(function, name)
+            self._rebindings[key] = None if binding is None else (
+                self.get_metadata(PositionProvider, binding[0]).start, binding[1]
+            )
+        rebinding = self._rebindings[key]
+        if rebinding is None:
+            return True
+        start, in_loop = rebinding
+        position = self.get_metadata(PositionProvider, read).start
+        return not in_loop and (position.line, position.column) < (start.line, start.column)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._not_reads.add(id(node.name))
@@ -119,7 +137,7 @@ class InlineFlags(BodyEditor):
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
         if id(original_node) in self._not_reads:
             return updated_node
-        flag_name = self._flag_named(updated_node.value)
+        flag_name = self._flag_named(updated_node.value, original_node)
         if flag_name is None:
             return updated_node
         return self._inline(original_node, updated_node, flag_name)

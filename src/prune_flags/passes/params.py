@@ -37,7 +37,11 @@ class PruneFlagParameters(BodyEditor):
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         updated_node = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
         # Decided on the original: the option decorator that makes a click parameter a flag may be gone by now.
-        dead = [name for name in flag_parameters(original_node, self.context.flags) if self._dead_flag(name)]
+        dead = [
+            name
+            for name in flag_parameters(original_node, self.context.flags)
+            if self._dead_flag(name) and _bound_before_read(updated_node, name)
+        ]
         if not dead:
             return updated_node
         params = updated_node.params
@@ -67,6 +71,45 @@ class PruneFlagParameters(BodyEditor):
                 self.record(original_node, "removed-argument", f"{flag.name}={flag.source} passes the fixed value", death.flag)
                 args = without_element(args, index)
         return result.with_changes(args=args) if len(args) < len(result.args) else result
+
+
+class _Mentions(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.found = self.found or node.value == self.name
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # a keyword's name is not a use of the variable
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # nor is an attribute's
+        return False
+
+
+def _mentions(node: cst.CSTNode, name: str) -> bool:
+    visitor = _Mentions(name)
+    node.visit(visitor)
+    return visitor.found
+
+
+def _bound_before_read(function: cst.FunctionDef, name: str) -> bool:
+    """Whether the parameter can go: the body no longer uses the name, or first binds it
+    unconditionally (`use_cache = model.supports_cache()`) before anything reads it."""
+    statements = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    for statement in statements:
+        if not _mentions(statement, name):
+            continue
+        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+            small = statement.body[0]
+            if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                target = small.targets[0].target
+                return isinstance(target, cst.Name) and target.value == name and not _mentions(small.value, name)
+        return False
+    return True
 
 
 def _without_param(params: cst.Parameters, name: str) -> cst.Parameters:

@@ -166,3 +166,64 @@ def flag_locals(function: cst.CSTNode, flags: Mapping[str, Flag], module_flags: 
             elif isinstance(value, cst.Name) and (value.value in parameters or value.value in module_flags):
                 carried[target.value] = value.value if value.value in parameters else module_flags[value.value]
     return carried
+
+
+class _FirstBinding(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found: tuple[cst.CSTNode, bool] | None = None
+        self._loops = 0
+
+    def _check(self, target: cst.BaseExpression) -> None:
+        if self.found is None and isinstance(target, cst.Name) and target.value == self.name:
+            self.found = (target, self._loops > 0)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._check(element.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._check(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._check(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._check(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._check(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._check(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._check(node.target)
+        self._loops += 1
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._loops -= 1
+
+    def visit_While(self, node: cst.While) -> None:
+        self._loops += 1
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._loops -= 1
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+def first_binding(function: cst.CSTNode, name: str) -> tuple[cst.CSTNode, bool] | None:
+    """The first node in a function body (in source order) that binds `name`, and whether it
+    sits in a loop."""
+    if not isinstance(function, cst.FunctionDef):
+        return None
+    finder = _FirstBinding(name)
+    function.body.visit(finder)
+    return finder.found
