@@ -146,3 +146,19 @@ def test_python_dash_m(repo: Path) -> None:
     )
     assert result.returncode == 1
     assert "+        pass\n" in result.stdout
+
+
+def test_own_source_tree_with_a_flag_nothing_reads_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.chdir(root)
+    result = invoke("diff", "--flag", "never_read_anywhere_flag=False", "src", "tests")
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert result.stderr == "0 files changed, 0 lines removed, 0 added\n"
+
+
+def test_emptied_function_is_reported(repo: Path) -> None:
+    (repo / "hooks.py").write_text("def on_start(node):\n    if node.fast:\n        node.warm()\n")
+    result = invoke("diff", "--explain", "--no-color", "--flag", "fast=False", ".")
+    assert "hooks.py:1  fast  emptied-function  on_start's body folded away" in result.stdout
+    assert "+    pass\n" in result.stdout

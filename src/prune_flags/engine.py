@@ -187,6 +187,7 @@ def run(config: Config, paths: Sequence[Path], cwd: Path) -> Report:
     flag_owners = {name: owners(flag, flag_facts[name]) for name, flag in active.items()}
     cascade = _Cascade(repository, config, active, frozen_out, flag_owners)
     cascade.name_constants = repository.name_constants(frozenset(active)) if config.accessors else {}
+    cascade.option_flags = frozenset(name for name in active if flag_facts[name].is_option)
     cascade.run()
     for path, source in repository.sources.items():
         rewritten = cascade.results.get(path)
@@ -242,6 +243,7 @@ class _Cascade:
         self.repository = repository
         self.flag_owners = flag_owners
         self.name_constants: dict[str, str] = {}
+        self.option_flags: frozenset[str] = frozenset()  # flags a command-line option defines
         self.config = config
         self.flags = flags
         self.frozen_out = frozen_out
@@ -259,7 +261,14 @@ class _Cascade:
 
     def _names(self) -> frozenset[str]:
         globals_ = {name for names in self.dead_globals.values() for name in names}
-        return frozenset(self.flags) | frozenset(self.dead) | frozenset(globals_) | frozenset(self.name_constants)
+        spellings = {name.replace("_", "-") for name in self.option_flags if name in self.dead}  # `--use-x`
+        return (
+            frozenset(self.flags)
+            | frozenset(self.dead)
+            | frozenset(globals_)
+            | frozenset(self.name_constants)
+            | frozenset(spellings)
+        )
 
     def _context(self, path: Path, asserts: bool = True) -> RewriteContext:
         return RewriteContext(
@@ -269,6 +278,9 @@ class _Cascade:
             writers=self.repository.writers,
             flag_owners=self.flag_owners,
             name_constants=self.name_constants,
+            option_flags=frozenset(
+                name for name in self.option_flags if name in self.dead and isinstance(self.flags[name].value, bool)
+            ),
             dead_names=self.dead,
             dead_globals=self.dead_globals.get(path, {}),
             removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),

@@ -72,6 +72,9 @@ class NameFacts:
     attribute_reads: list[Site] = field(default_factory=list)
     name_reads: list[Site] = field(default_factory=list)  # bare loads, imports by name, class-body loads
     string_reads: list[Site] = field(default_factory=list)
+    # The name as an element of a list, tuple or set literal or a dict key (not in __all__ or
+    # __slots__): for a command-line option, a table of option names, which goes with it.
+    table_mentions: list[Site] = field(default_factory=list)
     assert_reads: list[AssertRead] = field(default_factory=list)
     writes: list[Write] = field(default_factory=list)
 
@@ -79,18 +82,23 @@ class NameFacts:
         self.attribute_reads += other.attribute_reads
         self.name_reads += other.name_reads
         self.string_reads += other.string_reads
+        self.table_mentions += other.table_mentions
         self.assert_reads += other.assert_reads
         self.writes += other.writes
 
     @property
+    def is_option(self) -> bool:
+        return any(write.kind == "option" for write in self.writes)
+
+    @property
     def field_reads(self) -> list[Site]:
-        """What keeps an attribute alive, asserts aside."""
-        return self.attribute_reads + self.string_reads
+        """What keeps an attribute alive, asserts aside; an option's name tables do not."""
+        return self.attribute_reads + self.string_reads + ([] if self.is_option else self.table_mentions)
 
     @property
     def global_reads(self) -> list[Site]:
         """What keeps a module-level name alive, asserts aside."""
-        return self.attribute_reads + self.name_reads + self.string_reads
+        return self.attribute_reads + self.name_reads + self.string_reads + self.table_mentions
 
 
 ENVIRON = ("os.environ", "environ")
@@ -337,6 +345,11 @@ class _Scanner(ast.NodeVisitor):
             self.visit(target)
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        if any(isinstance(t, ast.Name) and t.id in ("__all__", "__slots__") for t in node.targets):
+            for inner in ast.walk(node.value):  # the names exported or slotted are read by name
+                if isinstance(inner, ast.Constant) and isinstance(inner.value, str) and inner.value in self.names:
+                    self._of(inner.value).string_reads.append(self._site(inner))
+            return
         for target in node.targets:
             name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
             self._write(target, "name", self._value(node.value, name), node)
@@ -396,6 +409,18 @@ class _Scanner(ast.NodeVisitor):
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str) and node.value in self.names:
             self._of(node.value).string_reads.append(self._site(node))
+
+    def _table(self, node: ast.List | ast.Tuple | ast.Set | ast.Dict) -> None:
+        elements = node.keys if isinstance(node, ast.Dict) else node.elts
+        for element in elements:
+            if isinstance(element, ast.Constant) and isinstance(element.value, str) and element.value in self.names:
+                self._of(element.value).table_mentions.append(self._site(element))
+            elif element is not None:
+                self.visit(element)
+        for value in node.values if isinstance(node, ast.Dict) else ():
+            self.visit(value)
+
+    visit_List = visit_Tuple = visit_Set = visit_Dict = _table
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func

@@ -12,9 +12,19 @@ from prune_flags.passes.options import PruneOptions
 from prune_flags.passes.params import PruneFlagParameters
 from prune_flags.passes.prune import PruneDeadWrites
 from prune_flags.passes.simplify import SimplifyBooleans
+from prune_flags.passes.tables import PruneOptionTables
 
 
-class Rewriter(InlineLookups, InlineFlags, SimplifyBooleans, FoldBranches, PruneDeadWrites, PruneFlagParameters, PruneOptions):
+class Rewriter(
+    InlineLookups,
+    InlineFlags,
+    SimplifyBooleans,
+    FoldBranches,
+    PruneDeadWrites,
+    PruneFlagParameters,
+    PruneOptions,
+    PruneOptionTables,
+):
     """Inline (lookups by name, then plain reads) -> simplify -> fold -> prune, in one traversal."""
 
 

@@ -27,6 +27,8 @@ class RewriteContext:
     writers: tuple[CallShape, ...] = ()  # setter calls that write a flag by its name
     # For each flag, the functions and classes that take it: `flag=` goes only from calls of these.
     flag_owners: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # Dead switch flags whose command-line option went: their names go from option tables.
+    option_flags: frozenset[str] = frozenset()
     # Constants anywhere in the repository that hold a flag's name, for accessor calls.
     name_constants: Mapping[str, str] = field(default_factory=dict)
     # Fields, class attributes and module constants with no reader left in the repository,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from prune_flags.passes.body import BodyEditor, Edit, detached_lines
+from prune_flags.passes.body import BodyEditor, Edit, detached_lines, is_empty
 from prune_flags.passes.context import Death
 from prune_flags.config import Flag
 from prune_flags.constants import constant_value, same_value
@@ -30,6 +30,13 @@ class PruneDeadWrites(BodyEditor):
                 what = "class" if isinstance(updated, cst.ClassDef) else "method" if self.in_class_body else "function"
                 self.record(original, "removed-" + what, f"{what} {name} has no caller left: {death.reason}", death.flag)
                 return Edit(carry=detached_lines(updated.leading_lines))
+            if isinstance(updated, cst.FunctionDef) and is_empty(updated.body) and not is_empty(original.body):
+                self.record(
+                    original,
+                    "emptied-function",
+                    f"{name}'s body folded away; it stays (with `pass`) while something may call it",
+                    self.context.flag_near(self.line_of(original)),
+                )
         return super().edit_statement(original, updated)
 
     def edit_small_statement(
