@@ -65,6 +65,7 @@ def test_explain_lines_name_path_line_flag_action_reason(repo: Path) -> None:
     result = invoke("diff", "--explain", "--no-color", "--flag", "fast=False", ".")
     explain = [line for line in result.stdout.splitlines() if line.startswith("node.py:")]
     assert explain == [
+        "node.py:2  fast  emptied-function  __init__'s body folded away; it stays (with `pass`) while something may call it",
         "node.py:3  fast  removed-write  fast has no reader left: the flag is fixed at False and every read of it was inlined",
         "node.py:6  fast  inlined  fast is fixed at False",
         "node.py:6  fast  removed-branch  the condition is always false once fast is inlined",
@@ -79,6 +80,7 @@ def test_json_report(repo: Path) -> None:
     assert report["flags"] == {"fast": "False"}
     assert [f["path"] for f in report["files"]] == ["node.py"]
     assert [(c["line"], c["action"]) for c in report["files"][0]["changes"]] == [
+        (2, "emptied-function"),
         (3, "removed-write"),
         (6, "inlined"),
         (6, "removed-branch"),
