@@ -164,3 +164,31 @@ def test_emptied_function_is_reported(repo: Path) -> None:
     result = invoke("diff", "--explain", "--no-color", "--flag", "fast=False", ".")
     assert "hooks.py:1  fast  emptied-function  on_start's body folded away" in result.stdout
     assert "+    pass\n" in result.stdout
+
+
+def test_keep_pragma_protects_a_line_and_a_block(repo: Path) -> None:
+    (repo / "runner.py").write_text(
+        "def run(node):\n"
+        "    if node.fast:  # prune-flags: keep\n"
+        "        return 1\n"
+        "    x = 2 if node.fast else 3  # prune-flags: keep\n"
+        "    if node.fast:\n"
+        "        return 4\n"
+        "    return x\n"
+    )
+    result = invoke("apply", "--explain", "--no-color", "--flag", "fast=False", ".")
+    assert (repo / "runner.py").read_text() == (
+        "def run(node):\n"
+        "    if node.fast:  # prune-flags: keep\n"
+        "        return 1\n"
+        "    x = 2 if node.fast else 3  # prune-flags: keep\n"
+        "    return x\n"
+    )
+    runner = [line for line in result.stdout.splitlines() if line.startswith("runner.py")]
+    assert runner == [
+        "runner.py:2  fast  kept-by-pragma  `# prune-flags: keep` protects it",
+        "runner.py:4  fast  kept-by-pragma  `# prune-flags: keep` protects it",
+        "runner.py:5  fast  inlined  fast is fixed at False",
+        "runner.py:5  fast  removed-branch  the condition is always false once fast is inlined",
+    ]
+    assert "self.fast = False" in (repo / "node.py").read_text()  # still read under the pragma

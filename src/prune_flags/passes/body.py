@@ -116,6 +116,20 @@ def ends_flow(statement: cst.BaseStatement) -> bool:
     )
 
 
+KEEP_PRAGMA = "# prune-flags: keep"
+
+
+def has_keep_pragma(statement: cst.BaseStatement) -> bool:
+    """`# prune-flags: keep` on a statement's line, or on a block's header line."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        comment = statement.trailing_whitespace.comment
+    else:
+        body = getattr(statement, "body", None)
+        header = body.header if isinstance(body, cst.IndentedBlock) else getattr(body, "trailing_whitespace", None)
+        comment = header.comment if header is not None else None
+    return comment is not None and comment.value.replace(" ", "").startswith(KEEP_PRAGMA.replace(" ", ""))
+
+
 def is_attribute_docstring(statement: cst.BaseStatement) -> bool:
     """A string right below a field, with no blank line between: the field's documentation."""
     return (
@@ -236,6 +250,14 @@ class BodyEditor(cst.CSTTransformer):
         return block.statements, footer
 
     def _edit(self, original: cst.BaseStatement, statement: cst.BaseStatement) -> Edit:
+        if has_keep_pragma(original):
+            if not statement.deep_equals(original):
+                span = self.get_metadata(PositionProvider, original)
+                within = range(span.start.line, span.end.line + 1)
+                self.context.changes[:] = [c for c in self.context.changes if c.line not in within]
+                flag = self.context.flag_near(span.start.line)
+                self.record(original, "kept-by-pragma", f"`{KEEP_PRAGMA}` protects it", flag)
+            return Edit(statements=[original])
         if isinstance(statement, cst.SimpleStatementLine):
             # Small statements are edited here, not in leave_SimpleStatementLine: LibCST drops a
             # line whose statements are all removed, which would hide the comments above it.
