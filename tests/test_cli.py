@@ -192,3 +192,9 @@ def test_keep_pragma_protects_a_line_and_a_block(repo: Path) -> None:
         "runner.py:5  fast  removed-branch  the condition is always false once fast is inlined",
     ]
     assert "self.fast = False" in (repo / "node.py").read_text()  # still read under the pragma
+
+
+def test_quiet_drops_the_summary(repo: Path) -> None:
+    result = invoke("diff", "-q", "--flag", "fast=False", ".")
+    assert result.exit_code == 1
+    assert result.stderr == ""

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import List, Optional
+from typing import Callable, Iterator, List, Optional
 
 import typer
 
@@ -39,6 +40,8 @@ JobsOption = typer.Option(
     None, "-j", "--jobs", help="Processes to use (default: all cores). The engine runs in one process today."
 )
 ExplainOption = typer.Option(False, "--explain", help="Print one line per change: path:line  flag  action  reason.")
+QuietOption = typer.Option(False, "-q", "--quiet", help="No progress bar and no summary line.")
+PROGRESS_THRESHOLD = 200  # files: below this a run is too quick for a bar
 
 
 def _fail(message: str) -> typer.Exit:
@@ -52,7 +55,9 @@ def _use_color(color: Optional[bool]) -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
-def _run(paths: Optional[List[Path]], config_file: Optional[Path], flags: Optional[List[str]], no_format: bool) -> Report:
+def _run(
+    paths: Optional[List[Path]], config_file: Optional[Path], flags: Optional[List[str]], no_format: bool, quiet: bool
+) -> Report:
     from prune_flags.engine import run  # libcst is imported only once the options are valid
 
     targets = list(paths or [Path(".")])
@@ -67,10 +72,38 @@ def _run(paths: Optional[List[Path]], config_file: Optional[Path], flags: Option
         raise _fail(str(err)) from None
     if no_format:
         config = replace(config, format="none")
-    return run(config, targets, Path.cwd())
+    if quiet or not sys.stderr.isatty():
+        return run(config, targets, Path.cwd())
+    with _progress_bar() as progress:
+        return run(config, targets, Path.cwd(), progress)
 
 
-def _finish(report: Report, report_file: Optional[Path], explain: bool) -> int:
+@contextlib.contextmanager
+def _progress_bar() -> Iterator[Callable[[int, int], None]]:
+    """A bar on stderr while files are read, shown only once the tree is large enough to wait for."""
+    from rich.progress import Progress  # only on a terminal: rich costs start-up time
+
+    with Progress(transient=True, console=_stderr_console()) as bar:
+        task = None
+
+        def advance(done: int, total: int) -> None:
+            nonlocal task
+            if total < PROGRESS_THRESHOLD:
+                return
+            if task is None:
+                task = bar.add_task("reading", total=total)
+            bar.update(task, completed=done)
+
+        yield advance
+
+
+def _stderr_console():  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def _finish(report: Report, report_file: Optional[Path], explain: bool, quiet: bool) -> int:
     if explain:
         for line in explain_lines(report.changed_files):
             typer.echo(line)
@@ -80,7 +113,8 @@ def _finish(report: Report, report_file: Optional[Path], explain: bool) -> int:
         typer.echo(f"prune-flags: skipped {skipped.display}: {skipped.error}", err=True)
     if report_file is not None:
         report.write_json(report_file)
-    typer.echo(report.summary_line(), err=True)
+    if not quiet:
+        typer.echo(report.summary_line(), err=True)
     return EXIT_SKIPPED if report.skipped or report.conflicts else 0
 
 
@@ -94,6 +128,7 @@ def diff(
     color: Optional[bool] = ColorOption,
     jobs: Optional[int] = JobsOption,
     explain: bool = ExplainOption,
+    quiet: bool = QuietOption,
 ) -> None:
     """Dry run: print the unified diff the cleanup would make; write nothing.
 
@@ -101,11 +136,11 @@ def diff(
 
     Example: prune-flags diff src/ --flag manual_release_grads=False | git apply
     """
-    result = _run(paths, config, flag, no_format)
+    result = _run(paths, config, flag, no_format, quiet)
     sys.stdout.flush()
     sys.stdout.buffer.write(render_diff(result.changed_files, color=_use_color(color)))
     sys.stdout.buffer.flush()
-    code = _finish(result, report, explain)
+    code = _finish(result, report, explain, quiet)
     raise typer.Exit(code or (EXIT_CHANGES if result.changed_files else 0))
 
 
@@ -119,6 +154,7 @@ def apply(
     color: Optional[bool] = ColorOption,
     jobs: Optional[int] = JobsOption,
     explain: bool = ExplainOption,
+    quiet: bool = QuietOption,
 ) -> None:
     """Rewrite the files in place (each written whole or not at all).
 
@@ -129,9 +165,9 @@ def apply(
     """
     from prune_flags.engine import write_changes
 
-    result = _run(paths, config, flag, no_format)
+    result = _run(paths, config, flag, no_format, quiet)
     write_changes(result)
-    raise typer.Exit(_finish(result, report, explain))
+    raise typer.Exit(_finish(result, report, explain, quiet))
 
 
 app.command()(batch)

@@ -14,11 +14,20 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.constants import same_value
-from prune_flags.files import SourceError, SourceFile, discover_python_files, mentions_any, read_source, write_atomic
+from prune_flags.files import (
+    SourceError,
+    SourceFile,
+    decode_source,
+    discover_python_files,
+    mentions_any,
+    read_bytes,
+    read_source,
+    write_atomic,
+)
 from prune_flags.index import ITSELF, CallSite, NameFacts, Site, attribute_load_counts, scan, scan_calls
 from prune_flags.passes import Death, RewriteContext
 from prune_flags.shapes import CallShape, parse_shape
@@ -28,24 +37,50 @@ from prune_flags.rewrite import FileFailure, Rewritten, rewrite
 
 @dataclass
 class _Repository:
-    """The files in scope, their original and current texts, and the `ast` trees parsed so far."""
+    """The files in scope: their bytes, their texts (decoded only for files that mention a name
+    the run asks about), their current texts once rewritten, and the `ast` trees parsed so far."""
 
     cwd: Path
     writers: tuple[CallShape, ...] = ()  # the config's setter shapes: their calls write flags
     accessors: tuple[CallShape, ...] = ()  # the config's getter shapes: their calls read flags
+    raw: dict[Path, bytes] = field(default_factory=dict)
     sources: dict[Path, SourceFile] = field(default_factory=dict)
-    current: dict[Path, str] = field(default_factory=dict)
+    rewritten: dict[Path, str] = field(default_factory=dict)
     skipped: dict[Path, str] = field(default_factory=dict)
     _trees: dict[tuple[Path, str], ast.Module] = field(default_factory=dict)
+    _candidate_cache: dict[frozenset[str], list[Path]] = field(default_factory=dict)
 
     def display(self, path: Path) -> str:
         return Path(os.path.relpath(path, self.cwd)).as_posix()
 
+    def source(self, path: Path) -> SourceFile | None:
+        """The decoded file, decoding it on first need; None (and skipped) when it cannot be."""
+        if path not in self.sources and path not in self.skipped:
+            try:
+                self.sources[path] = decode_source(path, self.raw[path])
+            except SourceError as err:
+                self.skipped[path] = str(err)
+        return self.sources.get(path)
+
+    def text(self, path: Path, original: bool = False) -> str:
+        source = self.sources[path]
+        return source.text if original else self.rewritten.get(path, source.text)
+
+    def _candidates(self, names: frozenset[str]) -> list[Path]:
+        """Files whose bytes contain one of the names: the only ones worth decoding."""
+        if names not in self._candidate_cache:
+            needles = re.compile(b"|".join(re.escape(name.encode()) for name in sorted(names)))
+            self._candidate_cache[names] = [path for path, data in self.raw.items() if needles.search(data)]
+        return [path for path in self._candidate_cache[names] if path not in self.skipped and self.source(path)]
+
+    def by_display(self) -> dict[str, Path]:
+        """Decoded files by the path the index names them with."""
+        return {self.display(path): path for path in self.sources}
+
     def mentioning(self, names: frozenset[str], original: bool = False) -> list[Path]:
         if not names:
             return []
-        texts = {p: s.text for p, s in self.sources.items()} if original else self.current
-        return [path for path, text in texts.items() if path not in self.skipped and mentions_any(text, names)]
+        return [path for path in self._candidates(names) if mentions_any(self.text(path, original), names)]
 
     def mentioning_write(self, name: str) -> bool:
         """Whether any file has text that may assign `name` as an attribute or class attribute."""
@@ -55,16 +90,14 @@ class _Repository:
             rf"|[\"']{word}[\"']|\b(def|class)\s+{word}\b",
             re.M,
         )
-        return any(
-            pattern.search(text) for path, text in self.current.items() if name in text and path not in self.skipped
-        )
+        return any(pattern.search(self.text(path)) for path in self._candidates(frozenset([name])))
 
     def name_constants(self, flags: frozenset[str]) -> dict[str, str]:
         """Module constants that hold a flag's name (`EXPRESS = "express-shipping"`): an accessor
         call may name the flag through them, from any module that imports them."""
         found: dict[str, str] = {}
         for path in self.mentioning(flags):
-            tree = self.tree(path, self.current[path])
+            tree = self.tree(path, self.text(path))
             for statement in tree.body if tree is not None else []:
                 if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
                     target, value = statement.targets[0], statement.value
@@ -75,12 +108,12 @@ class _Repository:
     def defines(self, name: str) -> bool:
         """Whether a function or class of this name is defined in the files in scope."""
         pattern = re.compile(rf"\b(def|class)\s+{re.escape(name)}\b")
-        return any(name in text and pattern.search(text) for text in self.current.values())
+        return any(pattern.search(self.text(path)) for path in self._candidates(frozenset([name])))
 
     def calls(self, callees: frozenset[str]) -> list[CallSite]:
         found: list[CallSite] = []
         for path in self.mentioning(callees):
-            tree = self.tree(path, self.current[path])
+            tree = self.tree(path, self.text(path))
             if tree is not None:
                 found += scan_calls(tree, self.display(path), callees)
         return found
@@ -98,8 +131,7 @@ class _Repository:
     def facts(self, names: frozenset[str], original: bool = False) -> dict[str, NameFacts]:
         merged: dict[str, NameFacts] = {name: NameFacts() for name in names}
         for path in self.mentioning(names, original):
-            text = self.sources[path].text if original else self.current[path]
-            tree = self.tree(path, text)
+            tree = self.tree(path, self.text(path, original))
             if tree is None:
                 continue
             for name, facts in scan(tree, self.display(path), names, self.writers, self.accessors).items():
@@ -107,20 +139,25 @@ class _Repository:
         return merged
 
 
-def load(paths: Sequence[Path], config: Config, cwd: Path, project_root: Path) -> _Repository:
+Progress = Callable[[int, int], None]  # (files read, files in scope)
+
+
+def load(
+    paths: Sequence[Path], config: Config, cwd: Path, project_root: Path, progress: Progress | None = None
+) -> _Repository:
     repository = _Repository(
         cwd,
         tuple(parse_shape(pattern) for pattern in config.writers),
         tuple(parse_shape(pattern) for pattern in config.accessors),
     )
-    for path in discover_python_files(paths, project_root, config.exclude):
+    files = discover_python_files(paths, project_root, config.exclude)
+    for done, path in enumerate(files, 1):
+        if progress is not None:
+            progress(done, len(files))
         try:
-            source = read_source(path)
+            repository.raw[path] = read_bytes(path)
         except SourceError as err:
             repository.skipped[path] = str(err)
-            continue
-        repository.sources[path] = source
-        repository.current[path] = source.text
     return repository
 
 
@@ -171,10 +208,10 @@ def _positional_passes(repository: _Repository, facts: NameFacts) -> list[str]:
     return problems
 
 
-def run(config: Config, paths: Sequence[Path], cwd: Path) -> Report:
+def run(config: Config, paths: Sequence[Path], cwd: Path, progress: Progress | None = None) -> Report:
     """The whole cleanup over the files under `paths`; nothing is written here."""
     project_root = find_project_root(paths[0] if paths else cwd)
-    repository = load(paths, config, cwd, project_root)
+    repository = load(paths, config, cwd, project_root, progress)
     report = Report(flags={flag.name: flag.source for flag in config.flags})
     flag_names = frozenset(flag.name for flag in config.flags)
     flag_facts = repository.facts(flag_names)
@@ -189,7 +226,7 @@ def run(config: Config, paths: Sequence[Path], cwd: Path) -> Report:
     cascade.name_constants = repository.name_constants(frozenset(active)) if config.accessors else {}
     cascade.option_flags = frozenset(name for name in active if flag_facts[name].is_option)
     cascade.run()
-    for path, source in repository.sources.items():
+    for path, source in list(repository.sources.items()):
         rewritten = cascade.results.get(path)
         if rewritten is None or path in repository.skipped or rewritten.text == source.text:
             continue
@@ -306,7 +343,7 @@ class _Cascade:
         for path in self.repository.mentioning(self._names(), original=True):
             if path in self.frozen_out:
                 continue
-            source = self.repository.sources[path]
+            source = self.repository.sources[path]  # decoded: it mentions a name
             inputs = (frozenset(self.dead), self.removable_asserts.get(path), frozenset(self.dead_globals.get(path, {})))
             if self._inputs.get(path) == inputs:
                 continue
@@ -323,8 +360,8 @@ class _Cascade:
                 self.results.pop(path, None)
                 continue
             self.results[path] = result
-            if self.repository.current[path] != result.text:
-                self.repository.current[path] = result.text
+            if self.repository.text(path) != result.text:
+                self.repository.rewritten[path] = result.text
                 changed.append(path)
         return changed
 
@@ -334,7 +371,7 @@ class _Cascade:
         causes: dict[str, str] = {}
         for path in changed:
             before = self.repository.tree(path, self.repository.sources[path].text)
-            after = self.repository.tree(path, self.repository.current[path])
+            after = self.repository.tree(path, self.repository.text(path))
             if before is None or after is None:
                 continue
             old, new = attribute_load_counts(before), attribute_load_counts(after)
@@ -398,7 +435,7 @@ class _Cascade:
 
     def _module_definitions(self, facts: dict[str, NameFacts], names: set[str]) -> dict[str, list[Path]]:
         """Module-level names among `names` not yet known dead, with the files that define them."""
-        by_display = {self.repository.display(p): p for p in self.repository.sources}
+        by_display = self.repository.by_display()
         found: dict[str, list[Path]] = {}
         for name in names:
             for write in facts[name].writes:
@@ -423,7 +460,7 @@ class _Cascade:
 
     def _plan_asserts(self) -> None:
         """The asserts to remove, by line in the original file (the rewrite works on the original)."""
-        by_display = {self.repository.display(p): p for p in self.repository.sources}
+        by_display = self.repository.by_display()
         dead = set(self.dead)
         facts = self.repository.facts(frozenset(dead), original=True)
         for name in dead:

@@ -51,12 +51,20 @@ class SourceFile:
 
 
 def read_source(path: Path) -> SourceFile:
+    return decode_source(path, read_bytes(path))
+
+
+def read_bytes(path: Path) -> bytes:
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except IsADirectoryError:
         raise SourceError(path, "is a directory, not a file") from None
     except OSError as err:
         raise SourceError(path, f"cannot read: {err.strerror or err}") from None
+
+
+def decode_source(path: Path, data: bytes) -> SourceFile:
+    """A file's bytes as text, in the encoding its BOM or coding cookie declares."""
     encoding = _detect_encoding(path, data)
     try:
         # bytes.decode does no newline translation: "\r\n" stays "\r\n" in the text.

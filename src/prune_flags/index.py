@@ -215,7 +215,7 @@ class _Scanner(ast.NodeVisitor):
         self.facts: dict[str, NameFacts] = {}
         self._scopes: list[str] = []  # "class" / "function"
         self._globals: list[set[str]] = [set()]
-        self._locals: list[set[str]] = []  # candidate names each enclosing function binds locally
+        self._locals: list[ast.AST | set[str]] = []  # enclosing scopes, then the candidate names they bind
         self._flag_params: list[dict[str, ast.expr]] = []  # candidate-named parameters -> their defaults
         self._classes: list[str] = []  # enclosing class names
         self._assert: AssertRead | None = None
@@ -245,7 +245,7 @@ class _Scanner(ast.NodeVisitor):
         defaults = self._parameter_defaults(node)
         self._scopes.append(kind)
         self._globals.append(set())
-        self._locals.append(local_names(node) & self.names)
+        self._locals.append(node)  # its local names are learnt only if a candidate name is read in it
         self._flag_params.append(defaults)
         self.generic_visit(node)
         self._flag_params.pop()
@@ -403,8 +403,16 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         # A parameter or local that only shares the name reads itself, not the module's name.
-        if node.id in self.names and isinstance(node.ctx, ast.Load) and not any(node.id in s for s in self._locals):
+        if node.id in self.names and isinstance(node.ctx, ast.Load) and not self._is_local(node.id):
             self._of(node.id).name_reads.append(self._site(node))
+
+    def _is_local(self, name: str) -> bool:
+        for index, scope in enumerate(self._locals):
+            if not isinstance(scope, set):
+                scope = self._locals[index] = local_names(scope) & self.names
+            if name in scope:
+                return True
+        return False
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str) and node.value in self.names:

@@ -1,7 +1,8 @@
 """Call shapes from the config: `features.has({name}, ...)`, `override_settings({name}=...)`.
 
 A shape is parsed once, with `ast`, when the config loads; the passes match LibCST
-calls against it. `{name}` stands for the flag's name as a string literal (or, in
+calls against it (passes/lookups.py), the index `ast` calls (here), so that loading a
+config never imports LibCST. `{name}` stands for the flag's name as a string literal (or, in
 keyword position, as the keyword); `...` for any further arguments.
 """
 
@@ -9,8 +10,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-
-import libcst as cst
 
 _PLACEHOLDER = "__prune_flags_name__"
 
@@ -25,24 +24,6 @@ class CallShape:
     name_index: int | None  # position of the flag's name among the positional arguments
     name_is_keyword: bool  # `f({name}=...)`: the flag's name is the keyword
     more: bool  # `...` allows further arguments
-
-    def name_argument(self, call: cst.Call) -> cst.Arg | None:
-        """The argument that carries the flag's name when `call` has this shape."""
-        if not _dotted(call.func, self.func):
-            return None
-        positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
-        if self.name_is_keyword:
-            keywords = [arg for arg in call.args if arg.keyword is not None]
-            if len(keywords) == 1 or (self.more and keywords):
-                return keywords[0]
-            return None
-        assert self.name_index is not None
-        if len(positional) <= self.name_index:
-            return None
-        if not self.more and len(call.args) != self.name_index + 1:
-            return None
-        return positional[self.name_index]
-
 
     def written_value(self, call: ast.Call) -> tuple[str, ast.expr] | None:
         """For a writer shape: the flag name and the value node a matching `ast` call writes."""
@@ -69,18 +50,6 @@ def ast_dotted_matches(node: ast.expr, expected: str) -> bool:
     if not isinstance(node, ast.Name):
         return False
     parts.append(node.id)
-    dotted = ".".join(reversed(parts))
-    return dotted == expected or dotted.endswith("." + expected)
-
-
-def _dotted(node: cst.BaseExpression, expected: str) -> bool:
-    parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return False
-    parts.append(node.value)
     dotted = ".".join(reversed(parts))
     return dotted == expected or dotted.endswith("." + expected)
 

@@ -23,6 +23,7 @@ class InlineFlags(BodyEditor):
         self._module_flags: dict[str, str] = {}  # local name -> flag, for flags bound at module level
         self._bound: dict[int, frozenset[str]] = {}  # names each enclosing function binds, by id
         self._carried: dict[int, dict[str, str]] = {}  # locals that only carry a flag, by function id
+        self._parameters: dict[int, frozenset[str]] = {}  # flag parameters, by function id
         self._rebindings: dict[tuple[int, str], tuple[CodePosition, bool] | None] = {}
 
     # -- what is not a read ---------------------------------------------------------------
@@ -94,15 +95,21 @@ class InlineFlags(BodyEditor):
         for scope in reversed(self.scopes):
             if isinstance(scope, cst.ClassDef):
                 continue
-            if name in flag_parameters(scope, self.context.flags):
-                return name if self._before_rebinding(scope, name, read) else None
-            if id(scope) not in self._carried:
-                self._carried[id(scope)] = flag_locals(scope, self.context.flags, self._module_flags)
-            if name in self._carried[id(scope)]:
-                return self._carried[id(scope)][name]
-            if id(scope) not in self._bound:
-                self._bound[id(scope)] = bound_names(scope)
-            if name in self._bound[id(scope)]:
+            key = id(scope)
+            if name in self.context.flags:
+                if key not in self._parameters:
+                    self._parameters[key] = flag_parameters(scope, self.context.flags)
+                if name in self._parameters[key]:
+                    return name if self._before_rebinding(scope, name, read) else None
+            if key not in self._carried:
+                self._carried[key] = flag_locals(scope, self.context.flags, self._module_flags)
+            if name in self._carried[key]:
+                return self._carried[key][name]
+            if name not in self._module_flags:
+                continue  # only a module flag can be shadowed: no need to learn what the scope binds
+            if key not in self._bound:
+                self._bound[key] = bound_names(scope)
+            if name in self._bound[key]:
                 return None
         return self._module_flags.get(name)
 

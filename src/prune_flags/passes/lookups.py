@@ -16,6 +16,7 @@ from prune_flags.config import Flag
 from prune_flags.constants import bool_node, constant_node, constant_value
 from prune_flags.passes.body import BodyEditor
 from prune_flags.passes.context import RewriteContext
+from prune_flags.shapes import CallShape
 
 _ENV_GETTERS = ("os.environ.get", "os.getenv", "environ.get", "getenv")
 _ENVIRON = ("os.environ", "environ")
@@ -30,6 +31,25 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
+
+
+def shape_argument(shape: CallShape, call: cst.Call) -> cst.Arg | None:
+    """The argument that carries the flag's name when `call` has this shape."""
+    func = dotted_name(call.func)
+    if func is None or not (func == shape.func or func.endswith("." + shape.func)):
+        return None
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    if shape.name_is_keyword:
+        keywords = [arg for arg in call.args if arg.keyword is not None]
+        if len(keywords) == 1 or (shape.more and keywords):
+            return keywords[0]
+        return None
+    assert shape.name_index is not None
+    if len(positional) <= shape.name_index:
+        return None
+    if not shape.more and len(call.args) != shape.name_index + 1:
+        return None
+    return positional[shape.name_index]
 
 
 class InlineLookups(BodyEditor):
@@ -87,7 +107,7 @@ class InlineLookups(BodyEditor):
 
     def _accessor(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         for shape in self.context.accessors:
-            argument = shape.name_argument(updated)
+            argument = shape_argument(shape, updated)
             if argument is None or shape.name_is_keyword:
                 continue
             flag = self._named_flag(argument.value)

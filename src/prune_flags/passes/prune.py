@@ -11,6 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from prune_flags.passes.body import BodyEditor, Edit, detached_lines, is_empty
+from prune_flags.passes.lookups import shape_argument
 from prune_flags.passes.context import Death
 from prune_flags.config import Flag
 from prune_flags.constants import constant_value, same_value
@@ -78,7 +79,7 @@ class PruneDeadWrites(BodyEditor):
             name, value = constant_value(call.args[1].value), call.args[2].value
         else:
             for shape in self.context.writers:
-                argument = shape.name_argument(call)
+                argument = shape_argument(shape, call)
                 if argument is not None:
                     if shape.name_is_keyword:
                         name, value = argument.keyword.value if argument.keyword else None, argument.value

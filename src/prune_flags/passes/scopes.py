@@ -141,11 +141,27 @@ class _StoreCounter(_Binder):
         super()._bind(target)
 
 
+def _carries_flag(statement: cst.BaseStatement, flags: Mapping[str, Flag], module_flags: Mapping[str, str]) -> bool:
+    """A top-level `name = <flag read>` statement: worth a closer look."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    for small in statement.body:
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            value = small.value
+            if isinstance(value, cst.Attribute) and value.attr.value in flags:
+                return True
+            if isinstance(value, cst.Name) and (value.value in flags or value.value in module_flags):
+                return True
+    return False
+
+
 def flag_locals(function: cst.CSTNode, flags: Mapping[str, Flag], module_flags: Mapping[str, str]) -> dict[str, str]:
     """Locals that only carry a flag: `use_x = self.use_x` (or a module flag, or a flag
     parameter) at the top of the function body, never bound again. Their reads are the flag."""
     if not isinstance(function, cst.FunctionDef) or not isinstance(function.body, cst.IndentedBlock):
         return {}
+    if not any(_carries_flag(statement, flags, module_flags) for statement in function.body.body):
+        return {}  # the common case, decided without walking the body
     counter = _StoreCounter()
     function.body.visit(counter)
     parameters = flag_parameters(function, flags)
