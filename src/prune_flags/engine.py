@@ -344,7 +344,9 @@ class _Cascade:
             if path in self.frozen_out:
                 continue
             source = self.repository.sources[path]  # decoded: it mentions a name
-            inputs = (frozenset(self.dead), self.removable_asserts.get(path), frozenset(self.dead_globals.get(path, {})))
+            # What the rewrite of this file depends on: a dead name its text never mentions changes nothing.
+            mentioned = frozenset(name for name in self.dead if name in source.text)
+            inputs = (mentioned, self.removable_asserts.get(path), frozenset(self.dead_globals.get(path, {})))
             if self._inputs.get(path) == inputs:
                 continue
             self._inputs[path] = inputs
