@@ -37,7 +37,7 @@ NoFormatOption = typer.Option(False, "--no-format", help="Do not run black on th
 ReportOption = typer.Option(None, "--report", help="Also write the JSON report to this file.")
 ColorOption = typer.Option(None, "--color/--no-color", help="Colour the output (default: on a terminal; NO_COLOR honoured).")
 JobsOption = typer.Option(
-    None, "-j", "--jobs", help="Processes to use (default: all cores). The engine runs in one process today."
+    None, "-j", "--jobs", min=1, help="Processes for rewriting when many files change (default: all cores)."
 )
 ExplainOption = typer.Option(False, "--explain", help="Print one line per change: path:line  flag  action  reason.")
 QuietOption = typer.Option(False, "-q", "--quiet", help="No progress bar and no summary line.")
@@ -56,7 +56,12 @@ def _use_color(color: Optional[bool]) -> bool:
 
 
 def _run(
-    paths: Optional[List[Path]], config_file: Optional[Path], flags: Optional[List[str]], no_format: bool, quiet: bool
+    paths: Optional[List[Path]],
+    config_file: Optional[Path],
+    flags: Optional[List[str]],
+    no_format: bool,
+    quiet: bool,
+    jobs: Optional[int] = None,
 ) -> Report:
     from prune_flags.engine import run  # libcst is imported only once the options are valid
 
@@ -73,9 +78,9 @@ def _run(
     if no_format:
         config = replace(config, format="none")
     if quiet or not sys.stderr.isatty():
-        return run(config, targets, Path.cwd())
+        return run(config, targets, Path.cwd(), jobs=jobs)
     with _progress_bar() as progress:
-        return run(config, targets, Path.cwd(), progress)
+        return run(config, targets, Path.cwd(), progress, jobs)
 
 
 @contextlib.contextmanager
@@ -136,7 +141,7 @@ def diff(
 
     Example: prune-flags diff src/ --flag manual_release_grads=False | git apply
     """
-    result = _run(paths, config, flag, no_format, quiet)
+    result = _run(paths, config, flag, no_format, quiet, jobs)
     sys.stdout.flush()
     sys.stdout.buffer.write(render_diff(result.changed_files, color=_use_color(color)))
     sys.stdout.buffer.flush()
@@ -165,7 +170,7 @@ def apply(
     """
     from prune_flags.engine import write_changes
 
-    result = _run(paths, config, flag, no_format, quiet)
+    result = _run(paths, config, flag, no_format, quiet, jobs)
     write_changes(result)
     raise typer.Exit(_finish(result, report, explain, quiet))
 

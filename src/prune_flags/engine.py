@@ -10,11 +10,12 @@ question, finds no new name without a reader.
 from __future__ import annotations
 
 import ast
+import concurrent.futures
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Sequence, TypeVar
 
 from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.constants import same_value
@@ -83,11 +84,12 @@ class _Repository:
         return [path for path in self._candidates(names) if mentions_any(self.text(path, original), names)]
 
     def mentioning_write(self, name: str) -> bool:
-        """Whether any file has text that may assign `name` as an attribute or class attribute."""
+        """Whether any file has text that may assign `name` as an attribute or class attribute, or
+        define it as a private method (a public one is never removed)."""
         word = re.escape(name)
         pattern = re.compile(
             rf"(\.|^[ \t]+){word}\s*(:[^=\n]*)?([-+*/%&|^@]|//|>>|<<|\*\*)?=(?!=)|\bdel\b.*\.{word}\b"
-            rf"|[\"']{word}[\"']|\b(def|class)\s+{word}\b",
+            rf"|[\"']{word}[\"']" + (rf"|\b(def|class)\s+{word}\b" if name.startswith("_") else ""),
             re.M,
         )
         return any(pattern.search(self.text(path)) for path in self._candidates(frozenset([name])))
@@ -126,6 +128,8 @@ class _Repository:
             except SyntaxError as err:
                 self.skipped[path] = f"does not parse: {err.msg} (line {err.lineno})"
                 return None
+            if len(self._trees) > TREE_CACHE:  # trees of a big tree do not all fit in memory at once
+                del self._trees[next(iter(self._trees))]
         return self._trees[key]
 
     def facts(self, names: frozenset[str], original: bool = False) -> dict[str, NameFacts]:
@@ -140,6 +144,9 @@ class _Repository:
 
 
 Progress = Callable[[int, int], None]  # (files read, files in scope)
+TREE_CACHE = 512  # parsed files kept between index queries
+Task = TypeVar("Task")
+Outcome = TypeVar("Outcome")
 
 
 def load(
@@ -208,7 +215,9 @@ def _positional_passes(repository: _Repository, facts: NameFacts) -> list[str]:
     return problems
 
 
-def run(config: Config, paths: Sequence[Path], cwd: Path, progress: Progress | None = None) -> Report:
+def run(
+    config: Config, paths: Sequence[Path], cwd: Path, progress: Progress | None = None, jobs: int | None = None
+) -> Report:
     """The whole cleanup over the files under `paths`; nothing is written here."""
     project_root = find_project_root(paths[0] if paths else cwd)
     repository = load(paths, config, cwd, project_root, progress)
@@ -222,21 +231,30 @@ def run(config: Config, paths: Sequence[Path], cwd: Path, progress: Progress | N
     active = {flag.name: flag for flag in config.flags if flag.name not in conflicting}
     frozen_out = set(repository.mentioning(frozenset(conflicting)))
     flag_owners = {name: owners(flag, flag_facts[name]) for name, flag in active.items()}
-    cascade = _Cascade(repository, config, active, frozen_out, flag_owners)
+    workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1))
+    cascade = _Cascade(repository, config, active, frozen_out, flag_owners, workers)
     cascade.name_constants = repository.name_constants(frozenset(active)) if config.accessors else {}
     cascade.option_flags = frozenset(name for name in active if flag_facts[name].is_option)
-    cascade.run()
-    for path, source in list(repository.sources.items()):
-        rewritten = cascade.results.get(path)
-        if rewritten is None or path in repository.skipped or rewritten.text == source.text:
-            continue
-        text = _finish(config, project_root, source, rewritten.text)
-        problem = cascade.recheck(path, text)
+    try:
+        cascade.run()
+        finished = {
+            path: _finish(config, project_root, source, rewritten.text)
+            for path, source in list(repository.sources.items())
+            if (rewritten := cascade.results.get(path)) is not None
+            and path not in repository.skipped
+            and rewritten.text != source.text
+        }
+        checks = [(text, cascade.context(path, asserts=False), path.name == "__init__.py") for path, text in finished.items()]
+        problems = workers.map(recheck, checks)
+    finally:
+        workers.close()
+    for (path, text), problem in zip(finished.items(), problems):
         if problem:
             repository.skipped[path] = problem
             continue
+        source = repository.sources[path]
         report.files.append(
-            FileResult(path, repository.display(path), source.text, text, rewritten.changes, source.encoding)
+            FileResult(path, repository.display(path), source.text, text, cascade.results[path].changes, source.encoding)
         )
     report.skipped.extend(Skipped(repository.display(p), error) for p, error in sorted(repository.skipped.items()))
     return report
@@ -276,8 +294,10 @@ class _Cascade:
         flags: dict[str, Flag],
         frozen_out: set[Path],
         flag_owners: dict[str, frozenset[str]],
+        workers: Workers,
     ) -> None:
         self.repository = repository
+        self.workers = workers
         self.flag_owners = flag_owners
         self.name_constants: dict[str, str] = {}
         self.option_flags: frozenset[str] = frozenset()  # flags a command-line option defines
@@ -307,7 +327,7 @@ class _Cascade:
             | frozenset(spellings)
         )
 
-    def _context(self, path: Path, asserts: bool = True) -> RewriteContext:
+    def context(self, path: Path, asserts: bool = True) -> RewriteContext:
         return RewriteContext(
             path=self.repository.display(path),
             flags=self.flags,
@@ -323,23 +343,8 @@ class _Cascade:
             removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),
         )
 
-    def recheck(self, path: Path, text: str) -> str | None:
-        """The safety gate after the edit: the result parses, and a second run changes nothing."""
-        flags = ", ".join(sorted({c.flag for c in self.results[path].changes if c.flag}))
-        try:
-            ast.parse(text)
-            # Assert lines are the original's; the second run has nothing left to match them against.
-            again = rewrite(text, self._context(path, asserts=False), path.name == "__init__.py")
-        except (SyntaxError, FileFailure) as err:
-            return f"internal error while pruning {flags}: the result does not parse ({err}); left untouched"
-        except Exception as err:  # a bug of ours must cost one file, never the run
-            return f"internal error while pruning {flags}: {_brief(err)}; left untouched"
-        if again.text != text:
-            return f"internal error while pruning {flags}: a second run would change the result again; left untouched"
-        return None
-
     def _rewrite_round(self) -> list[Path]:
-        changed = []
+        tasks: list[tuple[Path, str, RewriteContext, bool]] = []
         for path in self.repository.mentioning(self._names(), original=True):
             if path in self.frozen_out:
                 continue
@@ -347,23 +352,18 @@ class _Cascade:
             # What the rewrite of this file depends on: a dead name its text never mentions changes nothing.
             mentioned = frozenset(name for name in self.dead if name in source.text)
             inputs = (mentioned, self.removable_asserts.get(path), frozenset(self.dead_globals.get(path, {})))
-            if self._inputs.get(path) == inputs:
-                continue
-            self._inputs[path] = inputs
-            try:
-                result = rewrite(source.text, self._context(path), path.name == "__init__.py")
-            except FileFailure as failure:
-                self.repository.skipped[path] = str(failure)
+            if self._inputs.get(path) != inputs:
+                self._inputs[path] = inputs
+                tasks.append((path, source.text, self.context(path), path.name == "__init__.py"))
+        changed = []
+        for path, outcome in zip([task[0] for task in tasks], self.workers.map(rewrite_outcome, tasks)):
+            if isinstance(outcome, str):
+                self.repository.skipped[path] = outcome
                 self.results.pop(path, None)
                 continue
-            except Exception as error:  # a bug of ours must cost one file, never the run
-                flags = ", ".join(sorted(self.flags))
-                self.repository.skipped[path] = f"internal error while pruning {flags}: {_brief(error)}"
-                self.results.pop(path, None)
-                continue
-            self.results[path] = result
-            if self.repository.text(path) != result.text:
-                self.repository.rewritten[path] = result.text
+            self.results[path] = outcome
+            if self.repository.text(path) != outcome.text:
+                self.repository.rewritten[path] = outcome.text
                 changed.append(path)
         return changed
 
@@ -491,6 +491,56 @@ def _qualified(path: str, name: str) -> str:
     module = path[: -len(".py")] if path.endswith(".py") else path
     module = module.removesuffix("/__init__").replace("/", ".")
     return f"{module}.{name}" if name else module
+
+
+def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
+    """The safety gate after the edit: the result parses, and a second run changes nothing.
+    (The context has no assert lines: they are the original's, with nothing left to match.)"""
+    text, context, is_package_init = task
+    flags = ", ".join(sorted(context.flags))
+    try:
+        ast.parse(text)
+        again = rewrite(text, context, is_package_init)
+    except (SyntaxError, FileFailure) as err:
+        return f"internal error while pruning {flags}: the result does not parse ({err}); left untouched"
+    except Exception as err:  # a bug of ours must cost one file, never the run
+        return f"internal error while pruning {flags}: {_brief(err)}; left untouched"
+    if again.text != text:
+        return f"internal error while pruning {flags}: a second run would change the result again; left untouched"
+    return None
+
+
+def rewrite_outcome(task: tuple[Path, str, RewriteContext, bool]) -> Rewritten | str:
+    """One file's rewrite, or why it is left untouched: a value, so that it crosses processes."""
+    path, text, context, is_package_init = task
+    try:
+        return rewrite(text, context, is_package_init)
+    except FileFailure as failure:
+        return str(failure)
+    except Exception as error:  # a bug of ours must cost one file, never the run
+        return f"internal error while pruning {', '.join(sorted(context.flags))}: {_brief(error)}"
+
+
+class Workers:
+    """Rewrites in this process, or in a pool of processes once a round has enough files to pay
+    for starting one (the pool is started once, on first need, and shut down with the run)."""
+
+    THRESHOLD = 16  # files in a round: below this the pool costs more than it saves
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+    def map(self, function: Callable[[Task], Outcome], tasks: list[Task]) -> list[Outcome]:
+        if self.jobs <= 1 or len(tasks) < self.THRESHOLD:
+            return [function(task) for task in tasks]
+        if self._pool is None:
+            self._pool = concurrent.futures.ProcessPoolExecutor(max_workers=self.jobs)
+        return list(self._pool.map(function, tasks, chunksize=max(1, len(tasks) // (4 * self.jobs))))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
 
 
 def _brief(error: Exception) -> str:

@@ -1,19 +1,20 @@
 """Discovery: names that hold one literal everywhere and are read in a condition, i.e. stale flags.
 
-Three steps. `scan_file` parses each file once with the standard `ast` and records, per
-name, its literal definitions, everything else that could give it a value, and its reads
-(in parallel when the tree is large). `discover` merges those facts across the repository
-and keeps a name only if nothing anywhere can give it another value; this is conservative
-by name, as the engine is: `node.x = y` in any file disqualifies every `x`. `measure` then
-runs the real engine with the name as the only flag, over the files that mention it, and
-counts the branches it folds and the lines it removes; a candidate it cannot change is dropped.
+`scan_file` parses each file once with the standard `ast` (in a process pool when the tree
+is large) and records, per name, its literal definitions, everything else that could give it
+a value, and its reads. `discover` merges those facts across the repository and keeps a name
+only if nothing anywhere can give it another value; this is conservative by name, as the
+engine is: `node.x = y` in any file disqualifies every `x`. Then each candidate's folds are
+counted, from the trees by the engine's rules (fast), or with `exact` by running the engine
+with the name as the only flag (the cascade included, slow on big files); a candidate that
+folds nothing is dropped: a constant that is only inlined is no stale flag.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-import functools
+import contextlib
 import gc
 import os
 import re
@@ -22,23 +23,27 @@ from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TypeVar
 
 from prune_flags.config import Config, Flag, find_project_root
-from prune_flags.constants import UNKNOWN
+from prune_flags.constants import UNKNOWN, same_value
 from prune_flags.files import SourceError, discover_python_files, read_source
-from prune_flags.index import Site, attribute_load_counts, literal
+from prune_flags.index import Site, literal
 from prune_flags.report import Report, Skipped
 
 # Kinds of definition a candidate is listed with; "parameter" ones are also local bindings.
 ATTRIBUTE, CLASS_ATTRIBUTE, FIELD, MODULE_CONSTANT, PARAMETER = (
     "attribute", "class-attribute", "field", "module-constant", "parameter",
 )  # fmt: skip
-BRANCH_ACTIONS = frozenset({"removed-branch", "folded-branch", "folded-branch-kept-call", "removed-loop"})
+BRANCH_ACTIONS = frozenset(
+    {"removed-branch", "folded-branch", "folded-branch-kept-call", "removed-loop"}
+)
 
 # Calls that write an attribute named by a string argument: setattr(obj, "x", v),
 # monkeypatch.setattr(obj, "x", v), mock.patch("pkg.mod.x"), patch.object(obj, "x").
-WRITER_CALLS = frozenset({"setattr", "delattr", "__setattr__", "__delattr__", "patch", "object", "setitem"})
+WRITER_CALLS = frozenset(
+    {"setattr", "delattr", "__setattr__", "__delattr__", "patch", "object", "setitem"}
+)
 # Command-line options whose destination becomes a name: argparse, optparse, click, typer.
 OPTION_CALLS = frozenset({"add_argument", "add_option", "option", "Option", "argument", "Argument"})
 READER_CALLS = frozenset({"getattr", "hasattr"})
@@ -59,6 +64,8 @@ SAFE_BASES = frozenset(
 EXTERNAL_BUILTINS = frozenset(dir(builtins)) - {"type", "super", "object", "self", "cls"}
 PARALLEL_MIN_BYTES = 2_000_000  # below this one process parses faster than a pool starts
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -70,7 +77,9 @@ class Definition:
     kind: str
     value: object
     owner: str | None = None  # the enclosing class
-    position: int | None = None  # a field's place among its class's fields; a parameter's positional place
+    position: int | None = (
+        None  # a field's place among its class's fields; a parameter's positional place
+    )
     function: str | None = None  # a parameter's function
     method: bool = False  # a parameter's function is bound to its first argument
 
@@ -78,8 +87,12 @@ class Definition:
 @dataclass(frozen=True)
 class ClassFacts:
     name: str
-    bases: tuple[str | None, ...]  # None: a base that is not a plain name (a call, a subscript of a call)
-    plain_header: bool  # no metaclass, keywords or decorators that could change what its attributes hold
+    bases: tuple[
+        str | None, ...
+    ]  # None: a base that is not a plain name (a call, a subscript of a call)
+    plain_header: (
+        bool  # no metaclass, keywords or decorators that could change what its attributes hold
+    )
     has_fields: bool  # dataclass-like: its annotated class-body names are constructor parameters
 
 
@@ -90,19 +103,35 @@ class FileFacts:
     path: str
     definitions: tuple[Definition, ...] = ()
     disqualified: frozenset[str] = frozenset()  # names something here may give another value
-    local_bindings: frozenset[str] = frozenset()  # names bound in functions (disqualify parameters only)
+    local_bindings: frozenset[str] = (
+        frozenset()
+    )  # names bound in functions (disqualify parameters only)
     stored: frozenset[str] = frozenset()  # attribute, class-level and module-level names bound here
     mentions: frozenset[str] = frozenset()  # every name and identifier string in the code
-    reads: Mapping[str, int] = field(default_factory=dict)  # x.name, module-level names, getattr(o, "name")
+    reads: Mapping[str, int] = field(
+        default_factory=dict
+    )  # x.name, module-level names, getattr(o, "name")
     condition_reads: Mapping[str, int] = field(default_factory=dict)
     name_reads: Mapping[str, int] = field(default_factory=dict)  # every bare name, for parameters
     name_condition_reads: Mapping[str, int] = field(default_factory=dict)
     environment: frozenset[str] = frozenset()  # environment variable names read or written
-    imports: tuple[tuple[str, bool], ...] = ()  # (name, from a repository module) for `from m import name`
-    calls: Mapping[str, int] = field(default_factory=dict)  # callee name -> most positional arguments
+    keyword_values: Mapping[str, frozenset[str]] = field(
+        default_factory=dict
+    )  # name=literal, as repr
+    imports: tuple[
+        tuple[str, bool], ...
+    ] = ()  # (name, from a repository module) for `from m import name`
+    calls: Mapping[str, int] = field(
+        default_factory=dict
+    )  # callee name -> most positional arguments
     splat_calls: frozenset[str] = frozenset()  # callee names called with *args or **kwargs
-    value_refs: frozenset[str] = frozenset()  # names used other than as a callee (callbacks, partial)
+    value_refs: frozenset[str] = (
+        frozenset()
+    )  # names used other than as a callee (callbacks, partial)
     classes: tuple[ClassFacts, ...] = ()
+    self_reads: frozenset[tuple[str, str]] = (
+        frozenset()
+    )  # (class, attribute) for self.x read in its methods
     error: str | None = None
 
 
@@ -117,7 +146,6 @@ class Candidate:
     branches: int = 0
     lines_removed: int = 0
     lines_added: int = 0
-    changed_files: tuple[str, ...] = ()
 
     @property
     def source(self) -> str:
@@ -134,6 +162,7 @@ class FindResult:
     candidates: tuple[Candidate, ...]
     files: int
     skipped: tuple[Skipped, ...] = ()
+    exact: bool = False  # counted by the engine, cascade included; else folds counted from the tree
 
 
 # -- scanning one file -----------------------------------------------------------------------
@@ -149,13 +178,31 @@ def _is_plain(value: object) -> bool:
 
 
 def _plain_literal(node: ast.expr | None) -> object:
+    value: object
     if node.__class__ is ast.Constant:
         value = node.value  # type: ignore[union-attr]
-    elif node.__class__ in (ast.UnaryOp, ast.Tuple, ast.BinOp):  # -1, (1, 2), "a" "b" is a Constant already
+    elif node.__class__ in (
+        ast.UnaryOp,
+        ast.Tuple,
+        ast.BinOp,
+    ):  # -1, (1, 2), "a" "b" is a Constant already
         value = literal(node)
     else:
         return UNKNOWN  # the common case, without literal_eval's exception
     return value if value is not UNKNOWN and _is_plain(value) else UNKNOWN
+
+
+def _is_field_call(value: ast.expr | None) -> bool:
+    """dataclasses.field(...), attr.ib(...), attrs.field(...)."""
+    return isinstance(value, ast.Call) and _callee(value.func) in ("field", "ib", "attrib")
+
+
+def _field_default(value: ast.expr | None) -> object:
+    """A field's literal default: `= False` or `= field(default=False, ...)`, else UNKNOWN."""
+    if isinstance(value, ast.Call) and _is_field_call(value):
+        defaults = [keyword.value for keyword in value.keywords if keyword.arg == "default"]
+        return _plain_literal(defaults[0]) if defaults else UNKNOWN
+    return _plain_literal(value) if value is not None else UNKNOWN
 
 
 def _callee(func: ast.expr) -> str | None:
@@ -179,9 +226,9 @@ def _root(node: ast.expr) -> str | None:
             return None
 
 
-def _option_destination(option: str) -> str:
-    """argparse/click destination of an option string: "--no-fast/--fast" -> "no_fast"."""
-    return option.lstrip("-").split("/")[0].replace("-", "_")
+def _option_destinations(option: str) -> list[str]:
+    """The names an option string may set: "--fast/--no-fast" -> fast, no_fast (argparse, click)."""
+    return [part.lstrip("-").replace("-", "_") for part in option.split("/")]
 
 
 @dataclass
@@ -203,21 +250,25 @@ class _Scanner:
         self.disqualified: set[str] = set()
         self.local_bindings: set[str] = set()
         self.stored: set[str] = set()
-        self.module_names: set[str] = set()  # bound at module level: their bare reads are flag reads
+        self.module_names: set[str] = (
+            set()
+        )  # bound at module level: their bare reads are flag reads
         self.mentions: set[str] = set()
         self.attribute_reads: dict[str, int] = {}
         self.attribute_condition_reads: dict[str, int] = {}
         self.name_reads: dict[str, int] = {}
         self.name_condition_reads: dict[str, int] = {}
         self.environment: set[str] = set()
+        self.keyword_values: dict[str, set[str]] = {}
         self.imports: list[tuple[str, bool]] = []
         self.calls: dict[str, int] = {}
         self.splat_calls: set[str] = set()
         self.value_refs: set[str] = set()
         self.classes: list[ClassFacts] = []
+        self.self_reads: set[tuple[str, str]] = set()
         self.external: set[str] = set(EXTERNAL_BUILTINS)
         self.scopes = [_Scope("module")]
-        self.condition = 0  # > 0 inside an if/while/ternary test, an assert, a boolean operand
+        self.tests = 0  # > 0 inside an if/while/ternary/comprehension test or an assert
         self.handlers: dict[type, Callable[..., None]] = {
             ast.Assign: self.assign, ast.AnnAssign: self.ann_assign, ast.AugAssign: self.rebind,
             ast.Delete: self.rebind, ast.For: self.loop, ast.AsyncFor: self.loop,
@@ -230,7 +281,7 @@ class _Scanner:
             ast.If: self.test_first, ast.While: self.test_first, ast.IfExp: self.test_first,
             ast.Assert: self.test_first, ast.BoolOp: self.bool_op,
             ast.Attribute: self.attribute, ast.Name: self.name, ast.Call: self.call,
-            ast.Subscript: self.subscript, ast.Constant: self.constant,
+            ast.Subscript: self.subscript, ast.Constant: self.constant, ast.Expr: self.expression_statement,
             ast.MatchAs: self.match_capture, ast.MatchStar: self.match_capture,
             ast.MatchMapping: self.match_capture,
         }  # fmt: skip
@@ -255,10 +306,19 @@ class _Scanner:
             if node is not None:
                 self.visit(node)
 
-    def visit_condition(self, node: ast.AST) -> None:
-        self.condition += 1
+    def visit_condition(self, node: ast.expr) -> None:
+        self.count_deciding_reads(node)
+        self.tests += 1
         self.visit(node)
-        self.condition -= 1
+        self.tests -= 1
+
+    def count_deciding_reads(self, test: ast.expr) -> None:
+        for read in _deciding_reads(test):
+            if isinstance(read, ast.Attribute):
+                counts, name = self.attribute_condition_reads, read.attr
+            else:
+                counts, name = self.name_condition_reads, read.id
+            counts[name] = counts.get(name, 0) + 1
 
     def site(self, line: int) -> Site:
         return Site(self.path, line)
@@ -314,27 +374,37 @@ class _Scanner:
         return next((scope.name for scope in reversed(self.scopes) if scope.kind == "class"), None)
 
     def assign(self, node: ast.Assign) -> None:
-        value = _plain_literal(node.value)
-        for target in node.targets:
-            self.bind_target(target, value, node.lineno)
+        target = node.targets[0]
+        if self.in_fields() and isinstance(target, ast.Name) and _is_field_call(node.value):
+            self.field(target.id, node.value, node.lineno)  # attrs: x = attr.ib(default=False)
+        else:
+            value = _plain_literal(node.value)
+            for target in node.targets:
+                self.bind_target(target, value, node.lineno)
         self.visit(node.value)
 
-    def ann_assign(self, node: ast.AnnAssign) -> None:
+    def in_fields(self) -> bool:
+        return self.scopes[-1].kind == "class" and self.scopes[-1].has_fields
+
+    def field(self, name: str, value: ast.expr | None, line: int) -> None:
         scope = self.scopes[-1]
+        self.stored.add(name)
+        default = _field_default(value)
+        # A field without a default is given its value by every constructor call.
+        if default is UNKNOWN:
+            self.disqualified.add(name)
+        else:
+            self.define(name, FIELD, default, line, owner=scope.name, position=scope.field_count)
+        scope.field_count += 1
+
+    def ann_assign(self, node: ast.AnnAssign) -> None:
         target = node.target
-        is_field = scope.kind == "class" and scope.has_fields and isinstance(target, ast.Name)
-        if is_field and "ClassVar" in ast.dump(node.annotation):
-            is_field = False
-        if is_field:
-            assert isinstance(target, ast.Name)
-            self.stored.add(target.id)
-            value = _plain_literal(node.value) if node.value is not None else UNKNOWN
-            # A field without a default is given its value by every constructor call.
-            if value is UNKNOWN:
-                self.disqualified.add(target.id)
-            else:
-                self.define(target.id, FIELD, value, node.lineno, owner=scope.name, position=scope.field_count)
-            scope.field_count += 1
+        if (
+            self.in_fields()
+            and isinstance(target, ast.Name)
+            and "ClassVar" not in ast.dump(node.annotation)
+        ):
+            self.field(target.id, node.value, node.lineno)
         elif node.value is not None:  # a bare annotation binds nothing
             self.bind_target(target, _plain_literal(node.value), node.lineno)
         self.visit_all([node.value])
@@ -362,7 +432,9 @@ class _Scanner:
         self.visit_all([node.type, *node.body])
 
     def named_expr(self, node: ast.NamedExpr) -> None:
-        self.bind_name(node.target.id, _plain_literal(node.value), node.lineno, self.binding_scope())
+        self.bind_name(
+            node.target.id, _plain_literal(node.value), node.lineno, self.binding_scope()
+        )
         self.visit(node.value)
 
     def match_capture(self, node: ast.MatchAs | ast.MatchStar | ast.MatchMapping) -> None:
@@ -404,7 +476,9 @@ class _Scanner:
 
     # -- definitions ------------------------------------------------------------------------
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        decorators = {_callee(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list}
+        decorators = {
+            _callee(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list
+        }
         self.visit_all(node.decorator_list)
         self.visit_all([*node.args.defaults, *node.args.kw_defaults])
         self.bind_name(node.name, UNKNOWN, node.lineno)
@@ -418,7 +492,9 @@ class _Scanner:
 
     def parameters(self, args: ast.arguments, function: str | None, method: bool) -> None:
         positional = [*args.posonlyargs, *args.args]
-        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(
+            args.defaults
+        )
         places = [*enumerate(positional), *((None, arg) for arg in args.kwonlyargs)]
         for (position, arg), default in zip(places, [*defaults, *args.kw_defaults]):
             value = _plain_literal(default) if default is not None and function else UNKNOWN
@@ -426,7 +502,13 @@ class _Scanner:
                 self.local_bindings.add(arg.arg)
             else:
                 self.define(
-                    arg.arg, PARAMETER, value, arg.lineno, function=function, position=position, method=method
+                    arg.arg,
+                    PARAMETER,
+                    value,
+                    arg.lineno,
+                    function=function,
+                    position=position,
+                    method=method,
                 )
         self.local_bindings.update(arg.arg for arg in (args.vararg, args.kwarg) if arg is not None)
 
@@ -440,8 +522,12 @@ class _Scanner:
     def class_(self, node: ast.ClassDef) -> None:
         self.visit_all([*node.decorator_list, *node.bases, *node.keywords])
         self.bind_name(node.name, UNKNOWN, node.lineno)
-        decorators = {_callee(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list}
-        bases = tuple(_callee(base.value if isinstance(base, ast.Subscript) else base) for base in node.bases)
+        decorators = {
+            _callee(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list
+        }
+        bases = tuple(
+            _callee(base.value if isinstance(base, ast.Subscript) else base) for base in node.bases
+        )
         has_fields = bool(decorators & FIELD_DECORATORS) or "NamedTuple" in bases
         plain_header = not node.keywords and decorators <= HARMLESS_DECORATORS
         self.classes.append(ClassFacts(node.name, bases, plain_header, has_fields))
@@ -449,7 +535,9 @@ class _Scanner:
         self.visit_all(node.body)
         self.scopes.pop()
 
-    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+    def comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
+    ) -> None:
         self.scopes.append(_Scope("comprehension"))
         for generator in node.generators:
             self.visit(generator.iter)
@@ -473,13 +561,14 @@ class _Scanner:
             self.visit_all([*node.body, *node.orelse])
 
     def bool_op(self, node: ast.BoolOp) -> None:
+        if not self.tests:  # inside a test, the test's own count has it
+            self.count_deciding_reads(node)
         for value in node.values:
-            self.visit_condition(value)
+            self.visit(value)
 
-    def count_read(self, name: str, reads: dict[str, int], condition_reads: dict[str, int]) -> None:
+    @staticmethod
+    def count_read(name: str, reads: dict[str, int]) -> None:
         reads[name] = reads.get(name, 0) + 1
-        if self.condition:
-            condition_reads[name] = condition_reads.get(name, 0) + 1
 
     def read_attribute(self, node: ast.Attribute) -> None:
         name = node.attr
@@ -487,11 +576,16 @@ class _Scanner:
         if not isinstance(node.ctx, ast.Load):
             self.bind_target(node, UNKNOWN, node.lineno)
             return
-        self.count_read(name, self.attribute_reads, self.attribute_condition_reads)
+        self.count_read(name, self.attribute_reads)
+        owner = node.value
+        if owner.__class__ is ast.Name and owner.id in ("self", "cls"):  # type: ignore[attr-defined]
+            class_name = self.class_name()
+            if class_name is not None:
+                self.self_reads.add((class_name, name))
         # os.sep, torch.cuda.x: an attribute of something outside the repository shares the name.
-        if _root(node.value) in self.external:
+        elif _root(owner) in self.external:
             self.disqualified.add(name)
-        self.visit(node.value)
+        self.visit(owner)
 
     def attribute(self, node: ast.Attribute) -> None:
         self.value_refs.add(node.attr)
@@ -502,15 +596,25 @@ class _Scanner:
         if not isinstance(node.ctx, ast.Load):
             self.bind_name(node.id, UNKNOWN, node.lineno)
             return
-        self.count_read(node.id, self.name_reads, self.name_condition_reads)
+        self.count_read(node.id, self.name_reads)
 
     def name(self, node: ast.Name) -> None:
         self.value_refs.add(node.id)
         self.read_name(node)
 
     def constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str) and node.value.isidentifier():
-            self.mentions.add(node.value)
+        # A string that spells a name may reach it through setattr, **{...}, an options table
+        # ("spec-only" in distutils' user_options) or getattr: the name is out.
+        value = node.value
+        if value.__class__ is str and len(value) < 80:
+            name = value.strip("-=").replace("-", "_")
+            if name.isidentifier():
+                self.mentions.add(name)
+                self.disqualified.add(name)
+
+    def expression_statement(self, node: ast.Expr) -> None:
+        if node.value.__class__ is not ast.Constant:  # a docstring names nothing
+            self.visit(node.value)
 
     def subscript(self, node: ast.Subscript) -> None:
         if _callee(node.value) == "environ":
@@ -521,11 +625,10 @@ class _Scanner:
         func = node.func
         double_star = False
         for keyword in node.keywords:
-            # No call may pass a candidate's name as a keyword: Node(fast=True), replace(c, fast=True).
             if keyword.arg is None:
                 double_star = True
             else:
-                self.disqualified.add(keyword.arg)
+                self.keyword(keyword.arg, keyword.value)
             self.visit(keyword.value)
         if func.__class__ is ast.Name:
             self.record_call(node, func.id, double_star)  # type: ignore[attr-defined]
@@ -535,8 +638,19 @@ class _Scanner:
             self.read_attribute(func)  # type: ignore[arg-type]
         else:
             self.visit(func)
-        for arg in node.args:
-            self.visit(arg)
+        reader = func.__class__ is ast.Name and func.id in READER_CALLS  # type: ignore[attr-defined]
+        for number, arg in enumerate(node.args):
+            # getattr(obj, "x") only reads x: its string is counted as a read, not a writer.
+            if not (reader and number == 1 and arg.__class__ is ast.Constant):
+                self.visit(arg)
+
+    def keyword(self, name: str, value: ast.expr) -> None:
+        """Node(fast=True), replace(c, fast=x): a keyword passes another value unless it is the same literal."""
+        literal_value = _plain_literal(value)
+        if literal_value is UNKNOWN:
+            self.disqualified.add(name)
+        else:
+            self.keyword_values.setdefault(name, set()).add(repr(literal_value))
 
     def record_call(self, node: ast.Call, callee: str, double_star: bool) -> None:
         positional = len(node.args)
@@ -556,11 +670,14 @@ class _Scanner:
         if callee in WRITER_CALLS:
             self.disqualified.update(string.rsplit(".", 1)[-1] for string in strings)
         elif callee in OPTION_CALLS:
-            self.disqualified.update(_option_destination(string) for string in strings)
+            self.disqualified.update(
+                name for string in strings for name in _option_destinations(string)
+            )
             self.disqualified.update(_strings(k.value for k in node.keywords if k.arg == "dest"))
         elif callee in READER_CALLS and len(node.args) >= 2:
             for name in _strings([node.args[1]]):  # getattr(obj, "x") reads x
-                self.count_read(name, self.attribute_reads, self.attribute_condition_reads)
+                self.mentions.add(name)
+                self.count_read(name, self.attribute_reads)
         elif callee.endswith("env") or _reads_environ(node.func):
             self.environment.update(strings)
 
@@ -568,7 +685,9 @@ class _Scanner:
     def facts(self) -> FileFacts:
         # A bare name read counts for a module-level flag only where the module binds it.
         module_names = self.module_names
-        reads = Counter(self.attribute_reads) + Counter({n: c for n, c in self.name_reads.items() if n in module_names})
+        reads = Counter(self.attribute_reads) + Counter(
+            {n: c for n, c in self.name_reads.items() if n in module_names}
+        )
         condition_reads = Counter(self.attribute_condition_reads) + Counter(
             {n: c for n, c in self.name_condition_reads.items() if n in module_names}
         )
@@ -584,22 +703,58 @@ class _Scanner:
             name_reads=dict(self.name_reads),
             name_condition_reads=dict(self.name_condition_reads),
             environment=frozenset(self.environment),
+            keyword_values={
+                name: frozenset(values) for name, values in self.keyword_values.items()
+            },
             imports=tuple(self.imports),
             calls=self.calls,
             splat_calls=frozenset(self.splat_calls),
             value_refs=frozenset(self.value_refs),
             classes=tuple(self.classes),
+            self_reads=frozenset(self.self_reads),
         )
 
 
-@functools.lru_cache(maxsize=None)
-def _child_fields(node_type: type) -> tuple[str, ...]:
+_CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
+
+
+def _child_fields(node_type: type[ast.AST]) -> tuple[str, ...]:
     """The fields of a node type that may hold nodes worth visiting (not contexts or operators)."""
-    return tuple(name for name in node_type._fields if name not in ("ctx", "op", "ops", "type_comment"))
+    fields = _CHILD_FIELDS.get(node_type)
+    if fields is None:
+        skipped = ("ctx", "op", "ops", "type_comment")
+        fields = _CHILD_FIELDS[node_type] = tuple(
+            name for name in node_type._fields if name not in skipped
+        )
+    return fields
+
+
+def _deciding_reads(test: ast.expr) -> Iterable[ast.Attribute | ast.Name]:
+    """The reads whose value alone may decide the test once inlined: through `not`, `and`/`or`,
+    bool() and comparisons with literals, as the engine simplifies. `f(FLAG)` and `x >= LIMIT`
+    stay unknown whatever the flag holds, so a name read only like that folds nothing."""
+    if isinstance(test, (ast.Attribute, ast.Name)):
+        yield test
+    elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        yield from _deciding_reads(test.operand)
+    elif isinstance(test, ast.BoolOp):
+        for value in test.values:
+            yield from _deciding_reads(value)
+    elif isinstance(test, ast.Call) and _callee(test.func) == "bool" and len(test.args) == 1:
+        yield from _deciding_reads(test.args[0])
+    elif isinstance(test, ast.Compare):
+        operands = [test.left, *test.comparators]
+        unknown = [operand for operand in operands if _plain_literal(operand) is UNKNOWN]
+        if len(unknown) == 1:
+            yield from _deciding_reads(unknown[0])
 
 
 def _strings(nodes: Iterable[ast.expr]) -> list[str]:
-    return [node.value for node in nodes if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    return [
+        node.value
+        for node in nodes
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
 
 
 def _reads_environ(func: ast.expr) -> bool:
@@ -639,7 +794,9 @@ def _raw_text(path: Path) -> str:
 
 def _unparsed(display: str, text: str, error: str) -> FileFacts:
     words = frozenset(_IDENTIFIER.findall(text))
-    return FileFacts(path=display, disqualified=words, local_bindings=words, mentions=words, error=error)
+    return FileFacts(
+        path=display, disqualified=words, local_bindings=words, mentions=words, error=error
+    )
 
 
 # -- merging across the repository ------------------------------------------------------------
@@ -654,6 +811,7 @@ class _Repository:
     disqualified: set[str] = field(default_factory=set)
     local_bindings: set[str] = field(default_factory=set)
     environment: set[str] = field(default_factory=set)
+    keyword_values: dict[str, set[str]] = field(default_factory=dict)
     imports: dict[str, set[bool]] = field(default_factory=dict)
     reads: Counter[str] = field(default_factory=Counter)
     condition_reads: Counter[str] = field(default_factory=Counter)
@@ -663,6 +821,7 @@ class _Repository:
     splat_calls: set[str] = field(default_factory=set)
     value_refs: set[str] = field(default_factory=set)
     classes: dict[str, list[ClassFacts]] = field(default_factory=dict)
+    self_reads: set[tuple[str, str]] = field(default_factory=set)
     _plain: dict[str, bool] = field(default_factory=dict)
 
     def add(self, facts: FileFacts) -> None:
@@ -671,6 +830,8 @@ class _Repository:
         self.disqualified |= facts.disqualified
         self.local_bindings |= facts.local_bindings
         self.environment |= {name.lower() for name in facts.environment}
+        for name, values in facts.keyword_values.items():
+            self.keyword_values.setdefault(name, set()).update(values)
         for name, internal in facts.imports:
             self.imports.setdefault(name, set()).add(internal)
         self.reads.update(facts.reads)
@@ -683,14 +844,19 @@ class _Repository:
         self.value_refs |= facts.value_refs
         for class_facts in facts.classes:
             self.classes.setdefault(class_facts.name, []).append(class_facts)
+        self.self_reads |= facts.self_reads
+
+    def rule_out_inherited_attributes(self) -> None:
+        """`self.training` in a torch.nn.Module subclass is torch's to set, whatever the repository
+        writes elsewhere: what a class outside the repository's reach reads of itself is out."""
+        self.disqualified |= {name for owner, name in self.self_reads if not self.plain(owner)}
 
     # -- what can give a name another value ---------------------------------------------------
     def written_elsewhere(self, name: str) -> bool:
         """Anything but a literal definition: a write, setattr, keyword, option, env var, import."""
-        lowered = name.lower()
         return (
             name in self.disqualified
-            or any(env == lowered or env.endswith("_" + lowered) for env in self.environment)
+            or name.lower() in self.environment
             or not self.imports_resolve(name)
         )
 
@@ -711,7 +877,10 @@ class _Repository:
         if class_name not in self._plain:
             self._plain[class_name] = all(
                 facts.plain_header
-                and all(base is not None and self.plain(base, seen | {class_name}) for base in facts.bases)
+                and all(
+                    base is not None and self.plain(base, seen | {class_name})
+                    for base in facts.bases
+                )
                 for facts in self.classes[class_name]
             )
         return self._plain[class_name]
@@ -770,21 +939,32 @@ class _Repository:
         parameters = self.definitions[name]
         return self.listed(name, parameters, self.name_reads[name], self.name_condition_reads[name])
 
-    def listed(self, name: str, definitions: list[Definition], reads: int, condition_reads: int) -> Candidate | None:
-        values = {repr(d.value) for d in definitions}  # repr tells False from 0 and 0.0
-        if len(values) != 1 or not condition_reads or not all(self.definition_holds(d) for d in definitions):
+    def listed(
+        self, name: str, definitions: list[Definition], reads: int, condition_reads: int
+    ) -> Candidate | None:
+        # One value everywhere, keywords at calls included; repr tells False from 0 and 0.0.
+        values = {repr(d.value) for d in definitions} | self.keyword_values.get(name, set())
+        if (
+            len(values) != 1
+            or not condition_reads
+            or not all(self.definition_holds(d) for d in definitions)
+        ):
             return None
         return Candidate(
             name=name,
             value=definitions[0].value,
             kinds=tuple(sorted({d.kind for d in definitions})),
-            definitions=tuple(sorted({d.site for d in definitions}, key=lambda s: (s.path, s.line))),
+            definitions=tuple(
+                sorted({d.site for d in definitions}, key=lambda s: (s.path, s.line))
+            ),
             reads=reads,
             condition_reads=condition_reads,
         )
 
 
-def discover(facts: Iterable[FileFacts], internal_modules: frozenset[str] = frozenset()) -> tuple[Candidate, ...]:
+def discover(
+    facts: Iterable[FileFacts], internal_modules: frozenset[str] = frozenset()
+) -> tuple[Candidate, ...]:
     """Names with one literal value everywhere that a condition reads, before measuring.
 
     Where the name has attribute, class-level or module-level definitions, only those are
@@ -793,11 +973,253 @@ def discover(facts: Iterable[FileFacts], internal_modules: frozenset[str] = froz
     repository = _Repository(internal_modules)
     for file_facts in facts:
         repository.add(file_facts)
+    repository.rule_out_inherited_attributes()
     found = (repository.candidate(name) for name in sorted(repository.definitions))
     return tuple(candidate for candidate in found if candidate is not None)
 
 
-# -- measuring with the engine ----------------------------------------------------------------
+# -- counting the folds from the tree (the default) ---------------------------------------------
+
+
+class _FoldCounter:
+    """The branches one flag folds in one module and the lines that go with them, from the `ast`,
+    by the engine's rules: a test that is constant once the flag is inlined keeps only its live
+    branch; comments just above a dead `if` go with it. Lines the cascade removes later (fields
+    only the dead code read) are not counted: `exact` runs the engine for those."""
+
+    def __init__(self, tree: ast.Module, lines: Sequence[str], name: str, value: object) -> None:
+        self.lines_of_text = lines
+        self.name = name
+        self.value = value
+        self.module_bound = name in _module_bindings(tree)
+        self.shadowed = 0  # > 0 inside a function that binds the name itself
+        self.branches = 0
+        self.lines = 0
+        self.visit(tree)
+
+    # -- values -------------------------------------------------------------------------------
+    def constant(self, node: ast.expr) -> object:
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr == self.name
+            and isinstance(node.ctx, ast.Load)
+        ):
+            return self.value
+        if (
+            isinstance(node, ast.Name)
+            and node.id == self.name
+            and self.module_bound
+            and not self.shadowed
+        ):
+            return self.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            truth = self.truth(node.operand)
+            return UNKNOWN if truth is None else not truth
+        if isinstance(node, ast.Compare):
+            return self.compare(node)
+        return _plain_literal(node)
+
+    def compare(self, node: ast.Compare) -> object:
+        values = [self.constant(operand) for operand in (node.left, *node.comparators)]
+        if any(value is UNKNOWN for value in values):
+            return UNKNOWN
+        try:
+            return all(
+                _compare(op, left, right) for op, left, right in zip(node.ops, values, values[1:])
+            )
+        except TypeError:
+            return UNKNOWN
+
+    def truth(self, node: ast.expr) -> bool | None:
+        """bool(node) once the flag is inlined, or None when it still depends on something else."""
+        if isinstance(node, ast.BoolOp):
+            truths = [self.truth(value) for value in node.values]
+            deciding = isinstance(node.op, ast.Or)  # a true operand decides `or`, a false one `and`
+            if deciding in truths:
+                return deciding
+            return (not deciding) if all(truth is not None for truth in truths) else None
+        if isinstance(node, ast.Call) and _callee(node.func) == "bool" and len(node.args) == 1:
+            return self.truth(node.args[0])
+        value = self.constant(node)
+        return None if value is UNKNOWN else bool(value)
+
+    # -- the walk -----------------------------------------------------------------------------
+    def visit(self, node: ast.AST) -> None:
+        if isinstance(node, ast.If):
+            self.fold_if(node, is_elif=False)
+        elif isinstance(node, ast.While):
+            self.fold_while(node)
+        elif isinstance(node, ast.IfExp):
+            self.fold_ternary(node)
+        elif isinstance(node, ast.Assert) and self.truth(node.test):
+            self.lines += _span(node)  # `assert True` goes
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            binds = self.module_bound and self.name in _function_bindings(node)
+            self.shadowed += binds
+            self.visit_all(ast.iter_child_nodes(node))
+            self.shadowed -= binds
+        else:
+            self.visit_all(ast.iter_child_nodes(node))
+
+    def visit_all(self, nodes: Iterable[ast.AST]) -> None:
+        for node in nodes:
+            self.visit(node)
+
+    def fold_if(self, node: ast.If, is_elif: bool) -> None:
+        truth = self.truth(node.test)
+        orelse = node.orelse
+        has_elif = (
+            len(orelse) == 1
+            and isinstance(orelse[0], ast.If)
+            and orelse[0].col_offset == node.col_offset
+        )
+        if truth is None:
+            self.visit_all([node.test, *node.body])
+            if has_elif:
+                self.fold_if(orelse[0], is_elif=True)  # type: ignore[arg-type]
+            else:
+                self.visit_all(orelse)
+            return
+        self.branches += 1
+        header = node.test.end_lineno - node.lineno + 1  # type: ignore[operator]
+        if truth:
+            # The header goes (an elif's becomes `else:`), the body stays dedented, later branches go.
+            after = node.end_lineno - node.body[-1].end_lineno if orelse else 0  # type: ignore[operator]
+            self.lines += header - is_elif + after
+            self.visit_all(node.body)
+        elif not orelse:
+            self.lines += _span(node) + (0 if is_elif else self.comments_above(node))
+        else:
+            # Header and body go; an `elif` below becomes the `if`, an `else:` line goes with them.
+            gone = orelse[0].lineno - node.lineno - (1 if is_elif and not has_elif else 0)
+            self.lines += gone + (0 if is_elif else self.comments_above(node))
+            if has_elif:
+                self.fold_if(orelse[0], is_elif)  # type: ignore[arg-type]
+            else:
+                self.visit_all(orelse)
+
+    def fold_while(self, node: ast.While) -> None:
+        if self.truth(node.test) is False:
+            self.branches += 1
+            self.lines += _span(node) + self.comments_above(node)
+        else:
+            self.visit_all([node.test, *node.body, *node.orelse])
+
+    def fold_ternary(self, node: ast.IfExp) -> None:
+        truth = self.truth(node.test)
+        if truth is None:
+            self.visit_all([node.test, node.body, node.orelse])
+        else:
+            self.branches += 1
+            self.visit(node.body if truth else node.orelse)
+
+    def comments_above(self, node: ast.stmt) -> int:
+        """Comment lines right above a statement: the engine removes them with it."""
+        count = 0
+        line = node.lineno - 2  # the index of the line above
+        while line >= 0 and self.lines_of_text[line].lstrip().startswith("#"):
+            count += 1
+            line -= 1
+        return count
+
+
+def _span(node: ast.stmt) -> int:
+    return node.end_lineno - node.lineno + 1  # type: ignore[operator]
+
+
+def _compare(op: ast.cmpop, left: object, right: object) -> bool:
+    # Equality by type as well as value, as the engine folds: 1 == True is no constant test.
+    if isinstance(op, (ast.Eq, ast.NotEq)):
+        return same_value(left, right) == isinstance(op, ast.Eq)
+    if isinstance(op, (ast.Is, ast.IsNot)):
+        if not any(value is None or isinstance(value, bool) for value in (left, right)):
+            raise TypeError("identity of other constants is not defined")
+        return (left is right) == isinstance(op, ast.Is)
+    if isinstance(op, (ast.In, ast.NotIn)):
+        return (left in right) == isinstance(op, ast.In)  # type: ignore[operator]
+    comparisons = {ast.Lt: "__lt__", ast.LtE: "__le__", ast.Gt: "__gt__", ast.GtE: "__ge__"}
+    result = getattr(left, comparisons[type(op)])(right)
+    if result is NotImplemented:
+        raise TypeError("not comparable")
+    return bool(result)
+
+
+def _module_bindings(tree: ast.Module) -> set[str]:
+    """Names the module binds at top level by assignment or import: their bare reads are flag reads."""
+    names: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign):
+            names.update(target.id for target in statement.targets if isinstance(target, ast.Name))
+        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            names.add(statement.target.id)
+        elif isinstance(statement, ast.ImportFrom):
+            names.update(alias.asname or alias.name for alias in statement.names)
+    return names
+
+
+def _function_bindings(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    arguments = function.args
+    names = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    names.update(a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
+    names.update(
+        n.id
+        for n in ast.walk(function)
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+    )
+    return names
+
+
+def count_folds(path: Path, flags: Sequence[tuple[str, object]]) -> dict[str, tuple[int, int]]:
+    """(branches, lines) each flag folds in one file; a file that no longer reads or parses counts nothing."""
+    try:
+        text = read_source(path).text
+        tree = ast.parse(text)
+    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    lines = text.splitlines()
+    counted = (_FoldCounter(tree, lines, name, value) for name, value in flags)
+    return {counter.name: (counter.branches, counter.lines) for counter in counted}
+
+
+def _count_chunk(
+    tasks: Sequence[tuple[Path, Sequence[tuple[str, object]]]],
+) -> list[dict[str, tuple[int, int]]]:
+    return [count_folds(path, flags) for path, flags in tasks]
+
+
+def _estimate_all(
+    candidates: Sequence[Candidate],
+    files: Sequence[Path],
+    all_facts: Sequence[FileFacts],
+    pool: Executor | None,
+) -> list[Candidate]:
+    """Candidates with their folds counted from the tree; those that fold nothing are dropped."""
+    wanted = {c.name: c for c in candidates}
+    tasks = []
+    for path, facts in zip(files, all_facts):
+        reads = {**facts.condition_reads, **facts.name_condition_reads}
+        flags = [(name, wanted[name].value) for name in reads if name in wanted]
+        if flags:
+            tasks.append((path, flags))
+    totals: dict[str, list[int]] = {name: [0, 0] for name in wanted}
+    for counts in _chunked_map(pool, _count_chunk, tasks):
+        for name, (branches, lines) in counts.items():
+            totals[name][0] += branches
+            totals[name][1] += lines
+    estimated = []
+    for name, (branches, lines) in totals.items():
+        candidate = wanted[name]
+        if branches:
+            # The flag's own definitions go as well, a line each.
+            estimated.append(
+                replace(
+                    candidate, branches=branches, lines_removed=lines + len(candidate.definitions)
+                )
+            )
+    return estimated
+
+
+# -- measuring with the engine (exact) --------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -821,7 +1243,7 @@ def _set_index(index: _MeasureIndex) -> None:
 
 
 def measure(candidate: Candidate, settings: Config, cwd: Path) -> Candidate | None:
-    """The candidate with the engine's counts, or None when the engine would change nothing."""
+    """The candidate with the engine's counts, or None when the engine would fold nothing."""
     from prune_flags.engine import run  # LibCST is loaded only when there is something to measure
 
     assert _index is not None
@@ -831,20 +1253,35 @@ def measure(candidate: Candidate, settings: Config, cwd: Path) -> Candidate | No
         report = run(config, sorted(paths), cwd)
         if report.conflicts:
             return None
-        # The cascade looks for other readers of the fields it empties; give it their files too.
-        wider = paths | _index.files_mentioning(_names_losing_reads(report))
+        # The cascade deleted fields and constants whose readers it saw gone; files outside this
+        # set may still read them, so run again with those files in view, until nothing new.
+        wider = paths | _index.files_mentioning(_names_losing_writes(report) - {candidate.name})
         if wider == paths:
             return _with_counts(candidate, report)
         paths = wider
 
 
-def _names_losing_reads(report: Report) -> set[str]:
+def _names_losing_writes(report: Report) -> set[str]:
     lost: set[str] = set()
     for changed in report.changed_files:
-        before = attribute_load_counts(ast.parse(changed.old_text))
-        after = attribute_load_counts(ast.parse(changed.new_text))
-        lost |= {key.lstrip(".") for key, count in before.items() if count > after.get(key, 0)}
+        before = _store_counts(ast.parse(changed.old_text))
+        after = _store_counts(ast.parse(changed.new_text))
+        lost |= {name for name, count in before.items() if count > after.get(name, 0)}
     return lost
+
+
+def _store_counts(tree: ast.Module) -> Counter[str]:
+    """Attribute writes anywhere and module-level assignments: what the cascade deletes across files."""
+    counts = Counter(
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load)
+    )
+    for statement in tree.body:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            counts.update(target.id for target in targets if isinstance(target, ast.Name))
+    return counts
 
 
 def _with_counts(candidate: Candidate, report: Report) -> Candidate | None:
@@ -855,12 +1292,30 @@ def _with_counts(candidate: Candidate, report: Report) -> Candidate | None:
     if branches <= 0:
         return None
     removed, added = report.line_counts()
-    changed = tuple(sorted(f.display for f in report.changed_files))
-    return replace(candidate, branches=branches, lines_removed=removed, lines_added=added, changed_files=changed)
+    return replace(candidate, branches=branches, lines_removed=removed, lines_added=added)
 
 
 def _ternaries(text: str) -> int:
     return sum(isinstance(node, ast.IfExp) for node in ast.walk(ast.parse(text)))
+
+
+def _measure_all(
+    candidates: Sequence[Candidate], index: _MeasureIndex, settings: Config, cwd: Path, workers: int
+) -> list[Candidate]:
+    if not candidates:
+        return []
+    import prune_flags.engine  # noqa: F401  loaded before forking, so workers inherit it
+
+    count = len(candidates)
+    if workers == 1 or count == 1:
+        _set_index(index)
+        results = [measure(candidate, settings, cwd) for candidate in candidates]
+    else:
+        # The most mentioned names take longest: start them first.
+        ordered = sorted(candidates, key=lambda c: -len(index.mentions.get(c.name, ())))
+        with ProcessPoolExecutor(workers, initializer=_set_index, initargs=(index,)) as pool:
+            results = list(pool.map(measure, ordered, [settings] * count, [cwd] * count))
+    return [candidate for candidate in results if candidate is not None]
 
 
 # -- the whole run ------------------------------------------------------------------------------
@@ -877,22 +1332,38 @@ def internal_module_names(files: Iterable[Path], root: Path) -> frozenset[str]:
     return frozenset(names)
 
 
-def find(paths: Sequence[Path], cwd: Path, settings: Config | None = None, jobs: int | None = None) -> FindResult:
-    """Stale-flag candidates under `paths`, measured by the engine, most lines first."""
+def find(
+    paths: Sequence[Path],
+    cwd: Path,
+    settings: Config | None = None,
+    jobs: int | None = None,
+    exact: bool = False,
+) -> FindResult:
+    """Stale-flag candidates under `paths`, most lines first.
+
+    Folds are counted from the tree; with `exact`, by running the engine with each candidate
+    as the only flag (the cascade included, but LibCST is slow on big files).
+    """
     settings = settings or Config(flags=())
     root = find_project_root(paths[0] if paths else cwd)
     files = discover_python_files(paths, root, settings.exclude)
     internal = internal_module_names(files, root)
     displays = [Path(os.path.relpath(path, cwd)).as_posix() for path in files]
     workers = jobs or os.cpu_count() or 1
-    parallel = workers > 1 and sum(_size(path) for path in files) >= PARALLEL_MIN_BYTES
-    all_facts = _scan_all(files, displays, internal, workers if parallel else 1)
-    candidates = discover(all_facts, internal)
-    index = _measure_index(files, all_facts, {c.name for c in candidates})
-    measured = _measure_all(candidates, index, settings, cwd, workers if parallel else 1)
+    if workers == 1 or sum(_size(path) for path in files) < PARALLEL_MIN_BYTES:
+        workers = 1
+    with ProcessPoolExecutor(workers) if workers > 1 else contextlib.nullcontext() as pool:
+        all_facts = _scan_all(pool, files, displays, internal)
+        # The engine reads a flag as an attribute or a module-level name, never as a parameter
+        # (a parameter shadows it), so parameter defaults are found but cannot be applied yet.
+        candidates = [c for c in discover(all_facts, internal) if c.kinds != (PARAMETER,)]
+        counted = [] if exact else _estimate_all(candidates, files, all_facts, pool)
+    if exact:
+        index = _measure_index(files, all_facts, {c.name for c in candidates})
+        counted = _measure_all(candidates, index, settings, cwd, workers)
     skipped = tuple(Skipped(facts.path, facts.error) for facts in all_facts if facts.error)
-    ordered = sorted(measured, key=lambda c: (-c.lines, -c.branches, c.name))
-    return FindResult(candidates=tuple(ordered), files=len(files), skipped=skipped)
+    ordered = sorted(counted, key=lambda c: (-c.lines, -c.branches, c.name))
+    return FindResult(candidates=tuple(ordered), files=len(files), skipped=skipped, exact=exact)
 
 
 def _size(path: Path) -> int:
@@ -902,51 +1373,39 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _scan_chunk(chunk: Sequence[tuple[Path, str]], internal: frozenset[str]) -> list[FileFacts]:
-    return [scan_file(path, display, internal) for path, display in chunk]
+def _chunked_map(
+    pool: Executor | None, function: Callable[[Sequence[T]], list[R]], items: Sequence[T]
+) -> list[R]:
+    """function over items in one process, or over a pool in chunks, biggest work first."""
+    if pool is None:
+        return function(items)
+    chunk_count = min(len(items), 16)
+    chunks = [items[i::chunk_count] for i in range(chunk_count)]
+    return [result for chunk in pool.map(function, chunks) for result in chunk]
 
 
-def _scan_all(files: Sequence[Path], displays: Sequence[str], internal: frozenset[str], workers: int) -> list[FileFacts]:
-    pairs = list(zip(files, displays))
-    if workers == 1:
-        return _scan_chunk(pairs, internal)
-    # Biggest files first, in small chunks, so no worker is left with a long tail.
-    pairs.sort(key=lambda pair: -_size(pair[0]))
-    chunks = [pairs[i::workers * 8] for i in range(workers * 8)]
-    with ProcessPoolExecutor(workers) as pool:
-        scanned = {facts.path: facts for chunk in pool.map(_scan_chunk, chunks, [internal] * len(chunks)) for facts in chunk}
+def _scan_chunk(chunk: Sequence[tuple[Path, str, frozenset[str]]]) -> list[FileFacts]:
+    return [scan_file(path, display, internal) for path, display, internal in chunk]
+
+
+def _scan_all(
+    pool: Executor | None, files: Sequence[Path], displays: Sequence[str], internal: frozenset[str]
+) -> list[FileFacts]:
+    # Biggest files first, dealt round the chunks, so no worker is left with a long tail.
+    tasks = sorted(zip(files, displays, [internal] * len(files)), key=lambda task: -_size(task[0]))
+    scanned = {facts.path: facts for facts in _chunked_map(pool, _scan_chunk, tasks)}
     return [scanned[display] for display in displays]
 
 
-def _measure_index(files: Sequence[Path], all_facts: Sequence[FileFacts], candidates: set[str]) -> _MeasureIndex:
+def _measure_index(
+    files: Sequence[Path], all_facts: Sequence[FileFacts], candidates: set[str]
+) -> _MeasureIndex:
     storable = candidates.union(*(facts.stored for facts in all_facts))
     mentions: dict[str, list[int]] = {}
     for number, facts in enumerate(all_facts):
         for name in facts.mentions & storable:
             mentions.setdefault(name, []).append(number)
     return _MeasureIndex(tuple(files), {name: tuple(numbers) for name, numbers in mentions.items()})
-
-
-def _measure_all(
-    candidates: Sequence[Candidate], index: _MeasureIndex, settings: Config, cwd: Path, workers: int
-) -> list[Candidate]:
-    if not candidates:
-        return []
-    import prune_flags.engine  # noqa: F401  loaded before forking, so workers inherit it
-
-    if workers == 1 or len(candidates) == 1:
-        _set_index(index)
-        results = [measure(candidate, settings, cwd) for candidate in candidates]
-    else:
-        # The most mentioned names take longest: start them first.
-        ordered = sorted(candidates, key=lambda c: -len(index.mentions.get(c.name, ())))
-        with ProcessPoolExecutor(workers, initializer=_set_index, initargs=(index,)) as pool:
-            results = list(_map(pool, ordered, settings, cwd))
-    return [candidate for candidate in results if candidate is not None]
-
-
-def _map(pool: Executor, candidates: Sequence[Candidate], settings: Config, cwd: Path) -> Iterable[Candidate | None]:
-    return pool.map(measure, candidates, [settings] * len(candidates), [cwd] * len(candidates))
 
 
 # -- output -----------------------------------------------------------------------------------
@@ -956,6 +1415,7 @@ def to_json(result: FindResult) -> dict[str, object]:
     return {
         "version": 1,
         "files": result.files,
+        "exact": result.exact,
         "candidates": [
             {
                 "name": c.name,
@@ -968,7 +1428,6 @@ def to_json(result: FindResult) -> dict[str, object]:
                 "lines": c.lines,
                 "lines_removed": c.lines_removed,
                 "lines_added": c.lines_added,
-                "changed_files": list(c.changed_files),
             }
             for c in result.candidates
         ],
@@ -979,14 +1438,27 @@ def to_json(result: FindResult) -> dict[str, object]:
 def evidence(candidate: Candidate) -> str:
     where = ", ".join(str(site) for site in candidate.definitions)
     return (
-        f"{candidate.source} at {where}; {candidate.reads} reads, {candidate.condition_reads} in conditions; "
-        f"{candidate.branches} branches fold, {candidate.lines} lines go"
+        f"{candidate.source} at {where}; {_count(candidate.reads, 'read')}, "
+        f"{candidate.condition_reads} in conditions; folds {_count(candidate.branches, 'branch', 'es')}, "
+        f"removes {_count(candidate.lines, 'line')}"
     )
+
+
+def _count(number: int, word: str, plural: str = "s") -> str:
+    return f"{number} {word}{'' if number == 1 else plural}"
 
 
 def config_toml(result: FindResult) -> str:
     """A config `prune-flags apply --config FILE` takes as it is, one commented flag per candidate."""
-    lines = ["# Written by `prune-flags find`: review each flag before applying.", "[flags]"]
+    counted = (
+        "by the cleanup itself"
+        if result.exact
+        else "from the folds alone; --exact adds the cascade"
+    )
+    lines = [
+        f"# Written by `prune-flags find` (lines counted {counted}). Review each flag before applying.",
+        "[flags]",
+    ]
     for candidate in result.candidates:
         lines.append(f"# {evidence(candidate)}")
         lines.append(f"{_toml_key(candidate.name)} = {_toml_value(candidate.value)}")

@@ -7,27 +7,50 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
-from prune_flags import config as config_module
-from prune_flags.config import Config, ConfigError
-from prune_flags.find import Candidate, FindResult, config_toml, find as find_candidates, to_json
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+from prune_flags.config import Config, ConfigError, find_project_root, find_table, parse_table
+
+if TYPE_CHECKING:
+    from prune_flags.find import Candidate, FindResult
 
 EXIT_USAGE = 2
 EXIT_SKIPPED = 123
 HEADER = ("lines", "branches", "reads", "name", "value", "defined at")
 
-PathsArgument = typer.Argument(None, help="Files or directories to scan (default: .).", show_default=False)
-ConfigOption = typer.Option(None, "--config", help="TOML file with exclude, format and other keys (flags are not needed).")
+PathsArgument = typer.Argument(
+    None, help="Files or directories to scan (default: .).", show_default=False
+)
+ConfigOption = typer.Option(
+    None, "--config", help="TOML file with exclude, format and other keys (flags are not needed)."
+)
 ConfigOutOption = typer.Option(
-    None, "--config-out", help="Write the candidates as a config that `prune-flags apply --config FILE` takes."
+    None,
+    "--config-out",
+    help="Write the candidates as a config that `prune-flags apply --config FILE` takes.",
 )
 JsonOption = typer.Option(False, "--json", help="Print the candidates as JSON instead of a table.")
 ReportOption = typer.Option(None, "--report", help="Also write the JSON to this file.")
-NoFormatOption = typer.Option(False, "--no-format", help="Count the lines without running black on the result.")
-ColorOption = typer.Option(None, "--color/--no-color", help="Bold table header (default: on a terminal; NO_COLOR honoured).")
+ExactOption = typer.Option(
+    False,
+    "--exact",
+    help="Count with the cleanup itself, one run per candidate: the cascade included, slow on big files.",
+)
+NoFormatOption = typer.Option(
+    False, "--no-format", help="With --exact: count the lines without running black."
+)
+ColorOption = typer.Option(
+    None,
+    "--color/--no-color",
+    help="Bold table header (default: on a terminal; NO_COLOR honoured).",
+)
 JobsOption = typer.Option(None, "-j", "--jobs", help="Processes to use (default: all cores).")
 
 
@@ -37,15 +60,17 @@ def find(
     config_out: Optional[Path] = ConfigOutOption,
     json_output: bool = JsonOption,
     report: Optional[Path] = ReportOption,
+    exact: bool = ExactOption,
     no_format: bool = NoFormatOption,
     color: Optional[bool] = ColorOption,
     jobs: Optional[int] = JobsOption,
 ) -> None:
     """List stale-flag candidates: names that hold one literal everywhere and are read in a condition.
 
-    Each is measured by running the cleanup with it as the only flag; the table is sorted by the
-    lines that would go. Exit 0: done; 2: bad usage or config; 123: some files could not be read
-    or parsed (named on stderr; every name they mention was ruled out).
+    For each: the branches that fold once it is inlined and the lines that would go (the folds,
+    their comments and the definitions; --exact runs the cleanup itself to count what it cascades
+    into as well); the table is sorted by lines. Exit 0: done; 2: bad usage or config; 123: some
+    files could not be read or parsed (named on stderr; every name they mention was ruled out).
 
     Example: prune-flags find --config-out stale.toml megatron/ && prune-flags diff --config stale.toml megatron/
     """
@@ -55,7 +80,10 @@ def find(
         settings = replace(settings, format="none")
     if jobs is not None and jobs < 1:
         raise _fail(f"-j/--jobs: expected a positive number, got {jobs}")
-    result = find_candidates(targets, Path.cwd(), settings, jobs)
+    # Imported here, as cli.py imports the engine: LibCST loads only once the options are valid.
+    from prune_flags.find import config_toml, find as find_candidates, to_json
+
+    result = find_candidates(targets, Path.cwd(), settings, jobs, exact)
     if json_output:
         typer.echo(json.dumps(to_json(result), indent=2))
     else:
@@ -73,7 +101,8 @@ def _fail(message: str) -> typer.Exit:
 
 
 def _settings(targets: List[Path], config_file: Optional[Path]) -> Config:
-    """The keys apply would use (exclude, format, keep_asserts, ...), without requiring any flag."""
+    """The keys apply would use (exclude, format, keep_asserts, ...), found as apply finds them,
+    without requiring any flag."""
     for target in targets:
         if not target.exists():
             raise _fail(f"{target}: no such file or directory")
@@ -81,20 +110,21 @@ def _settings(targets: List[Path], config_file: Optional[Path]) -> Config:
         raise _fail(f"{config_file}: --config: no such file")
     start = Path(os.path.abspath(targets[0]))
     start = start if start.is_dir() else start.parent
+    root = find_project_root(start)
     try:
-        # config.load_config insists on at least one flag; find needs only the other keys, read
-        # and validated by the same functions. TODO(lead): a public config.load_settings.
         if config_file is not None:
-            return config_module._parse_table(config_module._given_table(config_file), config_file)
-        found = config_module._find_config(list(config_module._search_directories(start)))
+            found = (
+                find_table([config_file.parent]) if config_file.name == "pyproject.toml" else None
+            )
+            table = found[1] if found else tomllib.loads(config_file.read_text(encoding="utf-8"))
+            return parse_table(table, config_file)
+        searched = [start, *start.parents[: len(start.parents) - len(root.parents)]]
+        found = find_table(searched)
+        return parse_table(found[1], found[0]) if found else Config(flags=(), root=root)
     except ConfigError as err:
         raise _fail(str(err)) from None
-    if found is None:
-        return Config(flags=(), root=config_module.find_project_root(start))
-    try:
-        return config_module._parse_table(found[1], found[0])
-    except ConfigError as err:
-        raise _fail(str(err)) from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise _fail(f"{config_file}: {err}") from None
 
 
 def _use_color(color: Optional[bool]) -> bool:
@@ -109,7 +139,10 @@ def render_table(candidates: tuple[Candidate, ...], color: bool = False) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER) - 1)]
     lines = []
     for number, row in enumerate(rows):
-        cells = [cell.rjust(w) if i < 3 else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))]
+        cells = [
+            cell.rjust(w) if i < 3 else cell.ljust(w)
+            for i, (cell, w) in enumerate(zip(row, widths))
+        ]
         line = "  ".join([*cells, row[-1]])
         lines.append(f"\x1b[1m{line}\x1b[0m" if color and number == 0 else line)
     return "\n".join(lines) + "\n"
@@ -118,7 +151,14 @@ def render_table(candidates: tuple[Candidate, ...], color: bool = False) -> str:
 def _row(candidate: Candidate) -> tuple[str, ...]:
     value = candidate.source if len(candidate.source) <= 30 else candidate.source[:27] + "..."
     where = ", ".join(str(site) for site in candidate.definitions)
-    return (str(candidate.lines), str(candidate.branches), str(candidate.reads), candidate.name, value, where)
+    return (
+        str(candidate.lines),
+        str(candidate.branches),
+        str(candidate.reads),
+        candidate.name,
+        value,
+        where,
+    )
 
 
 def _finish(result: FindResult) -> int:

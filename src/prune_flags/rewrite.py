@@ -34,7 +34,7 @@ class Rewritten:
     changes: tuple[Change, ...]
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=64)
 def _wrapped(text: str) -> MetadataWrapper:
     """A file's tree with its positions, parsed once however many rounds rewrite it."""
     return MetadataWrapper(parse_exactly(text), unsafe_skip_copy=True)
