@@ -13,6 +13,7 @@ import typer
 
 from prune_flags.config import ConfigError, load_config
 from prune_flags.batch.command import batch
+from prune_flags.find_command import find
 from prune_flags.report import Report, explain_lines, render_diff
 
 EXIT_CHANGES = 1
@@ -175,6 +176,7 @@ def apply(
     raise typer.Exit(_finish(result, report, explain, quiet))
 
 
+app.command()(find)
 app.command()(batch)
 
 

@@ -7,6 +7,7 @@ the import cleanup, and the `ast` parse after. Failures are values.
 from __future__ import annotations
 
 import ast
+import bisect
 import difflib
 import functools
 import re
@@ -60,7 +61,8 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     before = _parse(text)
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
     while True:
-        attempt = replace(context, changes=[], inlined=[])
+        relevant = relevant_lines(text, context.acted_on()) | context.removable_asserts
+        attempt = replace(context, changes=[], inlined=[], relevant_lines=relevant)
         new_module = wrapper.visit(Rewriter(attempt))
         if new_module.code == text:
             return Rewritten(text, ())
@@ -86,6 +88,16 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
             Change(line_map.get(c.line, c.line), c.flag, c.action, c.reason) for c in import_context.changes
         ]
     return Rewritten(new_text, tuple(changes))
+
+
+def relevant_lines(text: str, names: frozenset[str]) -> frozenset[int]:
+    """The lines (1-based) on which any of the names occurs as a word."""
+    if not names:
+        return frozenset()
+    # Word boundaries only: more lines than needed are harmless, a missed one is not (`--use-x`).
+    pattern = re.compile(rf"(?<!\w)(?:{'|'.join(re.escape(n) for n in sorted(names, key=len, reverse=True))})(?!\w)")
+    starts = [0] + [match.end() for match in re.finditer("\n", text)]
+    return frozenset(bisect.bisect_right(starts, match.start()) for match in pattern.finditer(text))
 
 
 def _parse(text: str) -> ast.Module:

@@ -158,7 +158,16 @@ class BodyEditor(cst.CSTTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, SCOPES):
             self.scopes.append(node)
+        if isinstance(node, cst.BaseCompoundStatement) and not self._relevant(node):
+            return False  # nothing in it names what this run changes: leave it as it is, unwalked
         return super().on_visit(node)
+
+    def _relevant(self, node: cst.CSTNode) -> bool:
+        lines = self.context.relevant_lines
+        if lines is None:
+            return True
+        span = self.get_metadata(PositionProvider, node)
+        return any(span.start.line <= line <= span.end.line for line in lines)
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[no-untyped-def]
         result = super().on_leave(original_node, updated_node)

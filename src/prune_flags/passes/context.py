@@ -40,8 +40,15 @@ class RewriteContext:
     dead_locals: Mapping[str, Death] = field(default_factory=dict)
     # Lines of the asserts whose every subject is a dead name.
     removable_asserts: frozenset[int] = frozenset()
+    # Lines that name something this run acts on; a block without any is not walked (None: walk all).
+    relevant_lines: frozenset[int] | None = None
     changes: list[Change] = field(default_factory=list)
     inlined: list[tuple[int, int, str]] = field(default_factory=list)  # (line, column, flag)
+
+    def acted_on(self) -> frozenset[str]:
+        """Every name whose mention makes a line relevant to the passes."""
+        names = {*self.flags, *self.dead_names, *self.dead_globals, *self.dead_locals, *self.name_constants}
+        return frozenset(names | {name.replace("_", "-") for name in self.option_flags})
 
     def record(self, line: int, action: str, reason: str, flag: str) -> None:
         self.changes.append(Change(line=line, flag=flag, action=action, reason=reason))

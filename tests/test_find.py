@@ -1,0 +1,446 @@
+"""`prune-flags find`: which names are proposed, which are not, and that its config applies as it is."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from prune_flags import find as find_module
+from prune_flags.cli import app as prune_flags_app
+from prune_flags.config import load_config
+from prune_flags.find import (
+    Candidate,
+    FindResult,
+    config_toml,
+    discover,
+    find,
+    internal_module_names,
+    scan_file,
+)
+from prune_flags.find_command import find as find_command
+from prune_flags.index import Site
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SEED = FIXTURES / "seed_schedule_node"
+
+NODE = """\
+class Node:
+    def __init__(self):
+        self.fast = False
+
+    def run(self):
+        if self.fast:
+            return 1
+        return 2
+"""
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    (root / ".git").mkdir(exist_ok=True)
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+def found(root: Path, **options: object) -> dict[str, Candidate]:
+    result = find([root], root, jobs=1, **options)  # type: ignore[arg-type]
+    return {candidate.name: candidate for candidate in result.candidates}
+
+
+def discovered(root: Path) -> dict[str, Candidate]:
+    """Candidates before counting folds: parameters show here, find() leaves them out."""
+    files = sorted(root.rglob("*.py"))
+    internal = internal_module_names(files, root)
+    facts = [scan_file(path, path.relative_to(root).as_posix(), internal) for path in files]
+    return {candidate.name: candidate for candidate in discover(facts, internal)}
+
+
+def find_app() -> typer.Typer:
+    app = typer.Typer()
+    app.callback()(lambda: None)  # a group, as prune_flags.cli is, so the command goes by its name
+    app.command()(find_command)
+    return app
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*.py"))
+        if ".git" not in p.relative_to(root).parts
+    }
+
+
+# -- the seed ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def seed(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(SEED / "before", root)
+    (root / ".git").mkdir()
+    return root
+
+
+def test_seed_proposes_manual_release_grads_only(seed: Path) -> None:
+    candidates = found(seed)
+    assert list(candidates) == ["manual_release_grads"]
+    flag = candidates["manual_release_grads"]
+    assert flag.value is False
+    assert flag.kinds == ("attribute",)
+    assert flag.definitions == (Site("pipeline/nodes.py", 50),)
+    assert (flag.reads, flag.condition_reads, flag.branches) == (2, 2, 2)
+    # Two folded ifs, the comment above the first, the definition.
+    assert flag.lines == 10
+
+
+def test_seed_exact_counts_come_from_the_engine(seed: Path) -> None:
+    flag = found(seed, exact=True)["manual_release_grads"]
+    assert (flag.branches, flag.lines_removed, flag.lines_added) == (2, 21, 0)
+
+
+def test_seed_rejects_two_valued_and_parameter_fed_fields(seed: Path) -> None:
+    names = set(discovered(seed))
+    assert "delay_grads_release" not in names  # False in one class, an expression in another
+    assert not names & {
+        "free_input",
+        "name",
+        "stream",
+        "event",
+        "forward_func",
+    }  # self.x = parameter
+
+
+def test_config_out_then_apply_reproduces_the_seed(
+    seed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(seed)
+    config = seed.parent / "stale.toml"
+    result = CliRunner().invoke(
+        find_app(), ["find", "--config-out", str(config), "."], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    assert "manual_release_grads = false\n" in config.read_text()
+    applied = CliRunner().invoke(
+        prune_flags_app, ["apply", "--config", str(config), "."], catch_exceptions=False
+    )
+    assert applied.exit_code == 0, applied.output
+    assert tree_bytes(seed) == tree_bytes(SEED / "after")
+
+
+# -- what rules a name out ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        pytest.param('setattr(node, "fast", True)\n', id="setattr"),
+        pytest.param("make_node(fast=True)\n", id="keyword"),
+        pytest.param(
+            'import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument("--fast", action="store_true")\n',
+            id="argparse",
+        ),
+        pytest.param('parser.add_argument("-f", dest="fast")\n', id="argparse-dest"),
+        pytest.param(
+            'import click\n@click.option("--fast/--slow")\ndef main(speed): pass\n', id="click"
+        ),
+        pytest.param("node.fast = compute()\n", id="non-literal"),
+        pytest.param("node.fast = None\n", id="another-literal"),
+        pytest.param("node.fast += 1\n", id="augmented"),
+        pytest.param("del node.fast\n", id="del"),
+        pytest.param("for node.fast in (True, False):\n    pass\n", id="loop-target"),
+        pytest.param("with opened() as node.fast:\n    pass\n", id="with-target"),
+        pytest.param("first, node.fast = pair\n", id="unpacking"),
+        pytest.param('import os\nnode.speed = os.environ.get("FAST")\n', id="env-var"),
+        pytest.param('options = {"fast": True}\n', id="string-key"),
+        pytest.param(
+            'from unittest import mock\nmock.patch("pkg.node.Node.fast", True)\n', id="mock-patch"
+        ),
+        pytest.param("class Quick(Node):\n    fast = True\n", id="subclass-attribute"),
+        pytest.param(
+            "class Other:\n    def fast(self):\n        return 1\n", id="method-of-that-name"
+        ),
+        pytest.param("import torch\nif torch.fast:\n    pass\n", id="external-attribute"),
+    ],
+)
+def test_any_other_write_rules_the_name_out(tmp_path: Path, other: str) -> None:
+    write_tree(tmp_path, {"node.py": NODE})
+    assert "fast" in found(tmp_path)  # the control: without the other write it is proposed
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_node.py").write_text(other)
+    assert "fast" not in found(tmp_path)
+
+
+def test_a_keyword_passing_the_same_literal_gives_no_other_value(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"node.py": NODE, "main.py": "make_node(fast=False)\n"})
+    assert "fast" in found(tmp_path)
+
+
+def test_a_file_that_does_not_parse_rules_out_what_it_mentions(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"node.py": NODE, "broken.py": "node.fast = (\n"})
+    result = find([tmp_path], tmp_path, jobs=1)
+    assert result.candidates == ()
+    assert [skipped.display for skipped in result.skipped] == ["broken.py"]
+
+
+def test_a_name_no_condition_reads_is_no_candidate(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"node.py": NODE.replace("if self.fast:", "if compute(self.fast):")})
+    assert found(tmp_path) == {}
+
+
+def test_a_constant_only_compared_with_unknowns_folds_nothing(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "limits.py": "LIMIT = 10\n\ndef check(n):\n    if n > LIMIT:\n        raise ValueError(n)\n"
+        },
+    )
+    assert found(tmp_path) == {}
+
+
+def test_attributes_of_external_bases_are_ruled_out(tmp_path: Path) -> None:
+    module = "import torch\n\n" + NODE.replace("class Node:", "class Node(torch.nn.Module):")
+    write_tree(tmp_path, {"node.py": module})
+    assert found(tmp_path) == {}
+
+
+def test_enum_members_are_not_constants(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {"colors.py": """\
+            from enum import Enum
+
+            class Color(Enum):
+                RED = 1
+
+            def paint(color):
+                if color == Color.RED:
+                    return "red"
+            """},
+    )
+    assert "RED" not in discovered(tmp_path)
+
+
+# -- the kinds of candidate ----------------------------------------------------------------------
+
+
+def test_module_constant_read_through_an_import(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "settings.py": "DEBUG = False\n",
+            "app.py": """\
+            from settings import DEBUG
+
+            def run():
+                if DEBUG:
+                    print("debugging")
+                return 1
+            """,
+        },
+    )
+    flag = found(tmp_path)["DEBUG"]
+    assert (flag.kinds, flag.definitions, flag.branches) == (
+        ("module-constant",),
+        (Site("settings.py", 1),),
+        1,
+    )
+
+
+def test_module_constant_imported_from_outside_is_ruled_out(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "settings.py": "DEBUG = False\n",
+            "app.py": "from django.conf import DEBUG\nif DEBUG:\n    x = 1\n",
+        },
+    )
+    assert found(tmp_path) == {}
+
+
+DATACLASS = """\
+from dataclasses import dataclass
+
+@dataclass
+class Options:
+    path: str
+    verbose: bool = False
+
+def run(options):
+    if options.verbose:
+        print("running")
+"""
+
+
+def test_dataclass_field_with_literal_default(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {"options.py": DATACLASS, "main.py": "from options import Options\nOptions('a')\n"},
+    )
+    assert found(tmp_path)["verbose"].kinds == ("field",)
+    assert "path" not in discovered(tmp_path)  # no default: every constructor call sets it
+
+
+def test_dataclass_field_with_a_field_call_default(tmp_path: Path) -> None:
+    options = DATACLASS.replace("verbose: bool = False", "verbose: bool = field(default=False, repr=False)")
+    write_tree(tmp_path, {"options.py": options.replace("import dataclass", "import dataclass, field")})
+    assert found(tmp_path)["verbose"].kinds == ("field",)
+
+
+@pytest.mark.parametrize("call", ["Options('a', True)", "Options(**settings)", "Options(*row)"])
+def test_dataclass_field_set_by_the_constructor_is_ruled_out(tmp_path: Path, call: str) -> None:
+    write_tree(
+        tmp_path, {"options.py": DATACLASS, "main.py": f"from options import Options\n{call}\n"}
+    )
+    assert "verbose" not in discovered(tmp_path)
+
+
+def test_class_attribute_compared_with_a_literal(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {"client.py": """\
+            class Client:
+                retries = 3
+
+                def send(self):
+                    if self.retries > 5:
+                        return "many"
+                    return "few"
+            """},
+    )
+    flag = found(tmp_path)["retries"]
+    assert (flag.value, flag.kinds, flag.branches) == (3, ("class-attribute",), 1)
+
+
+PARAMETER = """\
+def load(path, *, strict=False):
+    if strict:
+        raise ValueError(path)
+    return path
+
+def save(data, compress=None):
+    if compress:
+        return data
+    return data
+
+load("a")
+save(1)
+"""
+
+
+def test_parameter_defaults_are_discovered(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"io.py": PARAMETER})
+    candidates = discovered(tmp_path)
+    assert candidates["strict"].kinds == ("parameter",)
+    assert candidates["compress"].value is None
+    # The engine reads flags as attributes and module-level names, where a parameter shadows them.
+    assert found(tmp_path) == {}
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["save(1, True)", "save(*args)", "callbacks = [save]", "load('a', strict=True)"],
+)
+def test_parameter_defaults_a_caller_can_replace_are_ruled_out(tmp_path: Path, call: str) -> None:
+    write_tree(tmp_path, {"io.py": PARAMETER + call + "\n"})
+    name = "strict" if "strict" in call else "compress"
+    assert name not in discovered(tmp_path)
+
+
+# -- the outputs ------------------------------------------------------------------------------------
+
+
+def test_config_out_holds_every_kind_of_value_apply_takes(tmp_path: Path) -> None:
+    values = [False, 3, 2.5, 'it\'s "quoted"', None, ("a", 1), "tab\there"]
+    candidates = tuple(
+        Candidate(f"flag_{i}", value, ("attribute",), (Site("m.py", i),), 1, 1, 1, 2)
+        for i, value in enumerate(values)
+    )
+    config = tmp_path / "stale.toml"
+    config.write_text(config_toml(FindResult(candidates, files=1)))
+    loaded = load_config([tmp_path], config)
+    assert [flag.value for flag in loaded.flags] == values
+    assert (
+        "# False at m.py:0; 1 read, 1 in conditions; folds 1 branch, removes 2 lines\nflag_0 = false\n"
+        in config.read_text()
+    )
+
+
+def test_table_is_sorted_by_lines_and_json_carries_the_evidence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small = NODE.replace("fast", "quick")
+    big = NODE.replace("return 1", "x = 1\n            y = 2\n            return 1")
+    write_tree(tmp_path, {"small.py": small, "big.py": big})
+    monkeypatch.chdir(tmp_path)
+    table = CliRunner().invoke(find_app(), ["find"], catch_exceptions=False)
+    assert table.exit_code == 0
+    rows = table.stdout.splitlines()
+    assert rows[0].split() == ["lines", "branches", "reads", "name", "value", "defined", "at"]
+    assert [row.split()[3] for row in rows[1:]] == ["fast", "quick"]
+    result = CliRunner().invoke(find_app(), ["find", "--json", "-j", "1"], catch_exceptions=False)
+    first = json.loads(result.stdout)["candidates"][0]
+    assert first == {
+        "name": "fast",
+        "value": "False",
+        "kinds": ["attribute"],
+        "defined_at": ["big.py:3"],
+        "reads": 1,
+        "condition_reads": 1,
+        "branches": 1,
+        "lines": 5,
+        "lines_removed": 5,
+        "lines_added": 0,
+    }
+
+
+def test_command_exit_codes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_tree(tmp_path, {"node.py": NODE, "broken.py": "def (:\n"})
+    monkeypatch.chdir(tmp_path)
+    skipped = CliRunner().invoke(find_app(), ["find"], catch_exceptions=False)
+    assert skipped.exit_code == 123
+    assert "prune-flags: skipped broken.py: does not parse" in skipped.stderr
+    missing = CliRunner().invoke(find_app(), ["find", "nowhere"], catch_exceptions=False)
+    assert missing.exit_code == 2
+
+
+def test_a_pool_finds_what_one_process_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_tree(tmp_path, {f"node_{i}.py": NODE.replace("fast", f"fast_{i}") for i in range(4)})
+    monkeypatch.setattr(find_module, "PARALLEL_MIN_BYTES", 0)
+    assert find([tmp_path], tmp_path, jobs=2) == find([tmp_path], tmp_path, jobs=1)
+
+
+def test_what_a_class_with_an_external_base_reads_of_itself_is_ruled_out(tmp_path: Path) -> None:
+    model = """\
+    import torch
+
+    class Model(torch.nn.Module):
+        def forward(self, x):
+            if self.fast:
+                return x
+            return -x
+    """
+    write_tree(tmp_path, {"node.py": NODE, "model.py": model})
+    assert "fast" not in found(tmp_path)
+
+
+def test_config_exclude_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_tree(tmp_path, {"node.py": NODE, "build/node_copy.py": "node.fast = True\n"})
+    (tmp_path / "prune-flags.toml").write_text('exclude = ["build/**"]\n')
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(find_app(), ["find", "--json"], catch_exceptions=False)
+    assert [c["name"] for c in json.loads(result.stdout)["candidates"]] == ["fast"]
+    bad = tmp_path / "bad.toml"
+    bad.write_text("exclud = []\n")
+    refused = CliRunner().invoke(find_app(), ["find", "--config", str(bad)], catch_exceptions=False)
+    assert refused.exit_code == 2
+    assert "exclud: unknown key" in refused.stderr
