@@ -198,3 +198,30 @@ def test_quiet_drops_the_summary(repo: Path) -> None:
     result = invoke("diff", "-q", "--flag", "fast=False", ".")
     assert result.exit_code == 1
     assert result.stderr == ""
+
+
+def test_interactive_applies_only_accepted_hunks(repo: Path) -> None:
+    result = CliRunner().invoke(app, ["apply", "-i", "--flag", "fast=False", "."], input="n\ny\n")
+    assert result.exit_code == 0, result.output
+    assert "@@ line 3 @@\n-        self.fast = False\n+        pass\n" in result.stdout
+    assert "# fast  removed-write  fast has no reader left" in result.stdout
+    # the first hunk (the field) refused, the second (the folded branch) taken
+    assert (repo / "node.py").read_text() == MODULE.replace("        if self.fast:\n            return 1\n", "")
+
+
+def test_interactive_quit_writes_nothing(repo: Path) -> None:
+    result = CliRunner().invoke(app, ["apply", "-i", "--flag", "fast=False", "."], input="q\n")
+    assert result.exit_code == 0
+    assert (repo / "node.py").read_text() == MODULE
+
+
+def test_interactive_refuses_a_mix_that_does_not_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    from prune_flags import cli
+    from prune_flags.report import FileResult, Report
+
+    old, new = "x = (1 +\n     0 +\n     2)\n", "x = [1 +\n     0 +\n     2]\n"
+    report = Report(flags={}, files=[FileResult(Path("m.py"), "m.py", old, new)])
+    answers = iter(["y", "n"])  # the opening bracket changed, the closing one not
+    monkeypatch.setattr(cli.typer, "prompt", lambda *args, **kwargs: next(answers))
+    cli._review(report)
+    assert report.files[0].new_text == old

@@ -161,6 +161,9 @@ def apply(
     jobs: Optional[int] = JobsOption,
     explain: bool = ExplainOption,
     quiet: bool = QuietOption,
+    interactive: bool = typer.Option(
+        False, "--interactive", "-i", help="Show each hunk with its reasons; y apply, n skip, a/d the rest of the file, q stop."
+    ),
 ) -> None:
     """Rewrite the files in place (each written whole or not at all).
 
@@ -172,12 +175,44 @@ def apply(
     from prune_flags.engine import write_changes
 
     result = _run(paths, config, flag, no_format, quiet, jobs)
+    if interactive:
+        _review(result)
     write_changes(result)
     raise typer.Exit(_finish(result, report, explain, quiet))
 
 
 app.command()(find)
 app.command()(batch)
+
+
+def _review(report: Report) -> None:
+    """Ask about every hunk; keep in the report only what was accepted (and still parses)."""
+    from prune_flags.review import hunks, still_python, with_accepted
+
+    stop = False
+    for index, result in enumerate(list(report.files)):
+        if not result.changed:
+            continue
+        file_hunks = hunks(result)
+        accepted: list[bool] = []
+        rest: bool | None = None if not stop else False
+        for hunk in file_hunks:
+            if rest is None:
+                typer.echo(f"{result.display}\n{hunk.render()}", nl=False)
+                for change in hunk.reasons(result.changes):
+                    typer.echo(f"  # {change.flag}  {change.action}  {change.reason}")
+                answer = typer.prompt("apply this hunk? [y,n,a,d,q]", default="n").strip().lower()[:1]
+                if answer == "q":
+                    stop, rest = True, False
+                elif answer in ("a", "d"):
+                    rest = answer == "a"
+            accepted.append(rest if rest is not None else answer == "y")
+        text = with_accepted(result, file_hunks, accepted)
+        problem = still_python(text) if any(accepted) and not all(accepted) else None
+        if problem:
+            typer.echo(f"prune-flags: {result.display}: the hunks kept would not parse ({problem}); left untouched", err=True)
+            text = result.old_text
+        report.files[index] = replace(result, new_text=text)
 
 
 def main() -> None:
