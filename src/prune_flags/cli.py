@@ -56,6 +56,17 @@ def _use_color(color: Optional[bool]) -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
+def _check_report(report_file: Optional[Path]) -> None:
+    """A report that cannot be written is a usage error found before any file is touched."""
+    if report_file is None:
+        return
+    folder = report_file.parent if str(report_file.parent) else Path(".")
+    if not folder.is_dir():
+        raise _fail(f"{report_file}: --report: no directory {folder} to write it in")
+    if not os.access(folder, os.W_OK) or (report_file.exists() and not os.access(report_file, os.W_OK)):
+        raise _fail(f"{report_file}: --report: not writable")
+
+
 def _run(
     paths: Optional[List[Path]],
     config_file: Optional[Path],
@@ -64,7 +75,7 @@ def _run(
     quiet: bool,
     jobs: Optional[int] = None,
 ) -> Report:
-    from prune_flags.engine import run  # libcst is imported only once the options are valid
+    from prune_flags.engine import NoPythonFiles, run  # libcst is imported only once the options are valid
 
     targets = list(paths or [Path(".")])
     for target in targets:
@@ -78,10 +89,13 @@ def _run(
         raise _fail(str(err)) from None
     if no_format:
         config = replace(config, format="none")
-    if quiet or not sys.stderr.isatty():
-        return run(config, targets, Path.cwd(), jobs=jobs)
-    with _progress_bar() as progress:
-        return run(config, targets, Path.cwd(), progress, jobs)
+    try:
+        if quiet or not sys.stderr.isatty():
+            return run(config, targets, Path.cwd(), jobs=jobs)
+        with _progress_bar() as progress:
+            return run(config, targets, Path.cwd(), progress, jobs)
+    except NoPythonFiles as err:
+        raise _fail(f"{err}: no Python files to clean up (none found, or all excluded by .gitignore or exclude)")
 
 
 @contextlib.contextmanager
@@ -142,6 +156,7 @@ def diff(
 
     Example: prune-flags diff src/ --flag manual_release_grads=False | git apply
     """
+    _check_report(report)
     result = _run(paths, config, flag, no_format, quiet, jobs)
     sys.stdout.flush()
     sys.stdout.buffer.write(render_diff(result.changed_files, color=_use_color(color)))
@@ -174,6 +189,7 @@ def apply(
     """
     from prune_flags.engine import write_changes
 
+    _check_report(report)
     result = _run(paths, config, flag, no_format, quiet, jobs)
     if interactive:
         _review(result)

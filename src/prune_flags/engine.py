@@ -143,6 +143,10 @@ class _Repository:
         return merged
 
 
+class NoPythonFiles(Exception):
+    """The paths hold no Python file in scope: most likely the wrong directory, so it is said."""
+
+
 Progress = Callable[[int, int], None]  # (files read, files in scope)
 TREE_CACHE = 512  # parsed files kept between index queries
 Task = TypeVar("Task")
@@ -158,6 +162,8 @@ def load(
         tuple(parse_shape(pattern) for pattern in config.accessors),
     )
     files = discover_python_files(paths, project_root, config.exclude)
+    if not files:
+        raise NoPythonFiles(", ".join(str(path) for path in paths))
     for done, path in enumerate(files, 1):
         if progress is not None:
             progress(done, len(files))
