@@ -148,7 +148,7 @@ def test_fleet_gets_one_pushed_commit_per_flagged_repository_and_a_rerun_redoes_
         assert git(origin, "show", f"{BRANCH}:node.py") + "\n" == PRUNED
         message = git(origin, "log", "-1", "--format=%an <%ae>%n%B", BRANCH)
         assert message.startswith("Campaign Bot <bot@example.com>\nRemove stale flag fast\n")
-        assert "- fast = False: 3 changes in 1 file" in message
+        assert "- fast = False: 4 changes in 1 file" in message
     for origin in clean_origins:
         assert branch_head(origin) is None
     assert "12 repositories: 10 changed, 2 unchanged, 0 failed, 0 skipped" in result.stderr

@@ -27,6 +27,7 @@ from prune_flags.files import (
     mentions_any,
     read_bytes,
     read_source,
+    remove_stale_temporaries,
     write_atomic,
 )
 from prune_flags.index import ITSELF, CallSite, NameFacts, Site, attribute_load_counts, scan, scan_calls
@@ -267,7 +268,9 @@ def run(
 
 
 def write_changes(report: Report) -> None:
-    """Write every changed file of the report atomically; a file that fails moves to `skipped`."""
+    """Write every changed file of the report atomically; a file that fails moves to `skipped`.
+    First, temporary files that a killed earlier run left beside them go."""
+    remove_stale_temporaries(result.path for result in report.changed_files)
     for changed in list(report.changed_files):
         try:
             source = read_source(changed.path)

@@ -90,6 +90,8 @@ def write_atomic(path: Path, data: bytes) -> None:
     # Through a symlink: the link stays a link and its target gets the new content.
     target = Path(os.path.realpath(path))
     mode = _permission_bits(target)
+    if _write_unnamed_then_rename(target, data, mode):
+        return
     descriptor, temporary = _create_beside(target)
     try:
         with open(descriptor, "wb") as stream:
@@ -102,6 +104,67 @@ def write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+def _write_unnamed_then_rename(target: Path, data: bytes, mode: int | None) -> bool:
+    """On Linux, write into an unnamed file (O_TMPFILE) and give it a name only to rename it
+    into place: a process killed while writing leaves nothing behind. False where unsupported,
+    and the caller falls back to a named temporary file."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None:
+        return False
+    try:
+        descriptor = os.open(target.parent, flag | os.O_WRONLY, 0o666)
+    except OSError:
+        return False  # a filesystem without O_TMPFILE
+    temporary = target.with_name(f".{target.name}.{secrets.token_hex(8)}.tmp")
+    with open(descriptor, "wb") as stream:
+        stream.write(data)
+        stream.flush()
+        if mode is not None:
+            os.fchmod(stream.fileno(), mode)
+        os.fsync(stream.fileno())
+        if not _name_unnamed(stream.fileno(), temporary):
+            return False
+    try:
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return True
+
+
+def _name_unnamed(descriptor: int, name: Path) -> bool:
+    """linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH), else through /proc/self/fd."""
+    import ctypes  # only where O_TMPFILE exists
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    at_fdcwd, at_empty_path = -100, 0x1000
+    if libc.linkat(descriptor, b"", at_fdcwd, os.fsencode(name), at_empty_path) == 0:
+        return True
+    try:
+        os.link(f"/proc/self/fd/{descriptor}", name, follow_symlinks=True)
+    except OSError:
+        return False
+    return True
+
+
+STALE_TEMPORARY = re.compile(r"^\.(?P<name>.+\.py)\.[0-9a-f]{16}\.tmp$")
+
+
+def remove_stale_temporaries(files: Iterable[Path]) -> None:
+    """Temporary files a killed earlier run left beside these files (ours, by their name)."""
+    for directory in {path.parent for path in files}:
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            if STALE_TEMPORARY.match(entry.name) and entry.is_file(follow_symlinks=False):
+                try:
+                    os.unlink(entry.path)
+                except OSError:
+                    pass  # not ours to insist on: a read-only directory keeps it
 
 
 def _permission_bits(path: Path) -> int | None:

@@ -1,0 +1,182 @@
+"""Crash safety: `apply` killed with SIGKILL at random moments, 50 times, over a tree of many files.
+
+After every kill each file must be wholly its old bytes or wholly its new bytes, and no temporary
+file may be left behind. Most trials aim at the write phase, where a crash can do harm: the tree's
+cleanup is computed once, and a forked child writes it (`engine.write_changes`, exactly what
+`apply` does after the engine has run) while the parent kills it after a random delay. The other
+trials kill a real `python -m prune_flags apply` process at a random moment of its whole run.
+The delays come from a fixed seed.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from prune_flags import engine
+from prune_flags.config import Config, Flag
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")]
+
+FILES = 60
+FORKED_TRIALS = 44
+PROCESS_TRIALS = 6
+SEED = 20240611
+
+
+def module(index: int) -> str:
+    # Padding makes each write take a little longer than a bare line would.
+    padding = "".join(f"# line {j} of module {index}: {'=' * 60}\n" for j in range(40))
+    return f"fast = False\n\n\ndef f{index}(x):\n    if fast:\n        return {index}\n    return x + {index}\n\n\n{padding}"
+
+
+@dataclass
+class Trial:
+    kind: str
+    delay: float
+    written: int = 0  # files already new when the kill landed
+    mixed: list[str] = field(default_factory=list)  # files neither old nor new
+    temporaries: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Trials:
+    old: dict[str, bytes]
+    new: dict[str, bytes]
+    runs: list[Trial]
+    rerun_complete: bool
+    rerun_temporaries: list[str]
+
+
+def snapshot(root: Path) -> tuple[dict[str, bytes], list[str]]:
+    contents, temporaries = {}, []
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root).as_posix()
+        if path.name.endswith(".tmp"):
+            temporaries.append(relative)
+        elif path.is_file() and ".git" not in path.parts:
+            contents[relative] = path.read_bytes()
+    return contents, temporaries
+
+
+def restore(template: Path, work: Path) -> None:
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(template, work, symlinks=True)
+
+
+def judge(trial: Trial, work: Path, old: dict[str, bytes], new: dict[str, bytes]) -> Trial:
+    contents, trial.temporaries = snapshot(work)
+    assert set(contents) == set(old), "a file vanished or appeared"
+    for name, data in contents.items():
+        if data == new[name] and data != old[name]:
+            trial.written += 1
+        elif data != old[name]:
+            trial.mixed.append(name)
+    return trial
+
+
+def forked_write(report: engine.Report, delay: float) -> None:
+    pid = os.fork()
+    if pid == 0:  # the child: write the cleanup, as `apply` does, and vanish
+        try:
+            engine.write_changes(report)
+        finally:
+            os._exit(0)
+    time.sleep(delay)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+
+
+APPLY = [sys.executable, "-m", "prune_flags", "apply", "--no-format", "--flag", "fast=False", "."]
+
+
+@pytest.fixture(scope="module")
+def trials(tmp_path_factory: pytest.TempPathFactory) -> Trials:
+    base = tmp_path_factory.mktemp("crash")
+    template, work = base / "template", base / "work"
+    (template / ".git").mkdir(parents=True)
+    for index in range(FILES):
+        package = template / f"pkg{index % 8}"
+        package.mkdir(exist_ok=True)
+        (package / f"mod{index}.py").write_text(module(index))
+    old, _ = snapshot(template)
+
+    # The cleanup, computed once for the work directory's paths; its write phase takes `took`.
+    restore(template, work)
+    report = engine.run(Config(flags=(Flag("fast", False, "False"),), format="none"), [work], work)
+    assert len(report.changed_files) == FILES
+    started = time.perf_counter()
+    engine.write_changes(report)
+    took = time.perf_counter() - started
+    new, _ = snapshot(work)
+    assert all(new[name] != old[name] for name in old)
+
+    # One whole run, not killed, to time the real command.
+    restore(template, work)
+    started = time.perf_counter()
+    subprocess.run(APPLY, cwd=work, check=True, capture_output=True)
+    full = time.perf_counter() - started
+    assert snapshot(work)[0] == new
+
+    rng = random.Random(SEED)
+    runs: list[Trial] = []
+    rerun: tuple[bool, list[str]] | None = None
+    for _ in range(FORKED_TRIALS):
+        restore(template, work)
+        trial = Trial("write phase", rng.uniform(0, took * 1.2))
+        forked_write(report, trial.delay)
+        runs.append(judge(trial, work, old, new))
+        if trial.temporaries and rerun is None:
+            rerun = finish(work, new)
+    for _ in range(PROCESS_TRIALS):
+        restore(template, work)
+        trial = Trial("whole apply", rng.uniform(0.3, 1.1) * full)
+        process = subprocess.Popen(APPLY, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(trial.delay)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        runs.append(judge(trial, work, old, new))
+
+    if rerun is None:
+        rerun = finish(work, new)
+    return Trials(old, new, runs, *rerun)
+
+
+def finish(work: Path, new: dict[str, bytes]) -> tuple[bool, list[str]]:
+    """Run apply again after a kill (one that left a temporary file, if any did)."""
+    done = subprocess.run(APPLY, cwd=work, capture_output=True, text=True)
+    contents, temporaries = snapshot(work)
+    return done.returncode == 0 and contents == new, temporaries
+
+
+def test_fifty_kills_happened_at_different_stages(trials: Trials) -> None:
+    assert len(trials.runs) == 50
+    written = [trial.written for trial in trials.runs]
+    # The kills must land before and during the writes, or the test proves nothing.
+    assert any(0 < count < FILES for count in written), written
+    assert any(count == 0 for count in written), written
+
+
+def test_every_file_is_wholly_old_or_wholly_new_after_each_kill(trials: Trials) -> None:
+    mixed = [(trial.kind, round(trial.delay, 4), trial.mixed) for trial in trials.runs if trial.mixed]
+    assert mixed == []
+
+
+def test_no_temporary_file_is_left_behind_by_a_kill(trials: Trials) -> None:
+    left = [(trial.kind, round(trial.delay, 4), trial.temporaries) for trial in trials.runs if trial.temporaries]
+    assert left == [], f"{len(left)} of {len(trials.runs)} kills left a temporary file: {left[:3]}"
+
+
+def test_apply_after_a_kill_finishes_the_job_and_leaves_no_temporary_file(trials: Trials) -> None:
+    assert trials.rerun_complete
+    assert trials.rerun_temporaries == []
+
