@@ -10,6 +10,7 @@ and `exit` (the expected exit code of apply; diff's is derived from it).
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -96,3 +97,25 @@ def test_second_run_changes_nothing(name: str, tmp_path: Path, monkeypatch: pyte
     result = invoke(monkeypatch, work, "diff", "--no-color", *args, ".")
     assert result.stdout == ""
     assert result.exit_code == expected_exit, result.output
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_report_and_explain_cover_every_change(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file the diff changes is in the JSON report with its changes, and each change has an
+    explain line; every file named as skipped on stderr is in the report's `skipped`."""
+    case = FIXTURES / name
+    args, _ = case_options(case)
+    work = checkout(case, tmp_path / "work")
+    result = invoke(monkeypatch, work, "diff", "--no-color", "--explain", "--report", str(tmp_path / "r.json"), *args, ".")
+    report = json.loads((tmp_path / "r.json").read_text())
+    before, after = tree_bytes(case / "before"), tree_bytes(case / "after")
+    changed = sorted(path for path in after if before.get(path) != after[path])
+    assert sorted(entry["path"] for entry in report["files"]) == changed
+    explained = [line for line in result.stdout.splitlines() if ":" in line and "  " in line and not line.startswith(("+", "-", " ", "@", "diff "))]
+    for entry in report["files"]:
+        assert entry["changes"], entry["path"]
+        for change in entry["changes"]:
+            assert f"{entry['path']}:{change['line']}  {change['flag']}  {change['action']}  {change['reason']}" in explained
+    skipped_on_stderr = sorted(line.split(" ")[2].rstrip(":") for line in result.stderr.splitlines() if line.startswith("prune-flags: skipped "))
+    assert sorted(entry["path"] for entry in report["skipped"]) == skipped_on_stderr
+    assert report["summary"]["files_changed"] == len(changed)
