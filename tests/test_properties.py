@@ -488,3 +488,309 @@ def test_an_assert_on_a_field_flag_that_always_fails_stays(test: str) -> None:
     exec(compile(new, "pruned.py", "exec"), namespace)
     with pytest.raises(AssertionError, match="always fails"):
         namespace["check"](namespace["Node"]())  # type: ignore[operator]
+
+
+# -- shapes the mutation check (mutmut over passes/fold.py and the cascade) found untested ------
+def changes_of(files: dict[str, str], value: object) -> tuple[dict[str, str], list[tuple[int, str, str, str]]]:
+    """(new texts, every change as (line, flag, action, reason)) for one run over `files`."""
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        (root / ".git").mkdir()
+        for file, text in files.items():
+            (root / file).write_text(text)
+        report = run(Config(flags=(Flag(NAME, value, repr(value)),), format="none", root=root), [root], root)
+        assert report.skipped == [] and report.conflicts == []
+        texts = dict(files)
+        changes = []
+        for result in report.changed_files:
+            texts[result.path.name] = result.new_text
+            changes += [(c.line, c.flag, c.action, c.reason) for c in result.changes]
+        return texts, changes
+
+
+FOLD_SHAPES = '''\
+fast = False
+
+
+def probe(v):
+    print(v)
+    return v
+
+
+def run(x):
+    if (probe(1)) and fast:
+        x += 1
+    else:
+        x += 2
+    if x > 1:
+        x += 3
+    elif x > 0:
+        x += 4
+    # about the fast branch
+    elif fast :
+        x += 5
+    # the rest
+    elif not fast :
+        x += 6
+    if x > 5:
+        x += 7
+    elif probe(x) and (fast or x > 3):
+        x += 8
+    while probe(x) or fast:
+        x -= 1
+        break
+    while fast:
+        x -= 2
+    else:
+        x -= 3
+    if x > 1:
+        if fast:
+            x += 9
+    return x
+'''
+FOLD_SHAPES_PRUNED = '''\
+def probe(v):
+    print(v)
+    return v
+
+
+def run(x):
+    probe(1)
+    x += 2
+    if x > 1:
+        x += 3
+    elif x > 0:
+        x += 4
+    # the rest
+    else :
+        x += 6
+    if x > 5:
+        x += 7
+    elif probe(x) and x > 3:
+        x += 8
+    while probe(x):
+        x -= 1
+        break
+    x -= 3
+    return x
+'''
+FALSE = "the condition is always false once fast is inlined"
+
+
+def test_fold_shapes_come_out_exactly_with_their_reasons() -> None:
+    """A call kept from `f() and FLAG` loses its parentheses; an `elif` chain under a head without
+    the flag folds link by link (comments above a removed link go, above a kept one stay, the colon's
+    spacing stays); a `while` whose test keeps a call stays a loop; an `if` emptied by the fold goes."""
+    texts, changes = changes_of({"shapes.py": FOLD_SHAPES}, False)
+    assert texts["shapes.py"] == FOLD_SHAPES_PRUNED
+    assert {change[1] for change in changes} == {"fast"}
+    assert sorted(change[2:] for change in changes if change[2] != "inlined") == sorted([
+        ("folded-branch", "the condition is always true once fast is inlined"),
+        ("folded-branch-kept-call", FALSE + "; its call stays for its side effects"),
+        ("removed-branch", FALSE),
+        ("removed-branch", FALSE),
+        ("removed-branch", FALSE),
+        ("removed-empty-if", "its body had nothing left"),
+        ("removed-loop", "the loop never runs once fast is inlined"),
+        ("removed-write", "fast has no reader left: the flag is fixed at False and every read of it was inlined"),
+    ])
+
+
+def test_a_live_branch_with_nothing_in_it_keeps_the_comment_above_it() -> None:
+    source = (
+        "fast = True\n\n\ndef run(x):\n    # kept above the folded if\n    if fast:\n        pass\n"
+        '    assert fast, "holds"\n    assert x or fast\n    return x\n'
+    )
+    texts, changes = changes_of({"live.py": source}, True)
+    assert texts["live.py"].startswith("def run(x):\n    # kept above the folded if\n")
+    assert texts["live.py"].endswith("    return x\n") and "assert" not in texts["live.py"]
+    assert [change for change in changes if change[2] == "removed-assert"] == [
+        (8, "fast", "removed-assert", "the assertion always holds"),
+        (9, "fast", "removed-assert", "the assertion always holds"),
+    ]
+
+
+TRUE_SHAPES = '''\
+fast = True
+
+
+def probe(v):
+    print(v)
+    return v
+
+
+class Node:
+    def __init__(self):
+        self.fast = True
+        self.x = 0
+
+    def setup(self, y):
+        y += 1
+        # a detached note
+
+        if self.fast:
+            self.fast = True
+        return self.x + y
+
+    def run(self, x):
+        if probe(x) or fast:
+            x += 1
+            # the end of the live branch
+        else:
+            x += 2
+        if probe(x) and (not fast or x > 3):
+            x += 3
+        if fast:
+            x += 4
+        return x
+
+    def leave(self, x):
+        if probe(x) or self.fast:
+            return 1
+        x += 5
+        return x
+'''
+TRUE_SHAPES_PRUNED = '''\
+def probe(v):
+    print(v)
+    return v
+
+
+class Node:
+    def __init__(self):
+        self.x = 0
+
+    def setup(self, y):
+        y += 1
+        # a detached note
+
+        return self.x + y
+
+    def run(self, x):
+        probe(x)
+        x += 1
+        # the end of the live branch
+        if probe(x) and x > 3:
+            x += 3
+        x += 4
+        return x
+
+    def leave(self, x):
+        probe(x)
+        return 1
+'''
+
+
+def test_fold_shapes_with_the_flag_true() -> None:
+    """A live branch emptied by the cascade goes but keeps the detached lines above it; `f() or
+    FLAG` keeps the call and the live branch with its footer comment; code after a `return` the
+    fold exposed goes."""
+    texts, changes = changes_of({"true.py": TRUE_SHAPES}, True)
+    assert texts["true.py"] == TRUE_SHAPES_PRUNED
+    true = "the condition is always true once fast is inlined"
+    written = "fast has no reader left: the flag is fixed at True and every read of it was inlined"
+    assert sorted(change for change in changes if change[2] != "inlined") == sorted([
+        (1, "fast", "removed-write", written),
+        (11, "fast", "removed-write", written),
+        (18, "fast", "folded-branch", true),
+        (19, "fast", "removed-write", written),
+        (23, "fast", "folded-branch", true),
+        (23, "fast", "folded-branch-kept-call", true + "; its call stays for its side effects"),
+        (30, "fast", "folded-branch", true),
+        (35, "fast", "folded-branch", true),
+        (35, "fast", "folded-branch-kept-call", true + "; its call stays for its side effects"),
+        (37, "fast", "removed-unreachable", "unreachable: it follows a return, raise, continue or break that folding exposed"),
+    ])
+
+
+USERS_OWN_CONSTANTS = '''\
+fast = False
+
+
+def run(x):
+    if fast:
+        x += 1
+    if False:  # the user's own, not the flag's
+        x += 2
+    if True:
+        x += 3
+    while False:
+        x += 4
+    while 0:
+        pass
+    assert True
+    return x
+'''
+
+
+def test_the_users_own_constant_tests_are_left_alone() -> None:
+    """Only tests that contain an inlined flag are folded; `if False:` written by hand stays."""
+    texts, _ = changes_of({"own.py": USERS_OWN_CONSTANTS}, False)
+    assert texts["own.py"] == USERS_OWN_CONSTANTS[USERS_OWN_CONSTANTS.index("def run") :].replace(
+        "    if fast:\n        x += 1\n", ""
+    )
+
+
+def test_cascade_reasons_name_the_last_reads() -> None:
+    source = '''\
+LIMIT = 3
+fast = False
+
+
+class Node:
+    def __init__(self):
+        self.fast = False
+        self.count = 0
+
+    def run(self):
+        if self.fast:
+            return self.count
+        return 0
+
+    def other(self):
+        if fast:
+            return self.count + LIMIT
+        return 1
+'''
+    texts, changes = changes_of({"node.py": source}, False)
+    assert "count" not in texts["node.py"] and "LIMIT" not in texts["node.py"]
+    reasons = {line: reason for line, _, action, reason in changes if action == "removed-write"}
+    assert reasons == {
+        1: "LIMIT has no reader left: its last read was in code this cleanup removed (node.py:17)",
+        2: "fast has no reader left: the flag is fixed at False and every read of it was inlined",
+        7: "fast has no reader left: the flag is fixed at False and every read of it was inlined",
+        8: "count has no reader left: its last reads were in code this cleanup removed (node.py:12, node.py:17)",
+    }
+
+
+# Bugs the mutation check led to: an `elif` chain folded in two steps compares the second step
+# against the wrong original node (`_fold_elifs` recurses with the head's `original`).
+def test_a_folded_elif_chain_leaves_the_users_own_elif_alone() -> None:
+    source = (
+        "fast = False\n\n\ndef run(x):\n    if x > 1:\n        x += 1\n    elif fast:\n        x += 2\n"
+        "    elif False:  # the user's own\n        x += 3\n    elif x > 0:\n        x += 4\n    return x\n"
+    )
+    texts, changes = changes_of({"chain.py": source}, False)
+    assert texts["chain.py"] == (
+        "def run(x):\n    if x > 1:\n        x += 1\n"
+        "    elif False:  # the user's own\n        x += 3\n    elif x > 0:\n        x += 4\n    return x\n"
+    )
+    assert [c[0] for c in changes if c[2] == "removed-branch"] == [7]
+
+
+def test_an_elif_on_the_flag_after_a_kept_elif_becomes_else() -> None:
+    source = (
+        "fast = False\n\n\ndef run(x):\n    if x > 1:\n        x += 1\n    elif fast:\n        x += 2\n"
+        "    elif x > 0:\n        x += 3\n    elif not fast:\n        x += 4\n    return x\n"
+    )
+    texts, _ = changes_of({"chain.py": source}, False)
+    assert texts["chain.py"] == (
+        "def run(x):\n    if x > 1:\n        x += 1\n    elif x > 0:\n        x += 3\n"
+        "    else:\n        x += 4\n    return x\n"
+    )
+
+
+def test_each_folded_elif_is_reported_on_its_own_line() -> None:
+    _, changes = changes_of({"shapes.py": FOLD_SHAPES}, False)
+    folds = [(line, action) for line, _, action, _ in changes if action in ("removed-branch", "folded-branch")]
+    assert sorted(folds) == [(10, "removed-branch"), (19, "removed-branch"), (22, "folded-branch"), (36, "removed-branch")]

@@ -13,6 +13,7 @@ folds nothing is dropped: a constant that is only inlined is no stale flag.
 from __future__ import annotations
 
 import ast
+import bisect
 import builtins
 import contextlib
 import gc
@@ -268,6 +269,7 @@ class _Scanner:
         self.self_reads: set[tuple[str, str]] = set()
         self.external: set[str] = set(EXTERNAL_BUILTINS)
         self.scopes = [_Scope("module")]
+        self.current_class: str | None = None  # the innermost class around, methods included
         self.tests = 0  # > 0 inside an if/while/ternary/comprehension test or an assert
         self.handlers: dict[type, Callable[..., None]] = {
             ast.Assign: self.assign, ast.AnnAssign: self.ann_assign, ast.AugAssign: self.rebind,
@@ -352,7 +354,7 @@ class _Scanner:
             if value is UNKNOWN:
                 self.disqualified.add(target.attr)
             else:
-                self.define(target.attr, ATTRIBUTE, value, line, owner=self.class_name())
+                self.define(target.attr, ATTRIBUTE, value, line, owner=self.current_class)
             self.visit(target.value)
         elif isinstance(target, ast.Subscript):
             # obj.__dict__["x"] = v, globals()["X"] = v, vars(o)["x"] = v
@@ -369,9 +371,6 @@ class _Scanner:
 
     def define(self, name: str, kind: str, value: object, line: int, **where: object) -> None:
         self.definitions.append(Definition(name, self.site(line), kind, value, **where))  # type: ignore[arg-type]
-
-    def class_name(self) -> str | None:
-        return next((scope.name for scope in reversed(self.scopes) if scope.kind == "class"), None)
 
     def assign(self, node: ast.Assign) -> None:
         target = node.targets[0]
@@ -532,7 +531,9 @@ class _Scanner:
         plain_header = not node.keywords and decorators <= HARMLESS_DECORATORS
         self.classes.append(ClassFacts(node.name, bases, plain_header, has_fields))
         self.scopes.append(_Scope("class", node.name, has_fields))
+        outer, self.current_class = self.current_class, node.name
         self.visit_all(node.body)
+        self.current_class = outer
         self.scopes.pop()
 
     def comprehension(
@@ -566,22 +567,18 @@ class _Scanner:
         for value in node.values:
             self.visit(value)
 
-    @staticmethod
-    def count_read(name: str, reads: dict[str, int]) -> None:
-        reads[name] = reads.get(name, 0) + 1
-
     def read_attribute(self, node: ast.Attribute) -> None:
         name = node.attr
         self.mentions.add(name)
-        if not isinstance(node.ctx, ast.Load):
+        if node.ctx.__class__ is not ast.Load:
             self.bind_target(node, UNKNOWN, node.lineno)
             return
-        self.count_read(name, self.attribute_reads)
+        reads = self.attribute_reads
+        reads[name] = reads.get(name, 0) + 1
         owner = node.value
         if owner.__class__ is ast.Name and owner.id in ("self", "cls"):  # type: ignore[attr-defined]
-            class_name = self.class_name()
-            if class_name is not None:
-                self.self_reads.add((class_name, name))
+            if self.current_class is not None:
+                self.self_reads.add((self.current_class, name))
         # os.sep, torch.cuda.x: an attribute of something outside the repository shares the name.
         elif _root(owner) in self.external:
             self.disqualified.add(name)
@@ -592,11 +589,13 @@ class _Scanner:
         self.read_attribute(node)
 
     def read_name(self, node: ast.Name) -> None:
-        self.mentions.add(node.id)
-        if not isinstance(node.ctx, ast.Load):
-            self.bind_name(node.id, UNKNOWN, node.lineno)
+        name = node.id
+        self.mentions.add(name)
+        if node.ctx.__class__ is not ast.Load:
+            self.bind_name(name, UNKNOWN, node.lineno)
             return
-        self.count_read(node.id, self.name_reads)
+        reads = self.name_reads
+        reads[name] = reads.get(name, 0) + 1
 
     def name(self, node: ast.Name) -> None:
         self.value_refs.add(node.id)
@@ -677,7 +676,7 @@ class _Scanner:
         elif callee in READER_CALLS and len(node.args) >= 2:
             for name in _strings([node.args[1]]):  # getattr(obj, "x") reads x
                 self.mentions.add(name)
-                self.count_read(name, self.attribute_reads)
+                self.attribute_reads[name] = self.attribute_reads.get(name, 0) + 1
         elif callee.endswith("env") or _reads_environ(node.func):
             self.environment.update(strings)
 
@@ -991,6 +990,11 @@ class _FoldCounter:
         self.lines_of_text = lines
         self.name = name
         self.value = value
+        # Only the statements whose lines spell the name can fold: the walk skips the rest.
+        word = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+        self.mentioned = [
+            n for n, line in enumerate(lines, 1) if name in line and word.search(line)
+        ]
         self.module_bound = name in _module_bindings(tree)
         self.shadowed = 0  # > 0 inside a function that binds the name itself
         self.branches = 0
@@ -1044,7 +1048,16 @@ class _FoldCounter:
         return None if value is UNKNOWN else bool(value)
 
     # -- the walk -----------------------------------------------------------------------------
+    def mentions(self, node: ast.AST) -> bool:
+        start = getattr(node, "lineno", None)
+        if start is None:  # the module, arguments, comprehensions: no lines of their own
+            return True
+        after = bisect.bisect_left(self.mentioned, start)
+        return after < len(self.mentioned) and self.mentioned[after] <= node.end_lineno  # type: ignore[attr-defined]
+
     def visit(self, node: ast.AST) -> None:
+        if not self.mentions(node):
+            return
         if isinstance(node, ast.If):
             self.fold_if(node, is_elif=False)
         elif isinstance(node, ast.While):

@@ -89,27 +89,29 @@ class FoldBranches(BodyEditor):
 
     def _fold_elifs(self, original: cst.If, updated: cst.If) -> Edit | None:
         """Fold constant `elif` tests further down a chain whose head stays."""
-        orelse, original_orelse = updated.orelse, original.orelse
-        if not isinstance(orelse, cst.If) or not isinstance(original_orelse, cst.If):
-            return None
-        value = truthiness(orelse.test)
-        flag = self._flag(original_orelse.test) if value is not None else ""
-        if not flag:
-            inner = self._fold_elifs(original_orelse, orelse)
-            if inner is None:
-                return None
-            return Edit(statements=[fill_empty_blocks(updated.with_changes(orelse=inner.statements[0]))])
-        if value:
-            self.record(original_orelse, "folded-branch", f"the condition is always true once {flag} is inlined", flag)
-            new_orelse: cst.If | cst.Else | None = cst.Else(
-                body=orelse.body, leading_lines=orelse.leading_lines, whitespace_before_colon=orelse.whitespace_after_test
-            )
-        else:
-            self.record(original_orelse, "removed-branch", f"the condition is always false once {flag} is inlined", flag)
-            new_orelse = orelse.orelse
-        folded = updated.with_changes(orelse=new_orelse)
-        again = self._fold_elifs(original, folded) if isinstance(new_orelse, cst.If) else None
-        return again or Edit(statements=[fill_empty_blocks(folded)])
+        orelse, changed = self._fold_chain(original.orelse, updated.orelse)
+        return Edit(statements=[fill_empty_blocks(updated.with_changes(orelse=orelse))]) if changed else None
+
+    def _fold_chain(
+        self, original: cst.If | cst.Else | None, updated: cst.If | cst.Else | None
+    ) -> tuple[cst.If | cst.Else | None, bool]:
+        """The rest of a chain with its flag-decided `elif`s folded, walked with the original
+        beside it (a user's own `elif False` is not the flag's to fold)."""
+        if not isinstance(updated, cst.If) or not isinstance(original, cst.If):
+            return updated, False
+        value = truthiness(updated.test)
+        flag = self._flag(original.test) if value is not None else ""
+        if flag and value:
+            self.record(original, "folded-branch", f"the condition is always true once {flag} is inlined", flag)
+            return cst.Else(
+                body=updated.body, leading_lines=updated.leading_lines, whitespace_before_colon=updated.whitespace_after_test
+            ), True
+        if flag:
+            self.record(original, "removed-branch", f"the condition is always false once {flag} is inlined", flag)
+            rest, _ = self._fold_chain(original.orelse, updated.orelse)
+            return rest, True
+        rest, changed = self._fold_chain(original.orelse, updated.orelse)
+        return (updated.with_changes(orelse=rest) if changed else updated), changed
 
     def _fold_while(self, original: cst.While, updated: cst.While) -> Edit | None:
         if truthiness(updated.test) is not False or not self._flag(original.test):
