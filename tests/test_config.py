@@ -608,3 +608,9 @@ def test_project_root_without_git_is_the_start_directory(tmp_path: Path) -> None
 
     assert find_project_root(module) == tmp_path / "a"
     assert find_project_root(tmp_path / "a") == tmp_path / "a"
+
+
+def test_the_same_flag_given_two_values_on_the_command_line_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config([tmp_path], None, ["fast=False", "fast=True"])
+    assert str(caught.value) == "--flag: fast: given twice, as False and True; give each flag one value"

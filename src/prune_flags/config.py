@@ -112,6 +112,12 @@ def load_config(
 ) -> Config:
     """Read the config (--config FILE, or the one found above the first path) and apply --flag."""
     overrides = [parse_flag_option(option) for option in flag_options]
+    seen: dict[str, Flag] = {}
+    for flag in overrides:
+        if flag.name in seen and seen[flag.name].value != flag.value:
+            message = f"given twice, as {seen[flag.name].source} and {flag.source}; give each flag one value"
+            raise ConfigError(FLAG_OPTION, flag.name, message)
+        seen[flag.name] = flag
     if config_file is not None:
         config = parse_table(_given_table(config_file), config_file)
     else:
