@@ -225,3 +225,10 @@ def test_interactive_refuses_a_mix_that_does_not_parse(monkeypatch: pytest.Monke
     monkeypatch.setattr(cli.typer, "prompt", lambda *args, **kwargs: next(answers))
     cli._review(report)
     assert report.files[0].new_text == old
+
+
+def test_config_that_is_a_directory_exits_2(repo: Path) -> None:
+    (repo / "conf").mkdir()
+    result = invoke("diff", "--config", "conf", ".")
+    assert result.exit_code == 2
+    assert result.stderr == "prune-flags: error: conf: --config: is a directory; give the TOML file itself\n"

@@ -81,6 +81,8 @@ def _run(
     for target in targets:
         if not target.exists():
             raise _fail(f"{target}: no such file or directory")
+    if config_file is not None and config_file.is_dir():
+        raise _fail(f"{config_file}: --config: is a directory; give the TOML file itself")
     if config_file is not None and not config_file.is_file():
         raise _fail(f"{config_file}: --config: no such file")
     try:
