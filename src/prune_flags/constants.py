@@ -13,13 +13,8 @@ from typing import Final
 
 import libcst as cst
 
+from prune_flags.values import UNKNOWN
 
-class _Unknown:
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-
-UNKNOWN: Final = _Unknown()
 
 _NAMED_CONSTANTS: Final = {"True": True, "False": False, "None": None}
 
@@ -51,20 +46,6 @@ def constant_value(node: cst.BaseExpression) -> object:
             items.append(value)
         return tuple(items)
     return UNKNOWN
-
-
-def is_constant(node: cst.BaseExpression) -> bool:
-    return constant_value(node) is not UNKNOWN
-
-
-def same_value(left: object, right: object) -> bool:
-    """Equality that also requires the same type: a flag fixed at False is not fixed at 0."""
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, tuple):
-        assert isinstance(right, tuple)
-        return len(left) == len(right) and all(map(same_value, left, right))
-    return left == right
 
 
 def constant_node(value: object) -> cst.BaseExpression:

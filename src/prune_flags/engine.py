@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
 from prune_flags.config import Config, Flag, find_project_root
-from prune_flags.constants import same_value
+from prune_flags.values import same_value
 from prune_flags.files import (
     SourceError,
     SourceFile,
@@ -30,10 +30,10 @@ from prune_flags.files import (
     remove_stale_temporaries,
     write_atomic,
 )
-from prune_flags.index import ITSELF, CallSite, NameFacts, Site, attribute_load_counts, scan, scan_calls
+from prune_flags.index import ITSELF, CallSite, NameFacts, attribute_load_counts, scan, scan_calls
 from prune_flags.passes import Death, RewriteContext
 from prune_flags.shapes import CallShape, parse_shape
-from prune_flags.report import Change, FileResult, Report, Skipped
+from prune_flags.report import FileResult, Report, Skipped
 from prune_flags.rewrite import FileFailure, Rewritten, rewrite
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable, TypeVar
 
 from prune_flags.config import Config, Flag, find_project_root
-from prune_flags.constants import UNKNOWN, same_value
+from prune_flags.values import UNKNOWN, same_value
 from prune_flags.files import SourceError, discover_python_files, read_source
 from prune_flags.index import Site, literal
 from prune_flags.report import Report, Skipped

@@ -13,9 +13,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from prune_flags.constants import UNKNOWN
-from prune_flags.purity import FIELD_CONSTRUCTORS, PURE_BUILTINS
-from prune_flags.shapes import CLICK_OPTIONS, OPTION_METHODS, CallShape, ast_dotted_matches, option_dest
+from prune_flags.values import FIELD_CONSTRUCTORS, PURE_BUILTINS, UNKNOWN
+from prune_flags.shapes import CLICK_OPTIONS, OPTION_METHODS, CallShape, ast_dotted, ast_dotted_matches, option_dest
 
 
 @dataclass(frozen=True)
@@ -113,20 +112,10 @@ HARMLESS_DECORATORS = frozenset(
 ENVIRON_SETTERS = ("environ.setdefault", "os.putenv", "setenv")  # setenv: pytest's monkeypatch
 
 
-def _dotted(node: ast.expr) -> str:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 def _patched(call: ast.Call) -> tuple[str, object] | None:
     """What a test double sets: `mock.patch.object(C, "name", v)`, `monkeypatch.setattr(o, "name", v)`,
     `mock.patch("pkg.mod.NAME", v)`, `monkeypatch.setattr("pkg.mod.NAME", v)`: (name, value)."""
-    func = _dotted(call.func)
+    func = ast_dotted(call.func)
     new = next((k.value for k in call.keywords if k.arg == "new"), None)
     if func.endswith("patch.object") or (func.endswith(".setattr") and func != "setattr"):
         if len(call.args) >= 2 and isinstance(name := literal(call.args[1]), str):
@@ -147,7 +136,7 @@ def _field_default(call: ast.Call) -> object:
     for keyword in call.keywords:
         if keyword.arg == "default":
             return literal(keyword.value)
-    if _dotted(call.func) in ("Field", "pydantic.Field") and call.args:
+    if ast_dotted(call.func) in ("Field", "pydantic.Field") and call.args:
         return literal(call.args[0])
     return UNKNOWN
 
@@ -162,7 +151,7 @@ def _accessor_reads(shape: CallShape, call: ast.Call, name: str) -> bool:
 
 
 def _option_dest(call: ast.Call) -> str | None:
-    func = _dotted(call.func)
+    func = ast_dotted(call.func)
     if not (func.rsplit(".", 1)[-1] in OPTION_METHODS or func in CLICK_OPTIONS):
         return None
     strings = [arg.value for arg in call.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
@@ -224,7 +213,7 @@ class _Scanner(ast.NodeVisitor):
         """What a write of `name` stores: a literal, the name's own value passed along, or UNKNOWN."""
         if isinstance(node, ast.Attribute) and node.attr == name:
             return ITSELF
-        if isinstance(node, ast.Call) and _dotted(node.func) in FIELD_CONSTRUCTORS:
+        if isinstance(node, ast.Call) and ast_dotted(node.func) in FIELD_CONSTRUCTORS:
             return _field_default(node)
         if isinstance(node, ast.Call) and any(_accessor_reads(shape, node, name) for shape in self.accessors):
             return ITSELF  # `self.x = extra_args.get("x", False)`: the accessor is inlined to the flag's value
@@ -290,7 +279,7 @@ class _Scanner(ast.NodeVisitor):
             return
         public_method = scope == "class" and not node.name.startswith("_")
         removable = not public_method and not (node.name.startswith("__") and node.name.endswith("__")) and all(
-            _dotted(d.func if isinstance(d, ast.Call) else d) in HARMLESS_DECORATORS for d in node.decorator_list
+            ast_dotted(d.func if isinstance(d, ast.Call) else d) in HARMLESS_DECORATORS for d in node.decorator_list
         )
         kind = f"{scope}-def" if removable else "registered-def"
         self._of(node.name).writes.append(Write(self._site(node), kind, UNKNOWN))
@@ -360,7 +349,7 @@ class _Scanner(ast.NodeVisitor):
     def _environment_write(self, target: ast.Subscript, value: ast.expr, node: ast.AST) -> None:
         """`os.environ["NAME"] = value` gives an environment flag a value."""
         key = literal(target.slice)
-        if isinstance(key, str) and key in self.names and _dotted(target.value) in ENVIRON:
+        if isinstance(key, str) and key in self.names and ast_dotted(target.value) in ENVIRON:
             self._of(key).writes.append(Write(self._site(node), "environ", literal(value)))
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
@@ -432,7 +421,7 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        callee = _dotted(func).rsplit(".", 1)[-1]
+        callee = ast_dotted(func).rsplit(".", 1)[-1]
         for keyword in node.keywords:
             if keyword.arg in self.names:
                 self._of(keyword.arg).writes.append(
@@ -460,7 +449,7 @@ class _Scanner(ast.NodeVisitor):
                 if keyword.arg != "dest":
                     self.visit(keyword.value)
             return
-        if _dotted(func).endswith(ENVIRON_SETTERS) and len(node.args) == 2:
+        if ast_dotted(func).endswith(ENVIRON_SETTERS) and len(node.args) == 2:
             key = literal(node.args[0])
             if isinstance(key, str) and key in self.names:
                 self._of(key).writes.append(Write(self._site(node), "environ", literal(node.args[1])))
@@ -526,7 +515,7 @@ def scan_calls(tree: ast.Module, path: str, callees: frozenset[str]) -> list[Cal
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            dotted = _dotted(node.func)
+            dotted = ast_dotted(node.func)
             callee = dotted.rsplit(".", 1)[-1]
             if callee in callees:
                 found.append(

@@ -13,18 +13,7 @@ from typing import Final
 
 import libcst as cst
 
-PURE_BUILTINS: Final = frozenset(
-    {
-        "abs", "all", "any", "bool", "callable", "chr", "dict", "divmod", "float", "frozenset",
-        "hasattr", "hash", "id", "int", "isinstance", "issubclass", "len", "list", "max", "min",
-        "ord", "repr", "round", "set", "sorted", "str", "sum", "tuple", "type",
-    }
-)  # fmt: skip
-
-# Field declarations of dataclasses, attrs and pydantic only describe a default.
-FIELD_CONSTRUCTORS: Final = frozenset(
-    {"field", "dataclasses.field", "attr.ib", "attr.attrib", "attrs.field", "attr.field", "Field", "pydantic.Field"}
-)
+from prune_flags.values import FIELD_CONSTRUCTORS, PURE_BUILTINS
 
 _PURE_LEAVES: Final = (
     cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis,
@@ -44,9 +33,7 @@ def is_pure(node: cst.CSTNode) -> bool:
     if isinstance(node, cst.Slice):
         return all(part is None or is_pure(part) for part in (node.lower, node.upper, node.step))
     if isinstance(node, cst.Call):
-        pure_callee = (isinstance(node.func, cst.Name) and node.func.value in PURE_BUILTINS) or _dotted(
-            node.func
-        ) in FIELD_CONSTRUCTORS
+        pure_callee = (isinstance(node.func, cst.Name) and node.func.value in PURE_BUILTINS) or dotted_name(node.func) in FIELD_CONSTRUCTORS
         return pure_callee and all(is_pure(arg.value) for arg in node.args)
     if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
         return is_pure(node.left) and is_pure(node.right)
@@ -91,9 +78,13 @@ def _pure_generators(for_in: cst.CompFor | None) -> bool:
     return True
 
 
-def _dotted(node: cst.BaseExpression) -> str:
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    """`a.b.c` for a chain of attributes on a name; None for anything else."""
     parts: list[str] = []
     while isinstance(node, cst.Attribute):
         parts.append(node.attr.value)
         node = node.value
-    return ".".join([node.value, *reversed(parts)]) if isinstance(node, cst.Name) else ""
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))

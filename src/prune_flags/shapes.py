@@ -42,16 +42,24 @@ class CallShape:
         return (name, value) if isinstance(name, str) and value is not None else None
 
 
-def ast_dotted_matches(node: ast.expr, expected: str) -> bool:
-    parts: list[str] = []
+def ast_dotted(node: ast.expr) -> str:
+    """`a.b.c` for a chain of attributes; for a chain on something else (`f().b.c`), `b.c`."""
+    parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
         node = node.value
-    if not isinstance(node, ast.Name):
-        return False
-    parts.append(node.id)
-    dotted = ".".join(reversed(parts))
-    return dotted == expected or dotted.endswith("." + expected)
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def ast_dotted_matches(node: ast.expr, expected: str) -> bool:
+    """Whether a callee is the shape's dotted name, or ends with it (`self.features.has`)."""
+    base = node
+    while isinstance(base, ast.Attribute):
+        base = base.value
+    dotted = ast_dotted(node)
+    return isinstance(base, ast.Name) and (dotted == expected or dotted.endswith("." + expected))
 
 
 def parse_shape(pattern: str) -> CallShape:

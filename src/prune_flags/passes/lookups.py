@@ -16,21 +16,11 @@ from prune_flags.config import Flag
 from prune_flags.constants import bool_node, constant_node, constant_value
 from prune_flags.passes.body import BodyEditor
 from prune_flags.passes.context import RewriteContext
+from prune_flags.purity import dotted_name
 from prune_flags.shapes import CallShape
 
 _ENV_GETTERS = ("os.environ.get", "os.getenv", "environ.get", "getenv")
 _ENVIRON = ("os.environ", "environ")
-
-
-def dotted_name(node: cst.BaseExpression) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
 
 
 def shape_argument(shape: CallShape, call: cst.Call) -> cst.Arg | None:

@@ -12,7 +12,7 @@ import libcst as cst
 
 from prune_flags.constants import constant_value
 from prune_flags.passes.body import BodyEditor
-from prune_flags.passes.lookups import dotted_name
+from prune_flags.purity import dotted_name
 from prune_flags.shapes import CLICK_OPTIONS, OPTION_METHODS, option_dest
 
 

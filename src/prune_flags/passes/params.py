@@ -12,10 +12,11 @@ from typing import Sequence, TypeVar
 
 import libcst as cst
 
-from prune_flags.constants import constant_value, same_value
+from prune_flags.constants import constant_value
 from prune_flags.docstrings import without_parameter
 from prune_flags.passes.body import BodyEditor
-from prune_flags.passes.lookups import dotted_name
+from prune_flags.values import same_value
+from prune_flags.purity import dotted_name
 from prune_flags.passes.scopes import flag_parameters
 
 Element = TypeVar("Element", cst.Param, cst.Arg)

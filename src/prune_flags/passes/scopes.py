@@ -7,7 +7,8 @@ from typing import Mapping
 import libcst as cst
 
 from prune_flags.config import Flag
-from prune_flags.constants import constant_value, same_value
+from prune_flags.constants import constant_value
+from prune_flags.values import same_value
 from prune_flags.passes.options import click_flags
 
 
