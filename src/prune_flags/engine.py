@@ -396,6 +396,7 @@ class _Cascade:
                     elif name in module_names:
                         globals_.add(name)
                     causes.setdefault(name, flag)
+        fields, globals_ = self._unread_in(changed, fields, globals_)
         # A name nothing writes has nothing to remove: a cheap text test spares parsing its readers.
         fields = {
             name for name in fields - set(self.dead) if name in self.flags or self.repository.mentioning_write(name)
@@ -429,6 +430,20 @@ class _Cascade:
                 learnt = True
         self._plan_asserts()
         return learnt
+
+    def _unread_in(self, changed: list[Path], fields: set[str], globals_: set[str]) -> tuple[set[str], set[str]]:
+        """The candidates that no changed file reads any more. A read left in a file just rewritten
+        keeps a name alive whatever the rest of the repository does, so most candidates (`.shape`,
+        `len`) never cost a repository-wide index."""
+        names = frozenset(fields | globals_)
+        for path in changed:
+            tree = self.repository.tree(path, self.repository.text(path))
+            if tree is None or not names:
+                continue
+            found = scan(tree, self.repository.display(path), names, self.repository.writers, self.repository.accessors)
+            fields = {name for name in fields if name not in found or not found[name].field_reads}
+            globals_ = {name for name in globals_ if name not in found or not found[name].global_reads}
+        return fields, globals_
 
     def _protected(self, name: str, facts: NameFacts) -> bool:
         """Never deleted: what something outside the code may call, and what `keep` names."""

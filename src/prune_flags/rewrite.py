@@ -56,34 +56,42 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
 
     Each local that loses its last read sends the passes over the original text once more
     with that local dead too, so that a chain `a = f(); b = a` goes in as many rounds.
+    A text that names nothing the run acts on is left as it is without being parsed: the whole
+    run never opens such a file, so neither does its second run.
     """
+    if not relevant_lines(text, context.acted_on()) and not context.removable_asserts:
+        return Rewritten(text, ())
     wrapper = _wrapped(text)
-    before = _parse(text)
+    old_loads = attribute_load_counts(_parse(text))
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
     while True:
         relevant = relevant_lines(text, context.acted_on()) | context.removable_asserts
         attempt = replace(context, changes=[], inlined=[], relevant_lines=relevant)
         new_module = wrapper.visit(Rewriter(attempt))
-        if new_module.code == text:
+        new_text = new_module.code
+        if new_text == text:
             return Rewritten(text, ())
-        after = _parse(new_module.code)
-        lost = _names_made_unused(before, after)
-        new_locals = (lost & _function_locals(after)) - set(context.dead_locals) if can_drop_locals else set()
+        after = _parse(new_text)
+        lost = _names_made_unused(old_loads, after)
+        new_locals = set()
+        if lost and can_drop_locals:
+            new_locals = (lost & _function_locals(after)) - set(context.dead_locals)
         if not new_locals:
             break
         death = Death(attempt.flag_near(0), "its last read went with the code this cleanup removed")
         context = replace(context, dead_locals={**context.dead_locals, **dict.fromkeys(new_locals, death)})
     changes = attempt.changes
-    new_text = new_module.code
     # An __init__.py re-exports what it imports; a name in a string (`__all__`) counts as used.
-    unused_imports = frozenset() if is_package_init else frozenset((lost & _imported(after)) - _strings(after))
+    unused_imports = frozenset()
+    if lost and not is_package_init:
+        unused_imports = frozenset((lost & _imported(after)) - _strings(after))
     if unused_imports:
         import_context = RewriteContext(path=context.path, flags=context.flags, inlined=attempt.inlined)
+        line_map = _line_map(text, new_text)
         new_text = MetadataWrapper(new_module, unsafe_skip_copy=True).visit(
             RemoveUnusedImports(import_context, unused_imports)
         ).code
         _parse(new_text)
-        line_map = _line_map(text, new_module.code)
         changes = changes + [
             Change(line_map.get(c.line, c.line), c.flag, c.action, c.reason) for c in import_context.changes
         ]
@@ -107,10 +115,10 @@ def _parse(text: str) -> ast.Module:
         raise FileFailure(f"internal error: the rewritten file does not parse ({err.msg}, line {err.lineno})") from None
 
 
-def _names_made_unused(before: ast.Module, after: ast.Module) -> set[str]:
-    """Bare names the rewrite took the last load of: only those imports and locals may go.
-    A load in the name's own update (`x = x or {}`) does not keep it."""
-    old, new = attribute_load_counts(before), attribute_load_counts(after)
+def _names_made_unused(old: dict[str, int], after: ast.Module) -> set[str]:
+    """Bare names the rewrite took the last load of (`old`: the loads before it): only those
+    imports and locals may go. A load in the name's own update (`x = x or {}`) does not keep it."""
+    new = attribute_load_counts(after)
     for name, count in _self_updates(after).items():
         new[name] = new.get(name, 0) - count
     return {name for name, count in old.items() if count and new.get(name, 0) <= 0 and not name.startswith(".")}
