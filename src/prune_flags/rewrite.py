@@ -19,6 +19,7 @@ from libcst.metadata import MetadataWrapper
 from prune_flags.index import attribute_load_counts
 from prune_flags.passes import Death, RemoveUnusedImports, RewriteContext, Rewriter
 from prune_flags.report import Change
+from prune_flags.window import View, view_of
 
 
 # A function that can see its locals by name keeps every local alive.
@@ -57,18 +58,22 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     Each local that loses its last read sends the passes over the original text once more
     with that local dead too, so that a chain `a = f(); b = a` goes in as many rounds.
     A text that names nothing the run acts on is left as it is without being parsed: the whole
-    run never opens such a file, so neither does its second run.
+    run never opens such a file, so neither does its second run. Otherwise LibCST parses only
+    the top-level definitions that name something (see `window`), unless one of them goes.
     """
-    if not relevant_lines(text, context.acted_on()) and not context.removable_asserts:
+    relevant = relevant_lines(text, context.acted_on())
+    if not relevant and not context.removable_asserts:
         return Rewritten(text, ())
-    wrapper = _wrapped(text)
-    old_loads = attribute_load_counts(_parse(text))
+    before = _parse(text)
+    view = view_of(text, before, relevant | context.removable_asserts)
+    old_loads = attribute_load_counts(before)
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
     while True:
-        relevant = relevant_lines(text, context.acted_on()) | context.removable_asserts
-        attempt = replace(context, changes=[], inlined=[], relevant_lines=relevant)
-        new_module = wrapper.visit(Rewriter(attempt))
-        new_text = new_module.code
+        attempt, new_module = _rewrite_view(view, context)
+        if view.top_level is not None and len(new_module.body) != view.top_level:
+            view = View(text)  # a top-level definition goes: the module's rules for the lines around it apply
+            continue
+        new_text = view.splice(new_module.code)
         if new_text == text:
             return Rewritten(text, ())
         after = _parse(new_text)
@@ -80,22 +85,31 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
             break
         death = Death(attempt.flag_near(0), "its last read went with the code this cleanup removed")
         context = replace(context, dead_locals={**context.dead_locals, **dict.fromkeys(new_locals, death)})
-    changes = attempt.changes
+    shift = view.offset
+    changes = [replace(change, line=change.line + shift) for change in attempt.changes]
+    inlined = [(line + shift, column, flag) for line, column, flag in attempt.inlined]
     # An __init__.py re-exports what it imports; a name in a string (`__all__`) counts as used.
     unused_imports = frozenset()
     if lost and not is_package_init:
         unused_imports = frozenset((lost & _imported(after)) - _strings(after))
     if unused_imports:
-        import_context = RewriteContext(path=context.path, flags=context.flags, inlined=attempt.inlined)
+        import_context = RewriteContext(path=context.path, flags=context.flags, inlined=inlined)
         line_map = _line_map(text, new_text)
-        new_text = MetadataWrapper(new_module, unsafe_skip_copy=True).visit(
+        new_text = MetadataWrapper(parse_exactly(new_text), unsafe_skip_copy=True).visit(
             RemoveUnusedImports(import_context, unused_imports)
         ).code
         _parse(new_text)
-        changes = changes + [
-            Change(line_map.get(c.line, c.line), c.flag, c.action, c.reason) for c in import_context.changes
-        ]
+        changes += [Change(line_map.get(c.line, c.line), c.flag, c.action, c.reason) for c in import_context.changes]
     return Rewritten(new_text, tuple(changes))
+
+
+def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, cst.Module]:
+    """One traversal of the passes over the view; the attempt's lines are the view's own."""
+    shift = view.offset
+    asserts = frozenset(line - shift for line in context.removable_asserts)
+    relevant = relevant_lines(view.text, context.acted_on()) | asserts
+    attempt = replace(context, changes=[], inlined=[], relevant_lines=relevant, removable_asserts=asserts)
+    return attempt, _wrapped(view.text).visit(Rewriter(attempt))
 
 
 def relevant_lines(text: str, names: frozenset[str]) -> frozenset[int]:
