@@ -30,7 +30,7 @@ from prune_flags.files import (
     remove_stale_temporaries,
     write_atomic,
 )
-from prune_flags.index import ITSELF, CallSite, NameFacts, attribute_load_counts, scan, scan_calls
+from prune_flags.index import ITSELF, CallSite, NameFacts, scan, scan_calls
 from prune_flags.passes import Death, RewriteContext
 from prune_flags.shapes import CallShape, parse_shape
 from prune_flags.report import FileResult, Report, Skipped
@@ -382,10 +382,9 @@ class _Cascade:
         causes: dict[str, str] = {}
         for path in changed:
             before = self.repository.tree(path, self.repository.sources[path].text)
-            after = self.repository.tree(path, self.repository.text(path))
-            if before is None or after is None:
+            if before is None:
                 continue
-            old, new = attribute_load_counts(before), attribute_load_counts(after)
+            old, new = self.results[path].loads_before, self.results[path].loads_after
             flag = next((c.flag for c in self.results[path].changes if c.flag), "")
             module_names = _module_level_names(before)
             for key, count in old.items():

@@ -530,13 +530,44 @@ def scan_calls(tree: ast.Module, path: str, callees: frozenset[str]) -> list[Cal
     return found
 
 
-def attribute_load_counts(tree: ast.Module) -> dict[str, int]:
-    """How often each attribute name and bare name is loaded: the engine compares these
-    before and after a rewrite to learn which names lost readers."""
-    counts: dict[str, int] = {}
-    for node in ast.walk(tree):
+@dataclass
+class TreeNames:
+    """How a module uses names, from one walk: what the engine compares before and after a
+    rewrite to learn which names lost their readers."""
+
+    loads: dict[str, int] = field(default_factory=dict)  # `.attr` loads and bare-name loads, counted
+    own_updates: dict[str, int] = field(default_factory=dict)  # loads inside the name's own update, `x = x or {}`
+    function_locals: set[str] = field(default_factory=set)  # names assigned inside functions
+    imported: set[str] = field(default_factory=set)  # names imports bind
+    strings: set[str] = field(default_factory=set)  # string literals: a name in one counts as used
+
+
+def tree_names(tree: ast.Module) -> TreeNames:
+    found = TreeNames()
+    loads, own_updates = found.loads, found.own_updates
+    # (node, inside a function, the names the enclosing assignment updates)
+    stack: list[tuple[ast.AST, bool, frozenset[str]]] = [(tree, False, frozenset())]
+    while stack:
+        node, in_function, updating = stack.pop()
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-            counts["." + node.attr] = counts.get("." + node.attr, 0) + 1
+            loads["." + node.attr] = loads.get("." + node.attr, 0) + 1
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            counts[node.id] = counts.get(node.id, 0) + 1
-    return counts
+            loads[node.id] = loads.get(node.id, 0) + 1
+            if node.id in updating:
+                own_updates[node.id] = own_updates.get(node.id, 0) + 1
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.strings.add(node.value)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.imported.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = frozenset(t.id for t in targets if isinstance(t, ast.Name))
+            if in_function:
+                found.function_locals.update(names)
+            if node.value is not None and not isinstance(node, ast.AnnAssign):
+                stack.append((node.value, in_function, names))
+                stack.extend((child, in_function, updating) for child in ast.iter_child_nodes(node) if child is not node.value)
+                continue
+        in_function = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        stack.extend((child, in_function, updating) for child in ast.iter_child_nodes(node))
+    return found

@@ -11,12 +11,13 @@ import bisect
 import difflib
 import functools
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Mapping
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from prune_flags.index import attribute_load_counts
+from prune_flags.index import TreeNames, tree_names
 from prune_flags.passes import Death, RemoveUnusedImports, RewriteContext, Rewriter
 from prune_flags.report import Change
 from prune_flags.window import View, view_of
@@ -34,6 +35,9 @@ class FileFailure(Exception):
 class Rewritten:
     text: str
     changes: tuple[Change, ...]
+    # The loads of each name before and after (see index.tree_names): what lost its readers.
+    loads_before: Mapping[str, int] = field(default_factory=dict)
+    loads_after: Mapping[str, int] = field(default_factory=dict)
 
 
 @functools.lru_cache(maxsize=64)
@@ -66,7 +70,7 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
         return Rewritten(text, ())
     before = _parse(text)
     view = view_of(text, before, relevant | context.removable_asserts)
-    old_loads = attribute_load_counts(before)
+    old_loads = tree_names(before).loads
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
     while True:
         attempt, new_module = _rewrite_view(view, context)
@@ -76,11 +80,11 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
         new_text = view.splice(new_module.code)
         if new_text == text:
             return Rewritten(text, ())
-        after = _parse(new_text)
+        after = tree_names(_parse(new_text))
         lost = _names_made_unused(old_loads, after)
         new_locals = set()
         if lost and can_drop_locals:
-            new_locals = (lost & _function_locals(after)) - set(context.dead_locals)
+            new_locals = (lost & after.function_locals) - set(context.dead_locals)
         if not new_locals:
             break
         death = Death(attempt.flag_near(0), "its last read went with the code this cleanup removed")
@@ -91,7 +95,7 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     # An __init__.py re-exports what it imports; a name in a string (`__all__`) counts as used.
     unused_imports = frozenset()
     if lost and not is_package_init:
-        unused_imports = frozenset((lost & _imported(after)) - _strings(after))
+        unused_imports = frozenset((lost & after.imported) - after.strings)
     if unused_imports:
         import_context = RewriteContext(path=context.path, flags=context.flags, inlined=inlined)
         line_map = _line_map(text, new_text)
@@ -100,7 +104,7 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
         ).code
         _parse(new_text)
         changes += [Change(line_map.get(c.line, c.line), c.flag, c.action, c.reason) for c in import_context.changes]
-    return Rewritten(new_text, tuple(changes))
+    return Rewritten(new_text, tuple(changes), old_loads, after.loads)
 
 
 def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, cst.Module]:
@@ -129,51 +133,11 @@ def _parse(text: str) -> ast.Module:
         raise FileFailure(f"internal error: the rewritten file does not parse ({err.msg}, line {err.lineno})") from None
 
 
-def _names_made_unused(old: dict[str, int], after: ast.Module) -> set[str]:
+def _names_made_unused(old: dict[str, int], after: TreeNames) -> set[str]:
     """Bare names the rewrite took the last load of (`old`: the loads before it): only those
     imports and locals may go. A load in the name's own update (`x = x or {}`) does not keep it."""
-    new = attribute_load_counts(after)
-    for name, count in _self_updates(after).items():
-        new[name] = new.get(name, 0) - count
+    new = {name: count - after.own_updates.get(name, 0) for name, count in after.loads.items()}
     return {name for name, count in old.items() if count and new.get(name, 0) <= 0 and not name.startswith(".")}
-
-
-def _self_updates(tree: ast.Module) -> dict[str, int]:
-    """Loads of a name inside the value assigned to that same name."""
-    counts: dict[str, int] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Assign, ast.AugAssign)) and node.value is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names = {t.id for t in targets if isinstance(t, ast.Name)}
-            for inner in ast.walk(node.value):
-                if isinstance(inner, ast.Name) and inner.id in names and isinstance(inner.ctx, ast.Load):
-                    counts[inner.id] = counts.get(inner.id, 0) + 1
-    return counts
-
-
-def _function_locals(tree: ast.Module) -> set[str]:
-    """Names assigned inside functions: the locals a write-only cleanup may remove."""
-    found: set[str] = set()
-    for function in ast.walk(tree):
-        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for node in ast.walk(function):
-                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    found.update(t.id for t in targets if isinstance(t, ast.Name))
-    return found
-
-
-def _imported(tree: ast.Module) -> set[str]:
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-    return found
-
-
-def _strings(tree: ast.Module) -> set[str]:
-    """String literals: a name in `__all__` or any string is treated as used."""
-    return {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
 
 
 def _line_map(original: str, rewritten: str) -> dict[int, int]:
