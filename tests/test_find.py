@@ -19,6 +19,7 @@ from prune_flags.find import (
     FindResult,
     config_toml,
     discover,
+    evidence,
     find,
     internal_module_names,
     scan_file,
@@ -56,7 +57,7 @@ def found(root: Path, **options: object) -> dict[str, Candidate]:
 
 
 def discovered(root: Path) -> dict[str, Candidate]:
-    """Candidates before counting folds: parameters show here, find() leaves them out."""
+    """Candidates before counting folds (find() then drops those that fold nothing)."""
     files = sorted(root.rglob("*.py"))
     internal = internal_module_names(files, root)
     facts = [scan_file(path, path.relative_to(root).as_posix(), internal) for path in files]
@@ -335,23 +336,296 @@ save(1)
 """
 
 
-def test_parameter_defaults_are_discovered(tmp_path: Path) -> None:
+def test_parameter_defaults_no_call_passes_are_proposed(tmp_path: Path) -> None:
     write_tree(tmp_path, {"io.py": PARAMETER})
-    candidates = discovered(tmp_path)
-    assert candidates["strict"].kinds == ("parameter",)
-    assert candidates["compress"].value is None
-    # The engine reads flags as attributes and module-level names, where a parameter shadows them.
-    assert found(tmp_path) == {}
+    candidates = found(tmp_path)
+    strict, compress = candidates["strict"], candidates["compress"]
+    assert (strict.kinds, strict.value, strict.definitions, strict.functions) == (
+        ("parameter",),
+        False,
+        (Site("io.py", 1),),
+        ("load",),
+    )
+    assert (strict.reads, strict.condition_reads, strict.branches) == (1, 1, 1)
+    assert strict.lines == 2  # the folded `if` and its body; the parameter has no line of its own
+    assert (compress.value, compress.functions, compress.branches) == (None, ("save",), 1)
+    assert "(default of a parameter of load(); no call passes another value)" in evidence(strict)
 
 
 @pytest.mark.parametrize(
     "call",
-    ["save(1, True)", "save(*args)", "callbacks = [save]", "load('a', strict=True)"],
+    [
+        pytest.param("save(1, True)", id="by-position"),
+        pytest.param("save(1, None)", id="by-position-even-the-same-value"),
+        pytest.param("save(*args)", id="star-args"),
+        pytest.param("save(1, **options)", id="star-star-kwargs"),
+        pytest.param(
+            "def relay(*args, **kwargs):\n    return save(*args, **kwargs)", id="forwarding"
+        ),
+        pytest.param("callbacks = [save]", id="escapes-as-a-value"),
+        pytest.param("import functools\nfunctools.partial(save, 1)", id="partial"),
+        pytest.param("handler.on_write = io.save", id="stored-as-a-callback"),
+        pytest.param("from io import save as store\nstore(1, True)", id="imported-as-another-name"),
+        pytest.param("getattr(module, 'save')(1, True)", id="getattr-by-name"),
+        pytest.param("__all__ = ['save']", id="exported-by-name"),
+        pytest.param("getattr(handler, 'sa' + kind)(1, True)", id="getattr-by-a-built-name"),
+        pytest.param("save(1, compress=True)", id="keyword-another-value"),
+        pytest.param("save(1, compress=level > 3)", id="keyword-not-a-literal"),
+        pytest.param("def other(data, compress):\n    return compress", id="another-local"),
+        pytest.param(
+            "def other(data, compress=None):\n    compress = data\n    return compress\nother(1)",
+            id="rebound-elsewhere",
+        ),
+        pytest.param("store = lambda data, compress=None: compress", id="lambda-default"),
+        pytest.param("save.__defaults__ = (True,)", id="defaults-replaced"),
+        pytest.param(
+            "def other(data, compress=None):\n    def inner():\n        nonlocal compress\n"
+            "        compress = data\n    inner()\n    if compress:\n        pass\nother(1)",
+            id="nonlocal-rebinding",
+        ),
+        pytest.param(
+            "@register\ndef other(data, compress=None):\n    if compress:\n        pass",
+            id="decorated-function",
+        ),
+        pytest.param(
+            "def relay(**options):\n    return options\nrelay(compress=None)",
+            id="keyword-to-a-function-without-it",
+        ),
+        pytest.param("if config.compress:\n    pass", id="attribute-of-that-name"),
+        pytest.param(
+            "def other(data, compress=0):\n    if compress:\n        pass\nother(1)",
+            id="another-default",
+        ),
+    ],
 )
-def test_parameter_defaults_a_caller_can_replace_are_ruled_out(tmp_path: Path, call: str) -> None:
-    write_tree(tmp_path, {"io.py": PARAMETER + call + "\n"})
-    name = "strict" if "strict" in call else "compress"
-    assert name not in discovered(tmp_path)
+def test_parameter_defaults_a_call_could_set_are_ruled_out(tmp_path: Path, call: str) -> None:
+    write_tree(tmp_path, {"io.py": PARAMETER})
+    assert "compress" in found(tmp_path)  # the control
+    (tmp_path / "main.py").write_text(call + "\n")
+    assert "compress" not in discovered(tmp_path)
+    assert "compress" not in found(tmp_path)
+    assert "strict" in found(tmp_path)  # nothing here reaches load
+
+
+def test_a_function_the_repository_never_calls_is_an_entry_point(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"io.py": PARAMETER.replace("save(1)\n", "")})
+    assert "compress" not in found(tmp_path)
+    assert "strict" in found(tmp_path)
+
+
+def test_keyword_only_parameters_ignore_positional_calls(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"io.py": PARAMETER + "load('a', 'b', 'c')\n"})
+    assert "strict" in found(tmp_path)
+
+
+def test_a_keyword_passing_the_default_or_the_parameter_itself_keeps_it(tmp_path: Path) -> None:
+    main = """\
+    from io import save
+
+    def backup(data, compress=None):
+        return save(data, compress=compress)
+
+    save(2, compress=None)
+    backup(3)
+    """
+    write_tree(tmp_path, {"io.py": PARAMETER, "main.py": main})
+    assert found(tmp_path)["compress"].functions == ("backup", "save")
+    write_tree(tmp_path, {"main.py": main.replace("backup(3)", "backup(3, True)")})
+    assert "compress" not in found(tmp_path)
+
+
+METHODS = """\
+class Reader:
+    def read(self, path, fast=False):
+        if fast:
+            return path
+        return path.upper()
+
+Reader().read("a")
+"""
+
+
+@pytest.mark.parametrize(
+    "call, proposed",
+    [
+        pytest.param("", True, id="control"),
+        pytest.param("Reader().read('a', True)", False, id="bound-method-by-position"),
+        pytest.param("Reader.read(reader, 'a', True)", False, id="through-the-class"),
+        pytest.param(
+            "import threading\n\nclass Threaded(Reader, threading.Thread):\n    pass",
+            False,
+            id="subclass-with-an-external-base",
+        ),
+        pytest.param(
+            "class Visiting:\n    def run(self, kind):\n        return getattr(self, 're' + kind)('a', True)",
+            False,
+            id="dispatch-by-a-built-name",
+        ),
+        pytest.param(
+            "class Visiting:\n    def run(self, kind):\n        return getattr(self, f'{kind}ad')('a')",
+            False,
+            id="dispatch-by-an-f-string",
+        ),
+        pytest.param(
+            "class Visiting:\n    def run(self, kind):\n        return getattr(self, 'do_%s' % kind)('a')",
+            True,
+            id="dispatch-to-other-names",
+        ),
+    ],
+)
+def test_method_parameters(tmp_path: Path, call: str, proposed: bool) -> None:
+    write_tree(tmp_path, {"reader.py": METHODS, "main.py": call + "\n"})
+    assert ("fast" in found(tmp_path)) == proposed
+
+
+def test_methods_of_a_class_with_an_external_base_are_not_proposed(tmp_path: Path) -> None:
+    module = "import torch\n\n" + METHODS.replace("class Reader:", "class Reader(torch.nn.Module):")
+    write_tree(tmp_path, {"reader.py": module})
+    assert "fast" not in found(tmp_path)
+
+
+def test_dunder_parameters_are_not_proposed(tmp_path: Path) -> None:
+    module = """\
+    class Reader:
+        def __init__(self, fast=False):
+            if fast:
+                print("fast")
+
+    Reader()
+    """
+    write_tree(tmp_path, {"reader.py": module})
+    assert "fast" not in found(tmp_path)
+
+
+def test_a_parameter_that_defaults_to_a_flags_value_must_hold_too(tmp_path: Path) -> None:
+    """The cleanup takes `def helper(x, fast=False)` for the flag `fast = False` as well."""
+    helper = (
+        "def helper(x, fast=False):\n    if fast:\n        return x\n    return -x\n\nhelper(1)\n"
+    )
+    write_tree(tmp_path, {"node.py": NODE, "helper.py": helper})
+    assert found(tmp_path)["fast"].kinds == ("attribute",)
+    (tmp_path / "main.py").write_text("from helper import helper\nhelper(1, True)\n")
+    assert "fast" not in found(tmp_path)
+
+
+def test_parameter_reads_are_counted_inside_its_function_only(tmp_path: Path) -> None:
+    module = """\
+    def render(text, html=False):
+        def wrap(line):
+            if html:
+                return "<p>" + line
+            return line
+        return [wrap(line) for line in text]
+
+    def other():
+        if html:
+            return 1
+
+    render("a")
+    """
+    write_tree(tmp_path, {"render.py": module})
+    flag = found(tmp_path)["html"]
+    # The read in other() is a global of that name (undefined here), not the parameter.
+    assert (flag.reads, flag.condition_reads, flag.branches, flag.lines) == (1, 1, 1, 2)
+    # With a module-level `html`, that is the flag; the parameter of another default is a local.
+    write_tree(tmp_path, {"render.py": module + "html = None\n"})
+    assert found(tmp_path)["html"].kinds == ("module-constant",)
+
+
+def test_parameter_config_out_then_apply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    write_tree(
+        root,
+        {
+            "shop/__init__.py": "",
+            "shop/search.py": SEARCH,
+            "shop/api.py": """\
+            from shop.search import search
+
+
+            def endpoint(request, index):
+                return search(index, request.args["q"], fuzzy=False)
+
+
+            def typeahead(request, index):
+                return search(index, request.args["q"], limit=5)
+            """,
+        },
+    )
+    monkeypatch.chdir(root)
+    config = tmp_path / "stale.toml"
+    result = CliRunner().invoke(
+        find_app(), ["find", "-j", "1", "--config-out", str(config), "."], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    assert "\nfuzzy = false\n" in config.read_text()
+    assert [flag.name for flag in load_config([root], config).flags] == ["fuzzy"]
+    applied = CliRunner().invoke(
+        prune_flags_app, ["apply", "--config", str(config), "."], catch_exceptions=False
+    )
+    assert applied.exit_code == 0, applied.output
+    assert (root / "shop/search.py").read_text() == SEARCH_AFTER
+    assert 'search(index, request.args["q"])\n' in (root / "shop/api.py").read_text()
+    for path in root.rglob("*.py"):
+        compile(path.read_text(), str(path), "exec")
+    assert found(root) == {}  # nothing left to propose
+
+
+SEARCH = '''\
+def search(index, query, limit=20, fuzzy=False):
+    """Products whose title matches the query.
+
+    Args:
+        index: The product index.
+        query: Words to look for.
+        limit: Most results to return.
+        fuzzy: Also match words within one edit of the query's.
+    """
+    terms = query.lower().split()
+    if fuzzy:
+        terms = [v for term in terms for v in index.edits(term)]
+    return index.lookup(terms)[:limit]
+'''
+SEARCH_AFTER = '''\
+def search(index, query, limit=20):
+    """Products whose title matches the query.
+
+    Args:
+        index: The product index.
+        query: Words to look for.
+        limit: Most results to return.
+    """
+    terms = query.lower().split()
+    return index.lookup(terms)[:limit]
+'''
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    ["idiom_param_external_callee", "idiom_param_google_docstring", "idiom_param_numpy_docstring"],
+)
+def test_parameter_fixtures_config_out_then_apply(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fixture: str
+) -> None:
+    """On the cleanup's own parameter fixtures, find proposes the fixture's flag, and its config
+    applied as it is reproduces the fixture's result."""
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / fixture / "before", root)
+    (root / ".git").mkdir()
+    monkeypatch.chdir(root)
+    config = tmp_path / "stale.toml"
+    CliRunner().invoke(
+        find_app(), ["find", "--config-out", str(config), "."], catch_exceptions=False
+    )
+    proposed = load_config([root], config).flags
+    expected = load_config([root], FIXTURES / fixture / "config.toml").flags
+    assert [(f.name, f.value) for f in proposed] == [(f.name, f.value) for f in expected]
+    applied = CliRunner().invoke(
+        prune_flags_app, ["apply", "--config", str(config), "."], catch_exceptions=False
+    )
+    assert applied.exit_code == 0, applied.output
+    assert tree_bytes(root) == tree_bytes(FIXTURES / fixture / "after")
 
 
 # -- the outputs ------------------------------------------------------------------------------------
@@ -392,6 +666,7 @@ def test_table_is_sorted_by_lines_and_json_carries_the_evidence(
         "value": "False",
         "kinds": ["attribute"],
         "defined_at": ["big.py:3"],
+        "functions": [],
         "reads": 1,
         "condition_reads": 1,
         "branches": 1,

@@ -81,7 +81,8 @@ class Definition:
     position: int | None = (
         None  # a field's place among its class's fields; a parameter's positional place
     )
-    function: str | None = None  # a parameter's function
+    # A parameter's function; None: one with callers we cannot see (a lambda, a dunder, decorated).
+    function: str | None = None
     method: bool = False  # a parameter's function is bound to its first argument
 
 
@@ -113,8 +114,9 @@ class FileFacts:
         default_factory=dict
     )  # x.name, module-level names, getattr(o, "name")
     condition_reads: Mapping[str, int] = field(default_factory=dict)
-    name_reads: Mapping[str, int] = field(default_factory=dict)  # every bare name, for parameters
-    name_condition_reads: Mapping[str, int] = field(default_factory=dict)
+    # Bare reads of a name inside a function that has it as a parameter with a literal default.
+    parameter_reads: Mapping[str, int] = field(default_factory=dict)
+    parameter_condition_reads: Mapping[str, int] = field(default_factory=dict)
     environment: frozenset[str] = frozenset()  # environment variable names read or written
     keyword_values: Mapping[str, frozenset[str]] = field(
         default_factory=dict
@@ -129,6 +131,14 @@ class FileFacts:
     value_refs: frozenset[str] = (
         frozenset()
     )  # names used other than as a callee (callbacks, partial)
+    spelled: frozenset[str] = frozenset()  # identifiers a string spells: getattr(o, "f"), "__all__"
+    computed_names: frozenset[tuple[str, str]] = (
+        frozenset()
+    )  # (prefix, suffix) of getattr(o, "visit_" + kind)
+    functions: frozenset[str] = frozenset()  # every function defined, at any depth
+    keyword_callees: frozenset[tuple[str, str]] = (
+        frozenset()
+    )  # (keyword, callee) for name=literal at calls
     classes: tuple[ClassFacts, ...] = ()
     self_reads: frozenset[tuple[str, str]] = (
         frozenset()
@@ -147,6 +157,7 @@ class Candidate:
     branches: int = 0
     lines_removed: int = 0
     lines_added: int = 0
+    functions: tuple[str, ...] = ()  # a parameter's functions
 
     @property
     def source(self) -> str:
@@ -259,6 +270,15 @@ class _Scanner:
         self.attribute_condition_reads: dict[str, int] = {}
         self.name_reads: dict[str, int] = {}
         self.name_condition_reads: dict[str, int] = {}
+        self.parameter_reads: dict[str, int] = {}
+        self.parameter_condition_reads: dict[str, int] = {}
+        # The literal-default parameters of each enclosing function, and how many of them bind each name.
+        self.parameter_scopes: list[dict[str, object]] = []
+        self.parameter_names: dict[str, int] = {}
+        self.spelled: set[str] = set()
+        self.computed_names: set[tuple[str, str]] = set()
+        self.functions: set[str] = set()
+        self.keyword_callees: set[tuple[str, str]] = set()
         self.environment: set[str] = set()
         self.keyword_values: dict[str, set[str]] = {}
         self.imports: list[tuple[str, bool]] = []
@@ -320,6 +340,9 @@ class _Scanner:
                 counts, name = self.attribute_condition_reads, read.attr
             else:
                 counts, name = self.name_condition_reads, read.id
+                if name in self.parameter_names:
+                    parameters = self.parameter_condition_reads
+                    parameters[name] = parameters.get(name, 0) + 1
             counts[name] = counts.get(name, 0) + 1
 
     def site(self, line: int) -> Site:
@@ -465,6 +488,8 @@ class _Scanner:
             self.mentions.add(bound)
             if not internal:
                 self.external.add(bound)
+            if bound != alias.name:
+                self.value_refs.add(alias.name)  # called under another name from here on
             if bound == alias.name:
                 self.imports.append((bound, internal))  # the same name: resolved when merging
                 if self.scopes[-1].kind == "module":
@@ -481,41 +506,81 @@ class _Scanner:
         self.visit_all(node.decorator_list)
         self.visit_all([*node.args.defaults, *node.args.kw_defaults])
         self.bind_name(node.name, UNKNOWN, node.lineno)
+        self.functions.add(node.name)
         # Parameters of decorated functions, dunders and lambdas are filled by callers we cannot see.
         callable_by_name = decorators <= FUNCTION_DECORATORS and not node.name.startswith("__")
-        method = self.scopes[-1].kind == "class" and "staticmethod" not in decorators
+        scope = self.scopes[-1]
+        owner = scope.name if scope.kind == "class" else None
+        positional = [*node.args.posonlyargs, *node.args.args]
+        method = (owner is not None and "staticmethod" not in decorators) or (
+            bool(positional) and positional[0].arg in ("self", "cls")
+        )
         self.scopes.append(_Scope("function"))
-        self.parameters(node.args, node.name if callable_by_name else None, method)
+        parameters = self.parameters(
+            node.args, node.name if callable_by_name else None, method, owner
+        )
+        self.enter_parameters(parameters)
         self.visit_all(node.body)
+        self.leave_parameters(parameters)
         self.scopes.pop()
 
-    def parameters(self, args: ast.arguments, function: str | None, method: bool) -> None:
+    def parameters(
+        self, args: ast.arguments, function: str | None, method: bool, owner: str | None = None
+    ) -> dict[str, object]:
+        """Defines each parameter with a literal default (one whose function we cannot follow
+        is defined too, as one that never holds) and returns them; the others are locals."""
         positional = [*args.posonlyargs, *args.args]
         defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(
             args.defaults
         )
         places = [*enumerate(positional), *((None, arg) for arg in args.kwonlyargs)]
+        found: dict[str, object] = {}
         for (position, arg), default in zip(places, [*defaults, *args.kw_defaults]):
-            value = _plain_literal(default) if default is not None and function else UNKNOWN
+            value = _plain_literal(default) if default is not None else UNKNOWN
             if value is UNKNOWN:
                 self.local_bindings.add(arg.arg)
             else:
+                found[arg.arg] = value
                 self.define(
                     arg.arg,
                     PARAMETER,
                     value,
                     arg.lineno,
+                    owner=owner,
                     function=function,
                     position=position,
                     method=method,
                 )
         self.local_bindings.update(arg.arg for arg in (args.vararg, args.kwarg) if arg is not None)
+        return found
+
+    def enter_parameters(self, parameters: dict[str, object]) -> None:
+        self.parameter_scopes.append(parameters)
+        for name in parameters:
+            self.parameter_names[name] = self.parameter_names.get(name, 0) + 1
+
+    def leave_parameters(self, parameters: dict[str, object]) -> None:
+        self.parameter_scopes.pop()
+        for name in parameters:
+            self.parameter_names[name] -= 1
+            if not self.parameter_names[name]:
+                del self.parameter_names[name]
+
+    def parameter_value(self, name: str) -> object:
+        """The default of the innermost enclosing parameter of that name, else UNKNOWN."""
+        if name in self.parameter_names:
+            for parameters in reversed(self.parameter_scopes):
+                if name in parameters:
+                    return parameters[name]
+        return UNKNOWN
 
     def lambda_(self, node: ast.Lambda) -> None:
         self.visit_all([*node.args.defaults, *node.args.kw_defaults])
         self.scopes.append(_Scope("function"))
-        self.parameters(node.args, None, False)
+        parameters = self.parameters(node.args, None, False)
+        self.enter_parameters(parameters)
         self.visit(node.body)
+        self.leave_parameters(parameters)
         self.scopes.pop()
 
     def class_(self, node: ast.ClassDef) -> None:
@@ -596,6 +661,9 @@ class _Scanner:
             return
         reads = self.name_reads
         reads[name] = reads.get(name, 0) + 1
+        if name in self.parameter_names:
+            reads = self.parameter_reads
+            reads[name] = reads.get(name, 0) + 1
 
     def name(self, node: ast.Name) -> None:
         self.value_refs.add(node.id)
@@ -610,6 +678,7 @@ class _Scanner:
             if name.isidentifier():
                 self.mentions.add(name)
                 self.disqualified.add(name)
+                self.spelled.add(name)
 
     def expression_statement(self, node: ast.Expr) -> None:
         if node.value.__class__ is not ast.Constant:  # a docstring names nothing
@@ -622,12 +691,13 @@ class _Scanner:
 
     def call(self, node: ast.Call) -> None:
         func = node.func
+        callee = _callee(func)
         double_star = False
         for keyword in node.keywords:
             if keyword.arg is None:
                 double_star = True
             else:
-                self.keyword(keyword.arg, keyword.value)
+                self.keyword(keyword.arg, keyword.value, callee)
             self.visit(keyword.value)
         if func.__class__ is ast.Name:
             self.record_call(node, func.id, double_star)  # type: ignore[attr-defined]
@@ -643,13 +713,19 @@ class _Scanner:
             if not (reader and number == 1 and arg.__class__ is ast.Constant):
                 self.visit(arg)
 
-    def keyword(self, name: str, value: ast.expr) -> None:
-        """Node(fast=True), replace(c, fast=x): a keyword passes another value unless it is the same literal."""
+    def keyword(self, name: str, value: ast.expr, callee: str | None) -> None:
+        """Node(fast=True), replace(c, fast=x): a keyword passes another value unless it is the same
+        literal. `f(fast=fast)` inside a function whose parameter `fast` defaults to a literal
+        passes that literal (a caller that gives `fast` another value rules the name out anyway)."""
         literal_value = _plain_literal(value)
+        if literal_value is UNKNOWN and value.__class__ is ast.Name and value.id == name:  # type: ignore[attr-defined]
+            literal_value = self.parameter_value(name)
         if literal_value is UNKNOWN:
             self.disqualified.add(name)
         else:
             self.keyword_values.setdefault(name, set()).add(repr(literal_value))
+            if callee is not None:
+                self.keyword_callees.add((name, callee))
 
     def record_call(self, node: ast.Call, callee: str, double_star: bool) -> None:
         positional = len(node.args)
@@ -657,7 +733,8 @@ class _Scanner:
             if arg.__class__ is ast.Starred:
                 positional -= 1
                 double_star = True
-        if positional > self.calls.get(callee, 0):
+        # Every callee is listed, with no positional argument too: one never called is an entry point.
+        if positional >= self.calls.get(callee, 0):
             self.calls[callee] = positional
         if double_star:
             self.splat_calls.add(callee)
@@ -676,7 +753,11 @@ class _Scanner:
         elif callee in READER_CALLS and len(node.args) >= 2:
             for name in _strings([node.args[1]]):  # getattr(obj, "x") reads x
                 self.mentions.add(name)
+                self.spelled.add(name)
                 self.attribute_reads[name] = self.attribute_reads.get(name, 0) + 1
+            pattern = _computed_name(node.args[1])
+            if pattern is not None:
+                self.computed_names.add(pattern)
         elif callee.endswith("env") or _reads_environ(node.func):
             self.environment.update(strings)
 
@@ -699,8 +780,8 @@ class _Scanner:
             mentions=frozenset(self.mentions),
             reads=dict(reads),
             condition_reads=dict(condition_reads),
-            name_reads=dict(self.name_reads),
-            name_condition_reads=dict(self.name_condition_reads),
+            parameter_reads=self.parameter_reads,
+            parameter_condition_reads=self.parameter_condition_reads,
             environment=frozenset(self.environment),
             keyword_values={
                 name: frozenset(values) for name, values in self.keyword_values.items()
@@ -709,6 +790,10 @@ class _Scanner:
             calls=self.calls,
             splat_calls=frozenset(self.splat_calls),
             value_refs=frozenset(self.value_refs),
+            spelled=frozenset(self.spelled),
+            computed_names=frozenset(self.computed_names),
+            functions=frozenset(self.functions),
+            keyword_callees=frozenset(self.keyword_callees),
             classes=tuple(self.classes),
             self_reads=frozenset(self.self_reads),
         )
@@ -754,6 +839,48 @@ def _strings(nodes: Iterable[ast.expr]) -> list[str]:
         for node in nodes
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
     ]
+
+
+def _computed_name(node: ast.expr) -> tuple[str, str] | None:
+    """The fixed start and end of a name built at run time: `"visit_" + kind`, f"do_{cmd}",
+    `"on_%s" % event`, `"{}_hook".format(x)` -> ("visit_", ""), ("do_", ""), ("on_", ""), ("", "_hook").
+    None for a literal or a name with nothing fixed."""
+    parts: list[ast.expr]
+    if isinstance(node, ast.JoinedStr):
+        parts = list(node.values)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        parts = []
+        stack: list[ast.expr] = [node]
+        while stack:  # flatten a + b + c, left to right
+            item = stack.pop()
+            if isinstance(item, ast.BinOp) and isinstance(item.op, ast.Add):
+                stack += [item.right, item.left]
+            else:
+                parts.append(item)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        template = node.left
+        if not (isinstance(template, ast.Constant) and isinstance(template.value, str)):
+            return None
+        pieces = template.value.split("%")
+        return (pieces[0], "") if pieces[0] else None
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+        and isinstance(node.func.value, ast.Constant)
+        and isinstance(node.func.value.value, str)
+    ):
+        template = node.func.value.value
+        prefix, suffix = template.split("{")[0], template.rsplit("}", 1)[-1]
+        return (prefix, suffix) if "{" in template and (prefix or suffix) else None
+    else:
+        return None
+    fixed = [
+        part.value if isinstance(part, ast.Constant) and isinstance(part.value, str) else None
+        for part in parts
+    ]
+    prefix, suffix = fixed[0] or "", fixed[-1] or ""
+    return (prefix, suffix) if prefix or suffix else None
 
 
 def _reads_environ(func: ast.expr) -> bool:
@@ -814,14 +941,20 @@ class _Repository:
     imports: dict[str, set[bool]] = field(default_factory=dict)
     reads: Counter[str] = field(default_factory=Counter)
     condition_reads: Counter[str] = field(default_factory=Counter)
-    name_reads: Counter[str] = field(default_factory=Counter)
-    name_condition_reads: Counter[str] = field(default_factory=Counter)
+    parameter_reads: Counter[str] = field(default_factory=Counter)
+    parameter_condition_reads: Counter[str] = field(default_factory=Counter)
     calls: dict[str, int] = field(default_factory=dict)
     splat_calls: set[str] = field(default_factory=set)
     value_refs: set[str] = field(default_factory=set)
+    spelled: set[str] = field(default_factory=set)
+    computed_names: set[tuple[str, str]] = field(default_factory=set)
+    functions: set[str] = field(default_factory=set)
+    keyword_callees: dict[str, set[str]] = field(default_factory=dict)
     classes: dict[str, list[ClassFacts]] = field(default_factory=dict)
     self_reads: set[tuple[str, str]] = field(default_factory=set)
     _plain: dict[str, bool] = field(default_factory=dict)
+    _subclasses: dict[str, frozenset[str]] = field(default_factory=dict)
+    _children: dict[str, set[str]] | None = None
 
     def add(self, facts: FileFacts) -> None:
         for definition in facts.definitions:
@@ -835,12 +968,17 @@ class _Repository:
             self.imports.setdefault(name, set()).add(internal)
         self.reads.update(facts.reads)
         self.condition_reads.update(facts.condition_reads)
-        self.name_reads.update(facts.name_reads)
-        self.name_condition_reads.update(facts.name_condition_reads)
+        self.parameter_reads.update(facts.parameter_reads)
+        self.parameter_condition_reads.update(facts.parameter_condition_reads)
         for callee, count in facts.calls.items():
             self.calls[callee] = max(self.calls.get(callee, 0), count)
         self.splat_calls |= facts.splat_calls
         self.value_refs |= facts.value_refs
+        self.spelled |= facts.spelled
+        self.computed_names |= facts.computed_names
+        self.functions |= facts.functions
+        for name, callee in facts.keyword_callees:
+            self.keyword_callees.setdefault(name, set()).add(callee)
         for class_facts in facts.classes:
             self.classes.setdefault(class_facts.name, []).append(class_facts)
         self.self_reads |= facts.self_reads
@@ -884,19 +1022,26 @@ class _Repository:
             )
         return self._plain[class_name]
 
-    def subclasses(self, class_name: str) -> set[str]:
-        found = {class_name}
-        changed = True
-        while changed:
-            more = {
-                facts.name
-                for facts_list in self.classes.values()
-                for facts in facts_list
-                if facts.name not in found and any(base in found for base in facts.bases)
-            }
-            changed = bool(more)
-            found |= more
-        return found
+    def subclasses(self, class_name: str) -> frozenset[str]:
+        """The class and every class below it, by name."""
+        children = self._children
+        if children is None:
+            children = self._children = {}
+            for facts_list in self.classes.values():
+                for facts in facts_list:
+                    for base in facts.bases:
+                        if base is not None:
+                            children.setdefault(base, set()).add(facts.name)
+        known = self._subclasses.get(class_name)
+        if known is None:
+            found, stack = {class_name}, [class_name]
+            while stack:
+                for child in children.get(stack.pop(), ()):
+                    if child not in found:
+                        found.add(child)
+                        stack.append(child)
+            known = self._subclasses[class_name] = frozenset(found)
+        return known
 
     def field_set_by_constructor(self, definition: Definition) -> bool:
         """A field that a call of its class (or a subclass) may fill positionally or from **kwargs."""
@@ -906,21 +1051,36 @@ class _Repository:
             for constructor in self.subclasses(definition.owner)
         )
 
-    def parameter_overridden(self, definition: Definition) -> bool:
-        """A parameter default that some call, or an unseen caller of a function used as a value, replaces."""
+    def parameter_holds(self, definition: Definition) -> bool:
+        """Whether no call can give the parameter another value than its default: its function is
+        called by name in the repository (one never called is an entry point, a hook or an API
+        whose callers are elsewhere), never with *args or **kwargs, by no call that reaches its
+        place, never used as a value (a callback, an alias, partial), spelled by no string
+        (getattr(o, "f"), __all__) or name built at run time ("visit_" + kind), and is not a
+        method of a class that code outside the repository may call (a base, or a subclass with a
+        base, from outside). Keywords are checked by name, as for every kind."""
         function = definition.function
-        assert function is not None
-        if function in self.value_refs or function in self.splat_calls:
-            return True
-        if definition.position is None:  # keyword-only: only a keyword replaces it
+        if function is None or function not in self.calls:
             return False
+        if function in self.value_refs or function in self.splat_calls or function in self.spelled:
+            return False
+        if any(
+            function.startswith(prefix) and function.endswith(suffix)
+            for prefix, suffix in self.computed_names
+        ):
+            return False
+        owner = definition.owner
+        if owner is not None and not all(self.plain(name) for name in self.subclasses(owner)):
+            return False
+        if definition.position is None:  # keyword-only: only a keyword replaces it
+            return True
         # A bound method's first positional argument fills place 1; a plain call fills place 0.
-        reach = self.calls.get(function, 0) + (1 if definition.method else 0)
-        return reach > definition.position
+        reach = self.calls[function] + (1 if definition.method else 0)
+        return reach <= definition.position
 
     def definition_holds(self, definition: Definition) -> bool:
         if definition.kind == PARAMETER:
-            return not self.parameter_overridden(definition)
+            return self.parameter_holds(definition)
         if definition.owner is not None and not self.plain(definition.owner):
             return False
         return not (definition.kind == FIELD and self.field_set_by_constructor(definition))
@@ -929,14 +1089,35 @@ class _Repository:
     def candidate(self, name: str) -> Candidate | None:
         if name.startswith("__") or self.written_elsewhere(name):
             return None
-        shared = [d for d in self.definitions[name] if d.kind != PARAMETER]
+        definitions = self.definitions[name]
+        shared = [d for d in definitions if d.kind != PARAMETER]
         if shared:
-            return self.listed(name, shared, self.reads[name], self.condition_reads[name])
+            found = self.listed(name, shared, self.reads[name], self.condition_reads[name])
+            # The cleanup takes a parameter that defaults to the flag's value for the flag too.
+            same = [
+                d
+                for d in definitions
+                if d.kind == PARAMETER and found is not None and same_value(d.value, found.value)
+            ]
+            return found if all(self.parameter_holds(d) for d in same) else None
         # A parameter is a local name: any other local binding of the name may be it, rebound.
-        if name in self.local_bindings:
+        # The cleanup inlines `x.name` as the flag too: an attribute of that name is out.
+        if name in self.local_bindings or self.reads[name] or self.keyword_elsewhere(name):
             return None
-        parameters = self.definitions[name]
-        return self.listed(name, parameters, self.name_reads[name], self.name_condition_reads[name])
+        found = self.listed(
+            name, definitions, self.parameter_reads[name], self.parameter_condition_reads[name]
+        )
+        functions = tuple(sorted({d.function for d in definitions if d.function is not None}))
+        return replace(found, functions=functions) if found is not None else None
+
+    def keyword_elsewhere(self, name: str) -> bool:
+        """`name=` passed to a function or class of the repository that has no such parameter
+        (it may forward it anywhere): the cleanup would refuse the flag."""
+        owners = {d.function for d in self.definitions[name]} | {"__init__"}
+        return any(
+            callee not in owners and (callee in self.functions or callee in self.classes)
+            for callee in self.keyword_callees.get(name, ())
+        )
 
     def listed(
         self, name: str, definitions: list[Definition], reads: int, condition_reads: int
@@ -986,10 +1167,21 @@ class _FoldCounter:
     branch; comments just above a dead `if` go with it. Lines the cascade removes later (fields
     only the dead code read) are not counted: `exact` runs the engine for those."""
 
-    def __init__(self, tree: ast.Module, lines: Sequence[str], name: str, value: object) -> None:
+    def __init__(
+        self,
+        tree: ast.Module,
+        lines: Sequence[str],
+        name: str,
+        value: object,
+        parameter: bool = False,
+    ) -> None:
         self.lines_of_text = lines
         self.name = name
         self.value = value
+        # A parameter flag: its bare reads inside a function that has it as a parameter with
+        # that default (the function's nested scopes included) are the flag.
+        self.parameter = parameter
+        self.in_parameter = 0
         # Only the statements whose lines spell the name can fold: the walk skips the rest.
         word = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
         self.mentioned = [
@@ -1012,8 +1204,7 @@ class _FoldCounter:
         if (
             isinstance(node, ast.Name)
             and node.id == self.name
-            and self.module_bound
-            and not self.shadowed
+            and (self.in_parameter if self.parameter else self.module_bound and not self.shadowed)
         ):
             return self.value
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -1067,6 +1258,15 @@ class _FoldCounter:
         elif isinstance(node, ast.Assert) and self.truth(node.test):
             self.lines += _span(node)  # `assert True` goes
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if self.parameter:
+                arguments = node.args
+                self.visit_all([*node.args.defaults, *(d for d in arguments.kw_defaults if d)])
+                defines = self.defines_parameter(arguments)
+                self.in_parameter += defines
+                body = node.body if isinstance(node.body, list) else [node.body]
+                self.visit_all(body)
+                self.in_parameter -= defines
+                return
             binds = self.module_bound and self.name in _function_bindings(node)
             self.shadowed += binds
             self.visit_all(ast.iter_child_nodes(node))
@@ -1077,6 +1277,19 @@ class _FoldCounter:
     def visit_all(self, nodes: Iterable[ast.AST]) -> None:
         for node in nodes:
             self.visit(node)
+
+    def defines_parameter(self, arguments: ast.arguments) -> bool:
+        positional = [*arguments.posonlyargs, *arguments.args]
+        pairs = [
+            *zip(positional[len(positional) - len(arguments.defaults) :], arguments.defaults),
+            *zip(arguments.kwonlyargs, arguments.kw_defaults),
+        ]
+        return any(
+            argument.arg == self.name
+            and default is not None
+            and same_value(_plain_literal(default), self.value)
+            for argument, default in pairs
+        )
 
     def fold_if(self, node: ast.If, is_elif: bool) -> None:
         truth = self.truth(node.test)
@@ -1182,20 +1395,23 @@ def _function_bindings(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.La
     return names
 
 
-def count_folds(path: Path, flags: Sequence[tuple[str, object]]) -> dict[str, tuple[int, int]]:
-    """(branches, lines) each flag folds in one file; a file that no longer reads or parses counts nothing."""
+def count_folds(
+    path: Path, flags: Sequence[tuple[str, object] | tuple[str, object, bool]]
+) -> dict[str, tuple[int, int]]:
+    """(branches, lines) each flag folds in one file; a file that no longer reads or parses counts
+    nothing. A flag is (name, value), or (name, value, True) for a parameter flag."""
     try:
         text = read_source(path).text
         tree = ast.parse(text)
     except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     lines = text.splitlines()
-    counted = (_FoldCounter(tree, lines, name, value) for name, value in flags)
+    counted = (_FoldCounter(tree, lines, *flag) for flag in flags)
     return {counter.name: (counter.branches, counter.lines) for counter in counted}
 
 
 def _count_chunk(
-    tasks: Sequence[tuple[Path, Sequence[tuple[str, object]]]],
+    tasks: Sequence[tuple[Path, Sequence[tuple[str, object, bool]]]],
 ) -> list[dict[str, tuple[int, int]]]:
     return [count_folds(path, flags) for path, flags in tasks]
 
@@ -1210,8 +1426,15 @@ def _estimate_all(
     wanted = {c.name: c for c in candidates}
     tasks = []
     for path, facts in zip(files, all_facts):
-        reads = {**facts.condition_reads, **facts.name_condition_reads}
-        flags = [(name, wanted[name].value) for name in reads if name in wanted]
+        flags = [
+            (name, wanted[name].value, is_parameter)
+            for is_parameter, reads in (
+                (False, facts.condition_reads),
+                (True, facts.parameter_condition_reads),
+            )
+            for name in reads
+            if name in wanted and (PARAMETER in wanted[name].kinds) == is_parameter
+        ]
         if flags:
             tasks.append((path, flags))
     totals: dict[str, list[int]] = {name: [0, 0] for name in wanted}
@@ -1223,12 +1446,9 @@ def _estimate_all(
     for name, (branches, lines) in totals.items():
         candidate = wanted[name]
         if branches:
-            # The flag's own definitions go as well, a line each.
-            estimated.append(
-                replace(
-                    candidate, branches=branches, lines_removed=lines + len(candidate.definitions)
-                )
-            )
+            # The flag's own definitions go as well, a line each (a parameter: no line of its own).
+            own = 0 if candidate.kinds == (PARAMETER,) else len(candidate.definitions)
+            estimated.append(replace(candidate, branches=branches, lines_removed=lines + own))
     return estimated
 
 
@@ -1367,9 +1587,7 @@ def find(
         workers = 1
     with ProcessPoolExecutor(workers) if workers > 1 else contextlib.nullcontext() as pool:
         all_facts = _scan_all(pool, files, displays, internal)
-        # The engine reads a flag as an attribute or a module-level name, never as a parameter
-        # (a parameter shadows it), so parameter defaults are found but cannot be applied yet.
-        candidates = [c for c in discover(all_facts, internal) if c.kinds != (PARAMETER,)]
+        candidates = list(discover(all_facts, internal))
         counted = [] if exact else _estimate_all(candidates, files, all_facts, pool)
     if exact:
         index = _measure_index(files, all_facts, {c.name for c in candidates})
@@ -1435,6 +1653,7 @@ def to_json(result: FindResult) -> dict[str, object]:
                 "value": c.source,
                 "kinds": list(c.kinds),
                 "defined_at": [str(site) for site in c.definitions],
+                "functions": list(c.functions),
                 "reads": c.reads,
                 "condition_reads": c.condition_reads,
                 "branches": c.branches,
@@ -1450,6 +1669,9 @@ def to_json(result: FindResult) -> dict[str, object]:
 
 def evidence(candidate: Candidate) -> str:
     where = ", ".join(str(site) for site in candidate.definitions)
+    if candidate.functions:
+        functions = ", ".join(f"{function}()" for function in candidate.functions)
+        where += f" (default of a parameter of {functions}; no call passes another value)"
     return (
         f"{candidate.source} at {where}; {_count(candidate.reads, 'read')}, "
         f"{candidate.condition_reads} in conditions; folds {_count(candidate.branches, 'branch', 'es')}, "
