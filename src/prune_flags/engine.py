@@ -34,7 +34,10 @@ from prune_flags.index import ITSELF, CallSite, NameFacts, scan, scan_calls
 from prune_flags.passes import Death, RewriteContext
 from prune_flags.shapes import CallShape, parse_shape
 from prune_flags.report import FileResult, Report, Skipped
-from prune_flags.rewrite import FileFailure, Rewritten, rewrite
+from prune_flags.rewrite import FileFailure, Rewritten, parse_ast, rewrite
+
+
+_FEW_NAMES = 16  # up to this many names, files are found name by name (and remembered)
 
 
 @dataclass
@@ -71,9 +74,20 @@ class _Repository:
     def _candidates(self, names: frozenset[str]) -> list[Path]:
         """Files whose bytes contain one of the names: the only ones worth decoding."""
         if names not in self._candidate_cache:
-            needles = re.compile(b"|".join(re.escape(name.encode()) for name in sorted(names)))
-            self._candidate_cache[names] = [path for path, data in self.raw.items() if needles.search(data)]
+            if len(names) > _FEW_NAMES:  # one pass of one pattern over every file
+                needles = re.compile(b"|".join(re.escape(name.encode()) for name in sorted(names)))
+                self._candidate_cache[names] = [path for path, data in self.raw.items() if needles.search(data)]
+            else:  # the cascade asks about a few names at a time, and about each name many times
+                holding = set().union(*(self._files_with(name) for name in names))
+                self._candidate_cache[names] = [path for path in self.raw if path in holding]
         return [path for path in self._candidate_cache[names] if path not in self.skipped and self.source(path)]
+
+    def _files_with(self, name: str) -> list[Path]:
+        key = frozenset([name])
+        if key not in self._candidate_cache:
+            needle = name.encode()
+            self._candidate_cache[key] = [path for path, data in self.raw.items() if needle in data]
+        return self._candidate_cache[key]
 
     def by_display(self) -> dict[str, Path]:
         """Decoded files by the path the index names them with."""
@@ -125,7 +139,7 @@ class _Repository:
         key = (path, text)
         if key not in self._trees:
             try:
-                self._trees[key] = ast.parse(text)
+                self._trees[key] = parse_ast(text)
             except SyntaxError as err:
                 self.skipped[path] = f"does not parse: {err.msg} (line {err.lineno})"
                 return None
@@ -522,7 +536,7 @@ def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
     text, context, is_package_init = task
     flags = ", ".join(sorted(context.flags))
     try:
-        ast.parse(text)
+        parse_ast(text)
         again = rewrite(text, context, is_package_init)
     except (SyntaxError, FileFailure) as err:
         return f"internal error while pruning {flags}: the result does not parse ({err}); left untouched"

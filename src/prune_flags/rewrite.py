@@ -126,9 +126,16 @@ def relevant_lines(text: str, names: frozenset[str]) -> frozenset[int]:
     return frozenset(bisect.bisect_right(starts, match.start()) for match in pattern.finditer(text))
 
 
+@functools.lru_cache(maxsize=16)
+def parse_ast(text: str) -> ast.Module:
+    """The `ast` of a text, remembered: rounds and the safety gate parse the same texts again
+    (nothing mutates a tree)."""
+    return ast.parse(text)
+
+
 def _parse(text: str) -> ast.Module:
     try:
-        return ast.parse(text)
+        return parse_ast(text)
     except SyntaxError as err:
         raise FileFailure(f"internal error: the rewritten file does not parse ({err.msg}, line {err.lineno})") from None
 
