@@ -81,6 +81,7 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import importlib
 import os
 import shutil
 import statistics
@@ -88,7 +89,6 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -368,6 +368,14 @@ def print_table(rows: Sequence[Row]) -> None:
         )
 
 
+def piranha_installed() -> bool:
+    try:
+        importlib.import_module("polyglot_piranha")
+    except ImportError:
+        return False
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
@@ -406,7 +414,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         config, path = options.piranha_once
         return run_piranha_once(config, path, options.dead_fields)
 
-    have_piranha = find_spec("polyglot_piranha") is not None
+    have_piranha = piranha_installed()
     if not have_piranha:
         print("polyglot-piranha is not installed (pip install polyglot-piranha): prune-flags's figures only")
     prune = [sys.executable, "-m", "prune_flags", "apply", "-q", "--config"]
