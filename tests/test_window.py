@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import prune_flags.rewrite
-from prune_flags.window import View, view_of
+from prune_flags.window import SEAM, View, view_of
 from test_fixtures import CASES, FIXTURES, case_options, checkout, invoke
 
 MODULE = '''\
@@ -43,28 +43,40 @@ def lines_naming(text: str, word: str) -> frozenset[int]:
     return frozenset(number for number, line in enumerate(text.split("\n"), 1) if word in line)
 
 
-def test_a_read_inside_a_class_parses_that_class_alone() -> None:
+def test_a_read_inside_a_class_parses_it_with_its_neighbours() -> None:
     view = view_of(MODULE, ast.parse(MODULE), lines_naming(MODULE, "use_x"))
-    assert view.text == "class A:\n    def f(self):\n        return self.use_x\n"
-    assert view.offset == 6 and view.top_level == 1
+    assert view.text == MODULE[MODULE.index("FAST =") : MODULE.index("\n\n\ndef h")] + "\n"
+    assert view.gaps == ("import os\n\n", "\n\ndef h():\n    return 2\n")
+    assert view.file_line(1) == 3 and view.file_line(7) == 9
     assert view.splice(view.text) == MODULE
 
 
-def test_the_window_runs_from_the_first_definition_to_the_last_with_decorators() -> None:
-    view = view_of(MODULE, ast.parse(MODULE), lines_naming(MODULE, "use_x") | lines_naming(MODULE, "return 1"))
-    assert view.text.startswith("class A:") and view.text.endswith("@decorate\ndef g():\n    return 1\n")
-    assert view.top_level == 2
-    assert view.splice(view.text.replace("1", "0")) == MODULE.replace("return 1", "return 0")
+FUNCTIONS = "".join(f"def f{i}():\n    return {'use_x' if i in (0, 9) else i}\n\n\n" for i in range(10))
+
+
+def test_runs_apart_are_parsed_as_one_module_joined_at_a_seam() -> None:
+    view = view_of(FUNCTIONS, ast.parse(FUNCTIONS), lines_naming(FUNCTIONS, "use_x"))
+    first = FUNCTIONS.split("\n\n\ndef f2")[0] + "\n"  # up to the end of f1; the blank lines below stay out
+    second = "def f8" + FUNCTIONS.split("def f8")[1]  # the last statement's run goes to the end of the file
+    assert view.text == first + SEAM + second
+    assert view.runs == ((1, 1, 6), (8, 33, 8))
+    assert view.file_line(2) == 2 and view.file_line(9) == 34
+    assert view.view_lines(frozenset({2, 20, 38})) == frozenset({2, 13})
+    assert view.splice(view.text.replace("use_x", "False")) == FUNCTIONS.replace("use_x", "False")
+
+
+def test_a_rewrite_that_removes_a_seam_is_not_spliced() -> None:
+    view = view_of(FUNCTIONS, ast.parse(FUNCTIONS), lines_naming(FUNCTIONS, "use_x"))
+    assert view.splice(view.text.replace(SEAM, "")) is None
 
 
 @pytest.mark.parametrize(
     "text, word",
     [
-        (MODULE, "FAST"),  # a module-level line: the module's own rules apply
-        (MODULE, "A."),  # a comment above a definition belongs to the module level
         (MODULE.replace("\n", "\r\n"), "use_x"),  # a line break LibCST would infer otherwise
         (MODULE, "no such word"),
-        ("def f():\n    return use_x\n", "use_x"),  # the window would be the whole file anyway
+        ("def f():\n    return use_x\n\n\ndef g():\n    pass\n", "use_x"),  # every statement is needed
+        (FUNCTIONS + SEAM, "use_x"),  # the seam's own text
     ],
 )
 def test_whole_file_noop(text: str, word: str) -> None:
@@ -89,19 +101,19 @@ def test_windows_give_what_the_whole_file_gives(name: str, tmp_path: Path, monke
 
 
 def test_the_seed_parses_only_the_definitions_naming_its_fields(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The comparison above is not vacuous: the seed's rewrites all go through windows, the
-    two classes and the two functions of a module that only shares a field's name."""
-    views: list[tuple[str, int | None]] = []
+    """The comparison above is not vacuous: the seed's rewrites go through views. Each class
+    is parsed with the function above it; a file of two functions is parsed whole."""
+    views: list[tuple[str, ...]] = []
 
     def recording_view_of(text: str, tree: ast.Module, lines: frozenset[int]) -> View:
         view = view_of(text, tree, lines)
-        views.append((view.text.split("\n", 1)[0], view.top_level))
+        views.append(tuple(line for line in view.text.split("\n") if line[:1].isalpha()))
         return view
 
     monkeypatch.setattr(prune_flags.rewrite, "view_of", recording_view_of)
     run_report("seed_schedule_node", checkout(FIXTURES / "seed_schedule_node", tmp_path / "seed"), monkeypatch)
     assert set(views) == {
-        ("class ScheduleNode:", 1),
-        ("class TransformerLayerNode(ScheduleNode):", 1),
-        ("def accumulate(output_grads, scale=1.0):", 2),
+        ("def stream_context(stream, event):", "class ScheduleNode:"),
+        ("def nvtx_pop(msg):", "class TransformerLayerNode(ScheduleNode):"),
+        ("def accumulate(output_grads, scale=1.0):", "def run_backward(node, output_grads):"),
     }

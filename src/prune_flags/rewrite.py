@@ -19,6 +19,7 @@ from libcst.metadata import MetadataWrapper
 
 from prune_flags.index import TreeNames, tree_names
 from prune_flags.passes import Death, RemoveUnusedImports, RewriteContext, Rewriter
+from prune_flags.passes.body import UNREACHABLE
 from prune_flags.report import Change
 from prune_flags.window import View, view_of
 
@@ -65,19 +66,20 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     run never opens such a file, so neither does its second run. Otherwise LibCST parses only
     the top-level definitions that name something (see `window`), unless one of them goes.
     """
-    relevant = relevant_lines(text, context.acted_on())
-    if not relevant and not context.removable_asserts:
+    if not relevant_lines(text, context.acted_on()) and not context.removable_asserts:
         return Rewritten(text, ())
     before = _parse(text)
-    view = view_of(text, before, relevant | context.removable_asserts)
     old_loads = tree_names(before).loads
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
+    whole = False
     while True:
+        lines = relevant_lines(text, context.acted_on()) | context.removable_asserts
+        view = View(text) if whole else view_of(text, before, lines)
         attempt, new_module = _rewrite_view(view, context)
-        if view.top_level is not None and len(new_module.body) != view.top_level:
-            view = View(text)  # a top-level definition goes: the module's rules for the lines around it apply
-            continue
         new_text = view.splice(new_module.code)
+        if new_text is None or (len(view.runs) > 1 and any(c.action == UNREACHABLE for c in attempt.changes)):
+            whole = True  # the rewrite reached past a run: the whole file's statements decide
+            continue
         if new_text == text:
             return Rewritten(text, ())
         after = tree_names(_parse(new_text))
@@ -89,9 +91,8 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
             break
         death = Death(attempt.flag_near(0), "its last read went with the code this cleanup removed")
         context = replace(context, dead_locals={**context.dead_locals, **dict.fromkeys(new_locals, death)})
-    shift = view.offset
-    changes = [replace(change, line=change.line + shift) for change in attempt.changes]
-    inlined = [(line + shift, column, flag) for line, column, flag in attempt.inlined]
+    changes = [replace(change, line=view.file_line(change.line)) for change in attempt.changes]
+    inlined = [(view.file_line(line), column, flag) for line, column, flag in attempt.inlined]
     # An __init__.py re-exports what it imports; a name in a string (`__all__`) counts as used.
     unused_imports = frozenset()
     if lost and not is_package_init:
@@ -109,8 +110,7 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
 
 def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, cst.Module]:
     """One traversal of the passes over the view; the attempt's lines are the view's own."""
-    shift = view.offset
-    asserts = frozenset(line - shift for line in context.removable_asserts)
+    asserts = view.view_lines(context.removable_asserts)
     relevant = relevant_lines(view.text, context.acted_on()) | asserts
     attempt = replace(context, changes=[], inlined=[], relevant_lines=relevant, removable_asserts=asserts)
     return attempt, _wrapped(view.text).visit(Rewriter(attempt))

@@ -117,6 +117,7 @@ def ends_flow(statement: cst.BaseStatement) -> bool:
 
 
 KEEP_PRAGMA = "# prune-flags: keep"
+UNREACHABLE = "removed-unreachable"  # the action of what follows an exit that folding exposed
 
 
 def has_keep_pragma(statement: cst.BaseStatement) -> bool:
@@ -250,7 +251,7 @@ class BodyEditor(cst.CSTTransformer):
                 if index + 1 < len(originals):
                     self.record(
                         originals[index + 1],
-                        "removed-unreachable",
+                        UNREACHABLE,
                         "unreachable: it follows a return, raise, continue or break that folding exposed",
                         self.context.flag_near(self.line_of(original)),
                     )
