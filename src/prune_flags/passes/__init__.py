@@ -5,6 +5,7 @@ happen in a single walk, every decision seeing its children already rewritten.""
 
 from prune_flags.passes.context import Death, RewriteContext
 from prune_flags.passes.fold import FoldBranches
+from prune_flags.passes.helpers import InlineHelpers
 from prune_flags.passes.imports import RemoveUnusedImports
 from prune_flags.passes.inline import InlineFlags
 from prune_flags.passes.lookups import InlineLookups
@@ -18,6 +19,7 @@ from prune_flags.passes.tables import PruneOptionTables
 class Rewriter(
     InlineLookups,
     InlineFlags,
+    InlineHelpers,
     SimplifyBooleans,
     FoldBranches,
     PruneDeadWrites,
@@ -25,7 +27,8 @@ class Rewriter(
     PruneOptions,
     PruneOptionTables,
 ):
-    """Inline (lookups by name, then plain reads) -> simplify -> fold -> prune, in one traversal."""
+    """Inline (lookups by name, plain reads, calls of helpers that folded to a constant) -> simplify
+    -> fold -> prune, in one traversal."""
 
 
 __all__ = ["Death", "RemoveUnusedImports", "RewriteContext", "Rewriter"]

@@ -8,6 +8,7 @@ from typing import Mapping, NamedTuple
 from libcst.metadata import CodeRange
 
 from prune_flags.config import Flag
+from prune_flags.helpers import HelperCall
 from prune_flags.report import Change
 from prune_flags.shapes import CallShape
 
@@ -38,6 +39,9 @@ class RewriteContext:
     dead_globals: Mapping[str, Death] = field(default_factory=dict)
     # Function locals of this module that lost their last read in this run.
     dead_locals: Mapping[str, Death] = field(default_factory=dict)
+    # Helpers the cleanup folded to a constant or to one of their parameters, by the callee as
+    # this file spells it (`_get_channel`, `channels._get_channel`): their calls are inlined.
+    helpers: Mapping[str, HelperCall] = field(default_factory=dict)
     # Lines of the asserts whose every subject is a dead name.
     removable_asserts: frozenset[int] = frozenset()
     # Lines that name something this run acts on; a block without any is not walked (None: walk all).
@@ -48,6 +52,10 @@ class RewriteContext:
     def acted_on(self) -> frozenset[str]:
         """Every name whose mention makes a line relevant to the passes."""
         names = {*self.flags, *self.dead_names, *self.dead_globals, *self.dead_locals, *self.name_constants}
+        names |= {spelling.rpartition(".")[2] for spelling in self.helpers}
+        # A file given imports for an inlined helper is rewritten whole: the root of the call's
+        # spelling is bound by a top-level import, whose line then counts (see window.py).
+        names |= {spelling.partition(".")[0] for spelling, call in self.helpers.items() if call.imports}
         return frozenset(names | {name.replace("_", "-") for name in self.option_flags})
 
     def record(self, line: int, action: str, reason: str, flag: str) -> None:

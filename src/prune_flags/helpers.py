@@ -1,0 +1,406 @@
+"""Helpers that fold to a constant (issue 5, step 2): what the cleanup may inline at their calls.
+
+A helper is a private module-level function, or a private staticmethod of a module-level
+class, whose body (docstring aside) is one `return EXPR`, where EXPR either has no side effect
+and uses none of the parameters (`_get_channel(ctx)` -> `mlir.COLLECTIVE_CHANNEL_ID`), or is
+one of the parameters (`_maybe_cast(x)` -> `x`). Only a helper the cleanup made counts: a
+function that already had that shape is its author's business, and a public one is the
+module's interface (callers outside the repository, a name that documents its call sites).
+
+The engine asks two things, with `ast` only (like the index, this module never imports LibCST):
+`folded_helpers` over the files a round changed, and `helper_calls` over each file that mentions
+a helper: how the file spells a call of it, and the imports the expression needs there. A name
+the expression uses must be bound once, unconditionally, at the top of the helper's module; a
+file that binds it to something else, binds it conditionally or star-imports is left alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from prune_flags.index import NameFacts
+from prune_flags.shapes import ast_dotted
+from prune_flags.values import FIELD_CONSTRUCTORS, PURE_BUILTINS
+
+# Nodes whose evaluation computes a value and nothing else: the `ast` side of purity.is_pure
+# (calls are checked apart). Lambdas, comprehensions, `:=`, `await` and `yield` are not among
+# them: a helper returning one is not inlined.
+_VALUE_NODES = (
+    ast.Constant, ast.Name, ast.Attribute, ast.Subscript, ast.Slice, ast.BinOp, ast.BoolOp, ast.UnaryOp,
+    ast.Compare, ast.IfExp, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.JoinedStr, ast.FormattedValue,
+    ast.keyword, ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop,
+)  # fmt: skip
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# Writes of a helper's name that may rebind it where its callers look it up (a def of the same
+# name in another module, a parameter or a keyword does not).
+_HARMLESS_WRITES = frozenset({"module-def", "class-def", "parameter", "keyword"})
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    kind: str  # "positional-only", "positional" or "keyword-only"
+    has_default: bool
+
+
+@dataclass(frozen=True)
+class Binding:
+    """How a module binds a top-level name: comparable across modules, and the import that gives
+    another module the same binding."""
+
+    name: str
+    key: tuple[str, ...]  # ("import", "a.b"), ("import-as", "a.b"), ("from", "M", "Y"), ("builtin",)
+    statement: str = ""  # `from M import Y`; empty for a builtin
+    conditional: bool = False  # inside an if/try/with/loop at the top, or rebound through `global`
+
+
+@dataclass(frozen=True)
+class Helper:
+    path: str  # of the module that defines it, as the index names files
+    module: str  # its dotted name
+    qualname: str  # `_get_channel`, or `Class.method` for a staticmethod
+    # Where it is and why, for the reader: not part of what a helper is (rounds compare helpers).
+    line: int = field(compare=False)  # of the def, in the rewritten text
+    flag: str = field(compare=False)  # the flag whose cleanup reduced it
+    parameters: tuple[Parameter, ...]
+    returns: str | None  # the parameter it returns unchanged; None for a constant
+    expression: str  # what it returns, as source (one line)
+    needs: tuple[Binding, ...] = ()  # the helper module's bindings of the names the expression uses
+
+    @property
+    def name(self) -> str:
+        return self.qualname.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class HelperCall:
+    """A helper as one file calls it: the imports its expression needs there (maybe none)."""
+
+    helper: Helper
+    imports: tuple[str, ...] = ()
+
+
+def module_name(path: Path, is_file: Callable[[Path], bool] = Path.is_file) -> tuple[str, bool]:
+    """`pkg/sub/mod.py` -> ("pkg.sub.mod", False), `pkg/__init__.py` -> ("pkg", True): the
+    directories above that hold an `__init__.py` are the packages."""
+    is_package = path.name == "__init__.py"
+    parts = [] if is_package else [path.stem]
+    directory = path.parent
+    while is_file(directory / "__init__.py") and directory.name:
+        parts.insert(0, directory.name)
+        directory = directory.parent
+    return ".".join(parts), is_package
+
+
+def module_names(paths: Iterable[Path], is_file: Callable[[Path], bool] = Path.is_file) -> dict[Path, tuple[str, bool]]:
+    """`module_name` of each path, and only of paths whose dotted name no other path shares: two
+    `utils.py` outside any package are both `utils`, and a call cannot tell which it imports."""
+    named = {path: module_name(path, is_file) for path in paths}
+    counts: dict[str, int] = {}
+    for name, _ in named.values():
+        counts[name] = counts.get(name, 0) + 1
+    return {path: named[path] for path in named if counts[named[path][0]] == 1}
+
+
+def module_bindings(tree: ast.Module, module: str, is_package: bool = False) -> tuple[dict[str, list[Binding]], bool]:
+    """Every binding of each top-level name of a module, and whether it star-imports."""
+    found: dict[str, list[Binding]] = {}
+    star = False
+
+    def bind(binding: Binding) -> None:
+        found.setdefault(binding.name, []).append(binding)
+
+    def walk(statements: list[ast.stmt], conditional: bool) -> None:
+        nonlocal star
+        for statement in statements:
+            if isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    if alias.asname:
+                        key, text = ("import-as", alias.name), f"import {alias.name} as {alias.asname}"
+                        bind(Binding(alias.asname, key, text, conditional))
+                    else:
+                        root, key = alias.name.split(".")[0], ("import", alias.name)
+                        bind(Binding(root, key, f"import {alias.name}", conditional))
+            elif isinstance(statement, ast.ImportFrom):
+                source = _absolute(statement, module, is_package)
+                for alias in statement.names:
+                    if alias.name == "*":
+                        star = True
+                    elif source is not None and source != "__future__":
+                        local = alias.asname or alias.name
+                        text = f"from {source} import {alias.name}" + (f" as {local}" if local != alias.name else "")
+                        bind(Binding(local, ("from", source, alias.name), text, conditional))
+                    else:
+                        bind(Binding(alias.asname or alias.name, ("unknown",), "", conditional))
+            elif isinstance(statement, _DEFINITIONS):
+                bind(_own(statement.name, module, conditional))
+                continue
+            else:
+                simple = isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Delete))
+                for node in _top_level_stores(statement):
+                    bind(_own(node, module, conditional or not simple))
+            for block in ("body", "orelse", "finalbody"):
+                walk(getattr(statement, block, []), True)
+            for handler in getattr(statement, "handlers", []):
+                walk(handler.body, True)
+            for case in getattr(statement, "cases", []):
+                for pattern in ast.walk(case.pattern):
+                    for name in (getattr(pattern, "name", None), getattr(pattern, "rest", None)):
+                        if name:
+                            bind(_own(name, module, True))
+                walk(case.body, True)
+
+    walk(tree.body, False)
+    for node in ast.walk(tree):  # `global x` in a function rebinds the module's x when it runs
+        if isinstance(node, ast.Global):
+            for name in node.names:
+                bind(Binding(name, ("global",), "", True))
+    return found, star
+
+
+def _own(name: str, module: str, conditional: bool) -> Binding:
+    return Binding(name, ("from", module, name), f"from {module} import {name}", conditional)
+
+
+def _top_level_stores(statement: ast.stmt) -> list[str]:
+    """Names a top-level statement binds outside its nested blocks and scopes."""
+    roots: list[ast.AST] = []
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        roots = [statement]
+    elif isinstance(statement, (ast.For, ast.AsyncFor)):
+        roots = [statement.target, statement.iter]
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        roots = list(statement.items)
+    elif isinstance(statement, (ast.If, ast.While)):
+        roots = [statement.test]
+    elif isinstance(statement, (ast.Expr, ast.Delete, ast.Return)):
+        roots = [statement]
+    names = []
+    for root in roots:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                names.append(node.id)
+    names += [h.name for h in getattr(statement, "handlers", []) if h.name]
+    return names
+
+
+def _absolute(statement: ast.ImportFrom, module: str, is_package: bool) -> str | None:
+    """The module a `from ... import` reads, relative levels resolved; None if it cannot be."""
+    if not statement.level:
+        return statement.module
+    parts = module.split(".") if module else []
+    base = parts if is_package else parts[:-1]
+    if statement.level - 1 > len(base) or (statement.level - 1 == len(base) and not statement.module):
+        return None
+    base = base[: len(base) - (statement.level - 1)]
+    dotted = ".".join([*base, *([statement.module] if statement.module else [])])
+    return dotted or None
+
+
+def folded_helpers(
+    before: ast.Module | None,
+    after: ast.Module,
+    source: str,
+    path: str,
+    module: str,
+    flag: str,
+    is_package: bool = False,
+) -> list[Helper]:
+    """The helpers of a module the cleanup made: definitions in `after` (parsed from `source`)
+    of a helper's shape that `before` (the original) did not already have as they are now."""
+    original = {qualname: ast.dump(node) for qualname, node in _callables(before)} if before is not None else {}
+    bindings, star = module_bindings(after, module, is_package)
+    exported = _exported(after)
+    found = []
+    for qualname, node in _callables(after):
+        top = qualname.split(".")[0]
+        if not _private(node.name) or original.get(qualname) == ast.dump(node) or top in exported:
+            continue
+        if _unstable(bindings.get(top, [])):
+            continue
+        helper = _helper(node, qualname, path, module, flag, source, bindings, star)
+        if helper is not None:
+            found.append(helper)
+    return found
+
+
+def _callables(tree: ast.Module) -> list[tuple[str, ast.FunctionDef]]:
+    """Module-level functions, and staticmethods of module-level classes (without a metaclass or
+    a class decorator, each method name defined once in its class)."""
+    found: list[tuple[str, ast.FunctionDef]] = []
+    for statement in tree.body:
+        if isinstance(statement, ast.FunctionDef):
+            found.append((statement.name, statement))
+        elif isinstance(statement, ast.ClassDef) and not statement.decorator_list and not statement.keywords:
+            names = [n for s in statement.body for n in _top_level_stores(s)]
+            names += [s.name for s in statement.body if isinstance(s, _DEFINITIONS)]
+            for method in statement.body:
+                if isinstance(method, ast.FunctionDef) and names.count(method.name) == 1 and _static(method):
+                    found.append((f"{statement.name}.{method.name}", method))
+    return found
+
+
+def _private(name: str) -> bool:
+    """`_get_channel`, not `retries` or `__call__`."""
+    return name.startswith("_") and not name.endswith("__")
+
+
+def _static(method: ast.FunctionDef) -> bool:
+    return [ast_dotted(d) for d in method.decorator_list] == ["staticmethod"]
+
+
+def _exported(tree: ast.Module) -> set[str]:
+    """Names in the module's `__all__`: public API, called as it is, never inlined."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if any(isinstance(target, ast.Name) and target.id == "__all__" for target in targets):
+            names.update(c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and isinstance(c.value, str))
+    return names
+
+
+def _unstable(bindings: list[Binding]) -> bool:
+    """A name bound more than once, or only under a condition: what it is depends on the run."""
+    return len(bindings) != 1 or bindings[0].conditional
+
+
+def _plain_imports(bindings: list[Binding]) -> bool:
+    """A name bound only by `import a`, `import a.b`...: each binds the same package `a`."""
+    return bool(bindings) and all(b.key[0] == "import" and not b.conditional for b in bindings)
+
+
+def _helper(
+    node: ast.FunctionDef,
+    qualname: str,
+    path: str,
+    module: str,
+    flag: str,
+    source: str,
+    bindings: dict[str, list[Binding]],
+    star: bool,
+) -> Helper | None:
+    """The helper `node` is, or None. Decorators other than `staticmethod` (on a method) change
+    what a call does (a cache hands back one shared object, `property` and `classmethod` change
+    how it is called), so a decorated module-level function is no helper."""
+    arguments = node.args
+    if (node.decorator_list and "." not in qualname) or arguments.vararg or arguments.kwarg:
+        return None
+    body = node.body[1:] if _is_docstring(node.body[0]) else node.body
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return None
+    value = body[0].value
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = [False] * (len(positional) - len(arguments.defaults)) + [True] * len(arguments.defaults)
+    kinds = ["positional-only"] * len(arguments.posonlyargs) + ["positional"] * len(arguments.args)
+    parameters = tuple(
+        [Parameter(a.arg, kind, d) for a, kind, d in zip(positional, kinds, defaults)]
+        + [Parameter(a.arg, "keyword-only", d is not None) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults)]
+    )
+    names = {p.name for p in parameters}
+    if isinstance(value, ast.Name) and value.id in names:
+        return Helper(path, module, qualname, node.lineno, flag, parameters, value.id, value.id)
+    used = sorted({n.id for n in ast.walk(value) if isinstance(n, ast.Name)})
+    if names & set(used) or not pure_expression(value):
+        return None
+    needs = []
+    for name in used:
+        found = bindings.get(name, [])
+        if not found and not star and hasattr(builtins, name):
+            needs.append(Binding(name, ("builtin",)))
+        elif _plain_imports(found) or (not _unstable(found) and found[0].key[0] not in ("unknown", "global")):
+            needs += found  # `import a.b` and `import a.c` both bind `a`: a caller may need either
+        else:
+            return None
+    text = ast.get_source_segment(source, value)
+    if text is None or "\n" in text:
+        text = ast.unparse(value)
+    return Helper(path, module, qualname, node.lineno, flag, parameters, None, text, tuple(needs))
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    value = statement.value if isinstance(statement, ast.Expr) else None
+    return isinstance(value, ast.Constant) and isinstance(value.value, str)
+
+
+def pure_expression(expression: ast.expr) -> bool:
+    """Whether evaluating `expression` only computes a value, by the rules of purity.is_pure:
+    names, attribute reads, subscripts, operators, literals and calls of builtins that only compute."""
+    for node in ast.walk(expression):
+        if isinstance(node, ast.Call):
+            builtin = isinstance(node.func, ast.Name) and node.func.id in PURE_BUILTINS
+            if not builtin and ast_dotted(node.func) not in FIELD_CONSTRUCTORS:
+                return False
+        elif not isinstance(node, _VALUE_NODES):
+            return False
+    return True
+
+
+def rebound(facts: NameFacts) -> bool:
+    """Whether anything in the repository may give a helper's name another value (an attribute
+    write, `setattr`, `mock.patch`, a module-level assignment, a decorated def of that name...):
+    then its callers may not be calling what the definition says."""
+    return any(write.kind not in _HARMLESS_WRITES for write in facts.writes)
+
+
+def helper_calls(
+    tree: ast.Module, path: str, module: str, helpers: Iterable[Helper], is_package: bool = False
+) -> dict[str, HelperCall]:
+    """How this module spells a call of each helper it can reach (`_get_channel`,
+    `channels._get_channel`, `pkg.channels._get_channel`), with the imports the helper's
+    expression needs here. A helper this module cannot be given the names it needs is absent."""
+    bindings, star = module_bindings(tree, module, is_package)
+    if star:
+        return {}
+    calls: dict[str, HelperCall] = {}
+    for helper in helpers:
+        imports = () if helper.path == path else _imports(helper, bindings)
+        if imports is None:
+            continue
+        for spelling in _spellings(helper, helper.path == path, bindings):
+            calls[spelling] = HelperCall(helper, imports)
+    return calls
+
+
+def _spellings(helper: Helper, own: bool, bindings: dict[str, list[Binding]]) -> list[str]:
+    if own:
+        return [helper.qualname]
+    top, _, rest = helper.qualname.partition(".")
+    found = []
+    for name, bound in bindings.items():
+        if _plain_imports(bound):
+            if ("import", helper.module) in {b.key for b in bound}:
+                found.append(f"{helper.module}.{helper.qualname}")
+            continue
+        if _unstable(bound):
+            continue
+        key = bound[0].key
+        if key == ("import-as", helper.module):
+            found.append(f"{name}.{helper.qualname}")
+        elif key[0] == "from" and f"{key[1]}.{key[2]}" == helper.module:
+            found.append(f"{name}.{helper.qualname}")
+        elif key == ("from", helper.module, top):
+            found.append(name + (f".{rest}" if rest else ""))
+    return found
+
+
+def _imports(helper: Helper, bindings: dict[str, list[Binding]]) -> tuple[str, ...] | None:
+    """The imports a module with these bindings needs for the helper's expression; None when a
+    name it needs is bound there to something else (or conditionally)."""
+    imports: list[str] = []
+    for need in helper.needs:
+        bound = bindings.get(need.name, [])
+        if need.key == ("builtin",):
+            if bound:
+                return None
+        elif need.key[0] == "import" and (not bound or _plain_imports(bound)):
+            if need.key not in {b.key for b in bound}:
+                imports.append(need.statement)  # `import a.b` beside `import a.c` binds the same `a`
+        elif not bound:
+            imports.append(need.statement)
+        elif _unstable(bound) or bound[0].key != need.key:
+            return None
+    return tuple(imports)

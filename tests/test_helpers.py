@@ -1,0 +1,515 @@
+"""Helpers that fold to a constant (issue 5, step 2): the `ast` analysis (prune_flags.helpers),
+the LibCST pass that inlines their calls (passes/helpers.py) and the imports it adds
+(passes/imports.py `add_imports`). The engine's wiring is exercised by pending_fixtures/deep_helper_*."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper
+
+from prune_flags.config import Flag
+from prune_flags.helpers import (
+    Binding,
+    Helper,
+    Parameter,
+    folded_helpers,
+    helper_calls,
+    module_name,
+    module_names,
+    rebound,
+)
+from prune_flags.index import NameFacts, Site, Write
+from prune_flags.passes import RewriteContext, Rewriter
+from prune_flags.passes.imports import add_imports
+from prune_flags.rewrite import rewrite
+from prune_flags.values import UNKNOWN
+
+FLAGS = {"use_x": Flag("use_x", True, "True")}
+CHANNELS = '''\
+from jax.interpreters import mlir
+
+DEFAULT_GROUPS = ((0, 1),)
+
+
+def _get_channel(ctx):
+    """The channel."""
+    return mlir.COLLECTIVE_CHANNEL_ID
+
+
+def _groups(ctx, *, axis=None):
+    return DEFAULT_GROUPS
+
+
+def _maybe_cast(x, dtype=None):
+    return x
+
+
+def _three():
+    return 1 + 2
+'''
+
+
+def dedent(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def helpers_in(source: str, before: str | None = None, path: str = "pkg/channels.py") -> dict[str, Helper]:
+    source, module = dedent(source), path.removesuffix(".py").replace("/", ".")
+    tree = ast.parse(dedent(before)) if before is not None else None
+    found = folded_helpers(tree, ast.parse(source), source, path, module, "use_x")
+    return {helper.qualname: helper for helper in found}
+
+
+def calls_in(caller: str, helpers: dict[str, Helper], path: str = "pkg/lowering.py") -> dict[str, tuple[str, ...]]:
+    module = path.removesuffix(".py").replace("/", ".")
+    return {
+        spelling: call.imports
+        for spelling, call in helper_calls(ast.parse(dedent(caller)), path, module, helpers.values()).items()
+    }
+
+
+def inline(
+    caller: str, helpers_source: str = CHANNELS, path: str = "pkg/lowering.py", passes_only: bool = False
+) -> str:
+    """The caller after the rewrite with the helpers of `helpers_source` (pkg/channels.py) known."""
+    caller = dedent(caller)
+    module = path.removesuffix(".py").replace("/", ".")
+    found = folded_helpers(
+        None, ast.parse(dedent(helpers_source)), dedent(helpers_source), "pkg/channels.py", "pkg.channels", "use_x"
+    )
+    context = RewriteContext(path=path, flags=FLAGS, helpers=helper_calls(ast.parse(caller), path, module, found))
+    if passes_only:
+        return MetadataWrapper(cst.parse_module(caller)).visit(Rewriter(context)).code
+    return rewrite(caller, context, False).text
+
+
+# -- the analysis -------------------------------------------------------------------------------
+
+
+def test_constant_and_identity_helpers_with_what_they_need() -> None:
+    found = helpers_in(CHANNELS)
+    assert sorted(found) == ["_get_channel", "_groups", "_maybe_cast", "_three"]
+    channel = found["_get_channel"]
+    assert (channel.expression, channel.returns, channel.line, channel.flag) == (
+        "mlir.COLLECTIVE_CHANNEL_ID",
+        None,
+        6,
+        "use_x",
+    )
+    assert channel.parameters == (Parameter("ctx", "positional", False),)
+    assert channel.needs == (
+        Binding("mlir", ("from", "jax.interpreters", "mlir"), "from jax.interpreters import mlir"),
+    )
+    assert found["_groups"].needs == (
+        Binding(
+            "DEFAULT_GROUPS", ("from", "pkg.channels", "DEFAULT_GROUPS"), "from pkg.channels import DEFAULT_GROUPS"
+        ),
+    )
+    assert found["_groups"].parameters[1] == Parameter("axis", "keyword-only", True)
+    assert (found["_maybe_cast"].returns, found["_maybe_cast"].needs) == ("x", ())
+    assert (found["_three"].expression, found["_three"].needs) == ("1 + 2", ())
+
+
+def test_only_what_the_cleanup_changed_is_a_helper() -> None:
+    before = """
+        from jax.interpreters import mlir
+
+
+        def _get_channel(ctx):
+            if USE_X:
+                return mlir.COLLECTIVE_CHANNEL_ID
+            return ctx.new_channel()
+
+
+        def _same(x):
+            return x
+    """
+    after = """
+        from jax.interpreters import mlir
+
+
+        def _get_channel(ctx):
+            return mlir.COLLECTIVE_CHANNEL_ID
+
+
+        def _same(x):
+            return x
+    """
+    assert sorted(helpers_in(after, before)) == ["_get_channel"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f(ctx):\n    return 1\n",  # public: the module's interface
+        "class C:\n    @staticmethod\n    def f():\n        return 1\n",
+        "def __f__():\n    return 1\n",
+        "def _f(ctx):\n    return ctx.channel\n",  # uses its parameter
+        "def _f(ctx):\n    return make_channel()\n",  # may have an effect
+        "def _f(ctx):\n    log(ctx)\n    return 1\n",  # more than a return
+        "def _f(ctx):\n    return\n",
+        "import functools\n\n\n@functools.cache\ndef _f(ctx):\n    return 1\n",  # a cache hands back one object
+        "@register\ndef _f(ctx):\n    return 1\n",  # may register it
+        "def _f(*args):\n    return 1\n",
+        "def _f(**kwargs):\n    return 1\n",
+        "async def _f(ctx):\n    return 1\n",
+        "def _f(ctx):\n    return lambda: 1\n",
+        "def _f(ctx):\n    return [i for i in range(3)]\n",
+        "def _f(ctx):\n    return undefined_name\n",
+        "__all__ = ['_f']\n\n\ndef _f(ctx):\n    return 1\n",  # public API
+        "def _f(ctx):\n    return 1\n\n\n_f = other\n",  # bound twice
+        "try:\n    import mlir\nexcept ImportError:\n    mlir = None\n\n\ndef _f():\n    return mlir.X\n",
+        "if CHECK:\n    import mlir\n\n\ndef _f():\n    return mlir.X\n",
+        "from somewhere import *\n\n\ndef _f():\n    return X\n",
+        "X = 1\n\n\ndef _g():\n    global X\n    X = 2\n\n\ndef _f():\n    return X\n",
+        "def outer():\n    def _f():\n        return 1\n    return _f\n",  # not module-level
+        "class C:\n    def _f(self):\n        return 1\n",  # a method reached through self
+        "class C:\n    @classmethod\n    def _f(cls):\n        return 1\n",
+        "@decorate\nclass C:\n    @staticmethod\n    def _f():\n        return 1\n",
+    ],
+)
+def test_not_a_helper(source: str) -> None:
+    assert helpers_in(source) == {}
+
+
+def test_a_staticmethod_of_a_module_level_class() -> None:
+    found = helpers_in("class Lowering:\n    @staticmethod\n    def _channel(ctx):\n        return 3\n")
+    assert list(found) == ["Lowering._channel"]
+    assert found["Lowering._channel"].name == "_channel"
+    assert calls_in("from pkg.channels import Lowering\n", found) == {"Lowering._channel": ()}
+    assert calls_in("from pkg import channels\n", found) == {"channels.Lowering._channel": ()}
+
+
+def test_relative_imports_and_builtins_resolved() -> None:
+    source = "from . import mlir\nfrom .. import top\n\n\ndef _f():\n    return (mlir.X, top.Y, len(()))\n"
+    needs = helpers_in(source, path="pkg/sub/channels.py")["_f"].needs
+    assert [need.statement for need in needs] == ["", "from pkg.sub import mlir", "from pkg import top"]
+    assert needs[0] == Binding("len", ("builtin",))
+
+
+def test_spellings_of_a_call_and_the_imports_each_file_needs() -> None:
+    found = helpers_in(CHANNELS)
+    mlir = ("from jax.interpreters import mlir",)
+    assert calls_in("from pkg.channels import _get_channel\n", {"_get_channel": found["_get_channel"]}) == {
+        "_get_channel": mlir
+    }
+    assert calls_in("from pkg.channels import _get_channel as channel\n", found)["channel"] == mlir
+    assert (
+        calls_in("from pkg import channels\nfrom jax.interpreters import mlir\n", found)["channels._get_channel"] == ()
+    )
+    assert calls_in("import pkg.channels\n", found)["pkg.channels._groups"] == (
+        "from pkg.channels import DEFAULT_GROUPS",
+    )
+    assert calls_in("import pkg.channels as ch\n", found)["ch._maybe_cast"] == ()
+    # In the helper's own module, the names are its own.
+    assert set(calls_in(CHANNELS, found, path="pkg/channels.py").values()) == {()}
+    # Nothing reaches a helper through a module it does not import.
+    assert calls_in("import pkg\n", found) == {}
+
+
+def test_a_file_that_cannot_be_given_the_names_is_left_alone() -> None:
+    found = helpers_in(CHANNELS)
+    caller = "from pkg.channels import _get_channel, _maybe_cast\n"
+    assert set(calls_in(caller + "mlir = None\n", found)) == {"_maybe_cast"}  # another mlir
+    assert set(calls_in(caller + "from other import mlir\n", found)) == {"_maybe_cast"}
+    assert set(
+        calls_in(caller + "try:\n    from jax.interpreters import mlir\nexcept ImportError:\n    pass\n", found)
+    ) == {"_maybe_cast"}
+    assert calls_in(caller + "from elsewhere import *\n", found) == {}
+    # `import a.c` beside the needed `import a.b` binds the same `a`: the import is added.
+    dotted = helpers_in("import jax.numpy\n\n\ndef _f():\n    return jax.numpy.pi\n")
+    assert calls_in("import jax.random\nfrom pkg.channels import _f\n", dotted) == {"_f": ("import jax.numpy",)}
+    assert calls_in("jax = 1\nfrom pkg.channels import _f\n", dotted) == {}
+    # A builtin the caller shadows.
+    builtin = helpers_in("def _f():\n    return len(())\n")
+    assert calls_in("from pkg.channels import _f\n\n\ndef len(x):\n    return 0\n", builtin) == {}
+
+
+def test_module_names() -> None:
+    files = {
+        Path("repo/pkg/__init__.py"),
+        Path("repo/pkg/sub/__init__.py"),
+        Path("repo/pkg/sub/mod.py"),
+        Path("repo/main.py"),
+    }
+    assert module_name(Path("repo/pkg/sub/mod.py"), files.__contains__) == ("pkg.sub.mod", False)
+    assert module_name(Path("repo/pkg/__init__.py"), files.__contains__) == ("pkg", True)
+    assert module_name(Path("repo/main.py"), files.__contains__) == ("main", False)
+    twice = files | {Path("repo/tools/main.py")}
+    named = module_names(twice, twice.__contains__)
+    assert Path("repo/main.py") not in named and Path("repo/tools/main.py") not in named
+    assert named[Path("repo/pkg/sub/mod.py")] == ("pkg.sub.mod", False)
+
+
+def test_rebound() -> None:
+    definition = Write(Site("pkg/channels.py", 4), "module-def", UNKNOWN)
+    assert not rebound(NameFacts(writes=[definition, Write(Site("b.py", 1), "keyword", 1, "f")]))
+    assert rebound(NameFacts(writes=[definition, Write(Site("tests/t.py", 3), "patch", UNKNOWN)]))
+    assert rebound(NameFacts(writes=[definition, Write(Site("b.py", 1), "attribute", UNKNOWN)]))
+
+
+# -- the pass ---------------------------------------------------------------------------------
+
+
+def test_inlined_with_the_import_it_needs_and_the_helper_import_gone() -> None:
+    caller = """
+        \"\"\"Lowering of psum.\"\"\"
+
+        from jax._src.lib.mlir.dialects import hlo
+
+        from pkg.channels import _get_channel
+
+
+        def psum_lowering(ctx, x, *, axes):
+            return hlo.AllReduceOp(x, axes, channel_handle=_get_channel(ctx))
+    """
+    assert inline(caller) == dedent("""
+        \"\"\"Lowering of psum.\"\"\"
+
+        from jax._src.lib.mlir.dialects import hlo
+        from jax.interpreters import mlir
+
+
+        def psum_lowering(ctx, x, *, axes):
+            return hlo.AllReduceOp(x, axes, channel_handle=mlir.COLLECTIVE_CHANNEL_ID)
+        """)
+
+
+def test_each_inlining_and_import_is_reported() -> None:
+    caller = dedent("""
+        from pkg import channels
+
+
+        def lower(ctx):
+            _ = channels._groups(ctx), channels._get_channel(ctx)
+            channels._get_channel(ctx)
+        """)
+    found = folded_helpers(None, ast.parse(CHANNELS), CHANNELS, "pkg/channels.py", "pkg.channels", "use_x")
+    context = RewriteContext(
+        path="pkg/lowering.py",
+        flags=FLAGS,
+        helpers=helper_calls(ast.parse(caller), "pkg/lowering.py", "pkg.lowering", found),
+    )
+    result = rewrite(caller, context, False)
+    assert result.text == dedent("""
+        from pkg.channels import DEFAULT_GROUPS
+        from jax.interpreters import mlir
+
+
+        def lower(ctx):
+            _ = DEFAULT_GROUPS, mlir.COLLECTIVE_CHANNEL_ID
+        """)
+    assert [(c.line, c.action, c.reason) for c in result.changes] == [
+        (5, "inlined-helper", "_groups always returns DEFAULT_GROUPS once use_x is fixed at True"),
+        (5, "added-import", "`from pkg.channels import DEFAULT_GROUPS`: the inlined _groups needs it"),
+        (5, "inlined-helper", "_get_channel always returns mlir.COLLECTIVE_CHANNEL_ID once use_x is fixed at True"),
+        (5, "added-import", "`from jax.interpreters import mlir`: the inlined _get_channel needs it"),
+        (6, "inlined-helper", "_get_channel always returns mlir.COLLECTIVE_CHANNEL_ID once use_x is fixed at True"),
+        (
+            6,
+            "removed-call",
+            "the call of _get_channel was a statement of its own, and what it returns has no side effect",
+        ),
+        (1, "removed-import", "channels has no use left in this module after the cleanup"),
+    ]
+    assert {c.flag for c in result.changes} == {"use_x"}
+
+
+def test_identity_helper_becomes_its_argument() -> None:
+    caller = """
+        from pkg.channels import _maybe_cast
+
+
+        def step(model, batch):
+            hidden = model.encode(batch)
+            hidden = _maybe_cast(hidden)
+            return model.loss(_maybe_cast(hidden + 1, dtype="fp8")) * _maybe_cast(-hidden)
+    """
+    assert inline(caller) == dedent("""
+        def step(model, batch):
+            hidden = model.encode(batch)
+            return model.loss(hidden + 1) * (-hidden)
+        """)
+
+
+def test_calls_that_are_left_alone() -> None:
+    caller = """
+        from pkg.channels import _get_channel, _groups, _maybe_cast
+
+
+        def lower(ctx, mlir):
+            return _get_channel(ctx)
+
+
+        def lower_all(ctx, args, kwargs):
+            return (
+                _get_channel(ctx.fork()),
+                _get_channel(),
+                _get_channel(ctx, 1),
+                _get_channel(context=ctx),
+                _groups(ctx, None),
+                _get_channel(*args),
+                _groups(**kwargs),
+                _maybe_cast(dtype=1),
+                [_get_channel(mlir) for mlir in args],
+            )
+
+
+        class Lowering:
+            channel = _get_channel(None)
+    """
+    assert inline(caller) == dedent(caller)
+
+
+def test_parentheses_where_the_expression_needs_them() -> None:
+    helpers = """
+        def _sum():
+            return 1 + 2
+
+
+        def _pair():
+            return 1, 2
+
+
+        def _one():
+            return 1
+
+
+        def _name():
+            return "x"
+    """
+    caller = """
+        from pkg.channels import _name, _one, _pair, _sum
+
+
+        def f(g):
+            total = _sum() * 2
+            g(_pair(), key=_sum())
+            value = _one().real + _one()
+            return _pair(), (_sum()), _name().join(g), not _sum()
+    """
+    assert inline(caller, helpers) == dedent("""
+        def f(g):
+            total = (1 + 2) * 2
+            g((1, 2), key=1 + 2)
+            value = (1).real + 1
+            return (1, 2), (1 + 2), "x".join(g), not (1 + 2)
+        """)
+
+
+def test_an_inlined_constant_folds_the_branch_it_decides() -> None:
+    helpers = "def _use_new_path():\n    return True\n"
+    caller = """
+        from pkg.channels import _use_new_path
+
+
+        def run(x):
+            if _use_new_path():
+                return new(x)
+            return old(x)
+    """
+    assert inline(caller, helpers) == dedent("""
+        def run(x):
+            return new(x)
+        """)
+
+
+def test_nothing_changes_without_helpers() -> None:
+    caller = "from pkg.channels import _get_channel\n\n\ndef f(ctx):\n    return _get_channel(ctx)\n"
+    context = RewriteContext(path="pkg/lowering.py", flags=FLAGS)
+    assert MetadataWrapper(cst.parse_module(caller)).visit(Rewriter(context)).code == caller
+
+
+def test_the_pass_alone_adds_imports_and_keeps_the_rest_for_the_import_cleanup() -> None:
+    caller = """
+        from pkg.channels import _get_channel
+
+
+        def f(ctx):
+            return _get_channel(ctx)
+    """
+    assert inline(caller, passes_only=True) == dedent("""
+        from pkg.channels import _get_channel
+        from jax.interpreters import mlir
+
+
+        def f(ctx):
+            return mlir.COLLECTIVE_CHANNEL_ID
+        """)
+
+
+# -- adding imports ---------------------------------------------------------------------------
+
+
+def added(source: str, *statements: str) -> str:
+    return add_imports(cst.parse_module(dedent(source)), statements).code
+
+
+def test_an_import_joins_the_line_of_its_module() -> None:
+    assert added("from jax.interpreters import xla, zz\n", "from jax.interpreters import mlir") == (
+        "from jax.interpreters import mlir, xla, zz\n"
+    )
+    assert added("from a import z, b\n", "from a import c as d") == "from a import z, b, c as d\n"
+
+
+def test_an_import_goes_beside_its_package_in_isort_order() -> None:
+    source = """
+        \"\"\"Doc.\"\"\"
+
+        # Third party.
+        import jax
+        from jax.numpy import pi
+
+        from pkg import tools
+
+        X = 1
+    """
+    assert added(
+        source, "from jax.interpreters import mlir", "import jax.lax", "from pkg.alpha import a", "import os"
+    ) == dedent(
+        """
+        \"\"\"Doc.\"\"\"
+
+        # Third party.
+        import jax
+        import jax.lax
+        from jax.interpreters import mlir
+        from jax.numpy import pi
+
+        from pkg import tools
+        from pkg.alpha import a
+        import os
+
+        X = 1
+        """
+    )
+    assert added("import zlib\n\nimport numpy\n", "import abc") == "import zlib\n\nimport numpy\nimport abc\n"
+    assert added("# Top.\nfrom pkg import b\n", "from pkg import a") == "# Top.\nfrom pkg import a, b\n"
+    assert (
+        added("# Top.\nfrom pkg.b import b\n", "from pkg.a import a")
+        == "# Top.\nfrom pkg.a import a\nfrom pkg.b import b\n"
+    )
+
+
+def test_the_first_import_of_a_module() -> None:
+    assert added('"""Doc."""\ndef f():\n    pass\n', "import os") == '"""Doc."""\n\nimport os\n\n\ndef f():\n    pass\n'
+    assert added("# Header.\n\nX = 1\n", "import os") == "# Header.\n\nimport os\n\nX = 1\n"
+    assert added("from __future__ import annotations\n\n\ndef f():\n    pass\n", "import os") == (
+        "from __future__ import annotations\n\nimport os\n\n\ndef f():\n    pass\n"
+    )
+
+
+def test_a_call_kept_by_the_pragma_gets_no_import() -> None:
+    caller = """
+        from pkg.channels import _get_channel
+
+
+        def f(ctx):
+            return _get_channel(ctx)  # prune-flags: keep
+    """
+    assert inline(caller) == dedent(caller)
