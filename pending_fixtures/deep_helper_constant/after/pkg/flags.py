@@ -1,0 +1,3 @@
+"""Feature switches of the lowering."""
+
+LOG_LOWERING = False

@@ -1,0 +1,3 @@
+"""Training settings."""
+
+learning_rate = 3e-4

@@ -1,0 +1,4 @@
+"""Training settings."""
+
+enable_fp8 = False
+learning_rate = 3e-4

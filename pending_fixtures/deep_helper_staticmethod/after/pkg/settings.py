@@ -1,0 +1,1 @@
+NUM_PARTITIONS = 8
