@@ -18,6 +18,7 @@ from prune_flags.passes.body import (
     block_statements,
     detached_lines,
     fill_empty_blocks,
+    is_blank,
     is_empty,
     merge_lines,
 )
@@ -103,6 +104,8 @@ class FoldBranches(BodyEditor):
         flag = self._flag(original.test) if value is not None else ""
         if flag and value:
             self.record(original, "folded-branch", f"the condition is always true once {flag} is inlined", flag)
+            if _only_pass(updated.body) and all(is_blank(line) for line in updated.leading_lines):
+                return None, True  # `else: pass` would do nothing: the chain ends before it
             return cst.Else(
                 body=updated.body, leading_lines=updated.leading_lines, whitespace_before_colon=updated.whitespace_after_test
             ), True
@@ -127,9 +130,34 @@ class FoldBranches(BodyEditor):
         lines = merge_lines(leading, branch_leading)
         if not statements:
             return Edit(carry=detached_lines(lines))
+        if all(_is_bare_pass(statement) for statement in statements):
+            # The live branch does nothing: the statement goes whole, and every line above and
+            # inside it moves on (the enclosing block gets `pass` back only if Python needs one).
+            for statement in statements:
+                lines = merge_lines(lines, list(statement.leading_lines))
+            return Edit(carry=merge_lines(lines, block_footer(block)))
         first = statements[0]
         statements[0] = first.with_changes(leading_lines=merge_lines(lines, list(first.leading_lines)))
         return Edit(statements=statements, carry=block_footer(block), flattened=True)
+
+
+def _is_bare_pass(statement: cst.BaseStatement) -> bool:
+    """`pass` on a line of its own without a comment on it (a commented one keeps its comment)."""
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and all(isinstance(small, cst.Pass) for small in statement.body)
+        and statement.trailing_whitespace.comment is None
+    )
+
+
+def _only_pass(block: cst.BaseSuite) -> bool:
+    """A block of bare `pass` lines with no comment anywhere in it."""
+    statements = block_statements(block)
+    return (
+        bool(statements)
+        and all(_is_bare_pass(s) and all(is_blank(line) for line in s.leading_lines) for s in statements)
+        and all(is_blank(line) for line in block_footer(block))
+    )
 
 
 def _effect_then_constant(test: cst.BaseExpression) -> tuple[cst.BaseExpression, bool] | None:
