@@ -39,12 +39,12 @@ def h():
 '''
 
 
-def lines_naming(text: str, word: str) -> frozenset[int]:
+def lines_with(text: str, word: str) -> frozenset[int]:
     return frozenset(number for number, line in enumerate(text.split("\n"), 1) if word in line)
 
 
 def test_a_read_inside_a_class_parses_it_with_its_neighbours() -> None:
-    view = view_of(MODULE, ast.parse(MODULE), lines_naming(MODULE, "use_x"))
+    view = view_of(MODULE, ast.parse(MODULE), lines_with(MODULE, "use_x"))
     assert view.text == MODULE[MODULE.index("FAST =") : MODULE.index("\n\n\ndef h")] + "\n"
     assert view.gaps == ("import os\n\n", "\n\ndef h():\n    return 2\n")
     assert view.file_line(1) == 3 and view.file_line(7) == 9
@@ -55,7 +55,7 @@ FUNCTIONS = "".join(f"def f{i}():\n    return {'use_x' if i in (0, 9) else i}\n\
 
 
 def test_runs_apart_are_parsed_as_one_module_joined_at_a_seam() -> None:
-    view = view_of(FUNCTIONS, ast.parse(FUNCTIONS), lines_naming(FUNCTIONS, "use_x"))
+    view = view_of(FUNCTIONS, ast.parse(FUNCTIONS), lines_with(FUNCTIONS, "use_x"))
     first = FUNCTIONS.split("\n\n\ndef f2")[0] + "\n"  # up to the end of f1; the blank lines below stay out
     second = "def f8" + FUNCTIONS.split("def f8")[1]  # the last statement's run goes to the end of the file
     assert view.text == first + SEAM + second
@@ -66,7 +66,7 @@ def test_runs_apart_are_parsed_as_one_module_joined_at_a_seam() -> None:
 
 
 def test_a_rewrite_that_removes_a_seam_is_not_spliced() -> None:
-    view = view_of(FUNCTIONS, ast.parse(FUNCTIONS), lines_naming(FUNCTIONS, "use_x"))
+    view = view_of(FUNCTIONS, ast.parse(FUNCTIONS), lines_with(FUNCTIONS, "use_x"))
     assert view.splice(view.text.replace(SEAM, "")) is None
 
 
@@ -80,7 +80,7 @@ def test_a_rewrite_that_removes_a_seam_is_not_spliced() -> None:
     ],
 )
 def test_whole_file_noop(text: str, word: str) -> None:
-    assert view_of(text, ast.parse(text), lines_naming(text, word)) == View(text)
+    assert view_of(text, ast.parse(text), lines_with(text, word)) == View(text)
 
 
 def run_report(name: str, work: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, dict]:

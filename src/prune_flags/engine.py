@@ -150,10 +150,11 @@ class _Repository:
     def facts(self, names: frozenset[str], original: bool = False) -> dict[str, NameFacts]:
         merged: dict[str, NameFacts] = {name: NameFacts() for name in names}
         for path in self.mentioning(names, original):
-            tree = self.tree(path, self.text(path, original))
+            text = self.text(path, original)
+            tree = self.tree(path, text)
             if tree is None:
                 continue
-            for name, facts in scan(tree, self.display(path), names, self.writers, self.accessors).items():
+            for name, facts in scan(tree, self.display(path), names, self.writers, self.accessors, text).items():
                 merged[name].merge(facts)
         return merged
 
@@ -450,10 +451,13 @@ class _Cascade:
         `len`) never cost a repository-wide index."""
         names = frozenset(fields | globals_)
         for path in changed:
-            tree = self.repository.tree(path, self.repository.text(path))
+            text = self.repository.text(path)
+            tree = self.repository.tree(path, text)
             if tree is None or not names:
                 continue
-            found = scan(tree, self.repository.display(path), names, self.repository.writers, self.repository.accessors)
+            found = scan(
+                tree, self.repository.display(path), names, self.repository.writers, self.repository.accessors, text
+            )
             fields = {name for name in fields if name not in found or not found[name].field_reads}
             globals_ = {name for name in globals_ if name not in found or not found[name].global_reads}
         return fields, globals_

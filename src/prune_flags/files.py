@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import io
 import os
@@ -192,6 +193,15 @@ def mentions_any(data: str, names: Iterable[str]) -> bool:
         return False
     pattern = _whole_word_pattern(names)
     return pattern is not None and pattern.search(data) is not None
+
+
+def lines_naming(text: str, names: frozenset[str]) -> frozenset[int]:
+    """The lines (1-based) on which any of the names occurs as a whole word."""
+    pattern = _whole_word_pattern(frozenset(names))
+    if pattern is None or not any(name in text for name in names):
+        return frozenset()
+    starts = [0] + [match.end() for match in re.finditer("\n", text)]
+    return frozenset(bisect.bisect_right(starts, match.start()) for match in pattern.finditer(text))
 
 
 @functools.lru_cache(maxsize=32)

@@ -10,9 +10,12 @@ are kept apart: an assert about names that are all dead goes with them.
 from __future__ import annotations
 
 import ast
+import bisect
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from prune_flags.files import lines_naming
 from prune_flags.values import FIELD_CONSTRUCTORS, PURE_BUILTINS, UNKNOWN
 from prune_flags.shapes import CLICK_OPTIONS, OPTION_METHODS, CallShape, ast_dotted, ast_dotted_matches, option_dest
 
@@ -503,10 +506,24 @@ def scan(
     names: Iterable[str],
     writers: tuple[CallShape, ...] = (),
     accessors: tuple[CallShape, ...] = (),
+    text: str | None = None,
 ) -> dict[str, NameFacts]:
-    """Facts about `names` in one parsed module, with the config's setter and accessor call shapes."""
-    scanner = _Scanner(path, frozenset(names), writers, accessors)
-    scanner.visit(tree)
+    """Facts about `names` in one parsed module, with the config's setter and accessor call shapes.
+    Given the module's text, only the top-level statements naming one of them are walked: the
+    same test that spares whole files their parse (no top-level statement depends on another)."""
+    names = frozenset(names)
+    scanner = _Scanner(path, names, writers, accessors)
+    if text is None:
+        scanner.visit(tree)
+        return scanner.facts
+    spellings = names | {name.replace("_", "-") for name in names}  # `--use-x` defines use_x
+    lines = sorted(lines_naming(text, spellings))
+    for statement in tree.body:
+        decorators = getattr(statement, "decorator_list", [])
+        start = min([statement.lineno, *(decorator.lineno for decorator in decorators)])
+        index = bisect.bisect_left(lines, start)
+        if index < len(lines) and lines[index] <= (statement.end_lineno or statement.lineno):
+            scanner.visit(statement)
     return scanner.facts
 
 
@@ -533,13 +550,27 @@ def scan_calls(tree: ast.Module, path: str, callees: frozenset[str]) -> list[Cal
 @dataclass
 class TreeNames:
     """How a module uses names, from one walk: what the engine compares before and after a
-    rewrite to learn which names lost their readers."""
+    rewrite to learn which names lost their readers. Everything is counted, so that the
+    counts of a few statements can be swapped for those of their rewrite (`replaced`)."""
 
-    loads: dict[str, int] = field(default_factory=dict)  # `.attr` loads and bare-name loads, counted
-    own_updates: dict[str, int] = field(default_factory=dict)  # loads inside the name's own update, `x = x or {}`
-    function_locals: set[str] = field(default_factory=set)  # names assigned inside functions
-    imported: set[str] = field(default_factory=set)  # names imports bind
-    strings: set[str] = field(default_factory=set)  # string literals: a name in one counts as used
+    loads: Counter[str] = field(default_factory=Counter)  # `.attr` loads and bare-name loads
+    own_updates: Counter[str] = field(default_factory=Counter)  # loads in the name's own update, `x = x or {}`
+    function_locals: Counter[str] = field(default_factory=Counter)  # assignments inside functions
+    imported: Counter[str] = field(default_factory=Counter)  # names imports bind
+    strings: Counter[str] = field(default_factory=Counter)  # string literals: a name in one counts as used
+
+    def replaced(self, old: TreeNames, new: TreeNames) -> TreeNames:
+        """These counts with those of some of the module's statements (`old`) replaced by `new`."""
+        return TreeNames(
+            *(
+                mine - gone + come
+                for mine, gone, come in zip(
+                    (self.loads, self.own_updates, self.function_locals, self.imported, self.strings),
+                    (old.loads, old.own_updates, old.function_locals, old.imported, old.strings),
+                    (new.loads, new.own_updates, new.function_locals, new.imported, new.strings),
+                )
+            )
+        )
 
 
 def tree_names(tree: ast.Module) -> TreeNames:
@@ -550,13 +581,13 @@ def tree_names(tree: ast.Module) -> TreeNames:
     while stack:
         node, in_function, updating = stack.pop()
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-            loads["." + node.attr] = loads.get("." + node.attr, 0) + 1
+            loads["." + node.attr] += 1
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            loads[node.id] = loads.get(node.id, 0) + 1
+            loads[node.id] += 1
             if node.id in updating:
-                own_updates[node.id] = own_updates.get(node.id, 0) + 1
+                own_updates[node.id] += 1
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            found.strings.add(node.value)
+            found.strings[node.value] += 1
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             found.imported.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):

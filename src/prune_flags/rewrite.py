@@ -7,7 +7,6 @@ the import cleanup, and the `ast` parse after. Failures are values.
 from __future__ import annotations
 
 import ast
-import bisect
 import difflib
 import functools
 import re
@@ -17,6 +16,7 @@ from typing import Mapping
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
+from prune_flags.files import lines_naming
 from prune_flags.index import TreeNames, tree_names
 from prune_flags.passes import Death, RemoveUnusedImports, RewriteContext, Rewriter
 from prune_flags.passes.body import UNREACHABLE
@@ -66,27 +66,29 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     run never opens such a file, so neither does its second run. Otherwise LibCST parses only
     the top-level definitions that name something (see `window`), unless one of them goes.
     """
-    if not relevant_lines(text, context.acted_on()) and not context.removable_asserts:
+    if not lines_naming(text, context.acted_on()) and not context.removable_asserts:
         return Rewritten(text, ())
     before = _parse(text)
-    old_loads = tree_names(before).loads
+    names_before = _names(text)
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
     whole = False
     while True:
-        lines = relevant_lines(text, context.acted_on()) | context.removable_asserts
+        lines = lines_naming(text, context.acted_on()) | context.removable_asserts
         view = View(text) if whole else view_of(text, before, lines)
         attempt, new_module = _rewrite_view(view, context)
-        new_text = view.splice(new_module.code)
+        new_view_text = new_module.code
+        new_text = view.splice(new_view_text)
         if new_text is None or (len(view.runs) > 1 and any(c.action == UNREACHABLE for c in attempt.changes)):
             whole = True  # the rewrite reached past a run: the whole file's statements decide
             continue
         if new_text == text:
             return Rewritten(text, ())
-        after = tree_names(_parse(new_text))
-        lost = _names_made_unused(old_loads, after)
+        # Only the view changed: its statements' counts are swapped for those of its rewrite.
+        after = names_before.replaced(_names(view.text), tree_names(_parse(new_view_text)))
+        lost = _names_made_unused(names_before.loads, after)
         new_locals = set()
         if lost and can_drop_locals:
-            new_locals = (lost & after.function_locals) - set(context.dead_locals)
+            new_locals = (lost & set(after.function_locals)) - set(context.dead_locals)
         if not new_locals:
             break
         death = Death(attempt.flag_near(0), "its last read went with the code this cleanup removed")
@@ -96,7 +98,7 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     # An __init__.py re-exports what it imports; a name in a string (`__all__`) counts as used.
     unused_imports = frozenset()
     if lost and not is_package_init:
-        unused_imports = frozenset((lost & after.imported) - after.strings)
+        unused_imports = frozenset((lost & set(after.imported)) - set(after.strings))
     if unused_imports:
         import_context = RewriteContext(path=context.path, flags=context.flags, inlined=inlined)
         line_map = _line_map(text, new_text)
@@ -105,25 +107,15 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
         ).code
         _parse(new_text)
         changes += [Change(line_map.get(c.line, c.line), c.flag, c.action, c.reason) for c in import_context.changes]
-    return Rewritten(new_text, tuple(changes), old_loads, after.loads)
+    return Rewritten(new_text, tuple(changes), names_before.loads, after.loads)
 
 
 def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, cst.Module]:
     """One traversal of the passes over the view; the attempt's lines are the view's own."""
     asserts = view.view_lines(context.removable_asserts)
-    relevant = relevant_lines(view.text, context.acted_on()) | asserts
+    relevant = lines_naming(view.text, context.acted_on()) | asserts
     attempt = replace(context, changes=[], inlined=[], relevant_lines=relevant, removable_asserts=asserts)
     return attempt, _wrapped(view.text).visit(Rewriter(attempt))
-
-
-def relevant_lines(text: str, names: frozenset[str]) -> frozenset[int]:
-    """The lines (1-based) on which any of the names occurs as a word."""
-    if not names:
-        return frozenset()
-    # Word boundaries only: more lines than needed are harmless, a missed one is not (`--use-x`).
-    pattern = re.compile(rf"(?<!\w)(?:{'|'.join(re.escape(n) for n in sorted(names, key=len, reverse=True))})(?!\w)")
-    starts = [0] + [match.end() for match in re.finditer("\n", text)]
-    return frozenset(bisect.bisect_right(starts, match.start()) for match in pattern.finditer(text))
 
 
 @functools.lru_cache(maxsize=16)
@@ -131,6 +123,11 @@ def parse_ast(text: str) -> ast.Module:
     """The `ast` of a text, remembered: rounds and the safety gate parse the same texts again
     (nothing mutates a tree)."""
     return ast.parse(text)
+
+
+@functools.lru_cache(maxsize=16)
+def _names(text: str) -> TreeNames:
+    return tree_names(_parse(text))
 
 
 def _parse(text: str) -> ast.Module:
