@@ -359,15 +359,10 @@ def test_each_rewrite_gets_its_path_and_the_safety_rerun_no_assert_lines(
     assert [context.removable_asserts for context in reruns] == [frozenset()]
 
 
-# -- found while writing these: an engine bug, for engine.py's owners -----------------------------
-@pytest.mark.xfail(
-    strict=True,
-    raises=AttributeError,
-    reason="engine.py plans assert removal from the original's assert subjects: `assert self.seen "
-    "is not None or FAST` checks a bare name there, so it is not planned, but once FAST is inlined "
-    "it checks only `seen`, whose writes go; the assert stays and fails at run time",
-)
+# -- found while writing these ---------------------------------------------------------------------
 def test_an_assert_that_checked_the_flag_too_does_not_outlive_its_field(tmp_path: Path) -> None:
+    """`assert self.seen is not None or FAST` checks only `seen` once FAST is inlined: it goes
+    with the field (it once stayed, and raised AttributeError)."""
     source = """\
         FAST = False
 
@@ -384,7 +379,9 @@ def test_an_assert_that_checked_the_flag_too_does_not_outlive_its_field(tmp_path
             def check(self):
                 assert self.seen is not None or FAST
     """
-    texts, _ = prune(tmp_path, {"node.py": source}, {"FAST": False})
+    texts, changes = prune(tmp_path, {"node.py": source}, {"FAST": False})
+    assert "seen" not in texts["node.py"]
+    assert ("node.py", 14, "FAST", "removed-assert", "it only checks seen, which has no reader left") in changes
     namespace: dict[str, object] = {}
     exec(compile(texts["node.py"], "node.py", "exec"), namespace)
     namespace["Node"]().check()  # type: ignore[operator]
