@@ -57,6 +57,7 @@ class Trials:
     runs: list[Trial]
     rerun_complete: bool
     rerun_temporaries: list[str]
+    orphans: list[int]
 
 
 def snapshot(root: Path) -> tuple[dict[str, bytes], list[str]]:
@@ -154,7 +155,21 @@ def trials(tmp_path_factory: pytest.TempPathFactory) -> Trials:
 
     if rerun is None:
         rerun = finish(work, new)
-    return Trials(old, new, runs, *rerun)
+    return Trials(old, new, runs, *rerun, orphans=orphans_in(base))
+
+
+def orphans_in(base: Path) -> list[int]:
+    """Processes still working in the trials' directories a moment after the last kill: the
+    killed runs' pool workers, had they not ended with their parent."""
+    time.sleep(1)
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and Path(os.readlink(proc / "cwd")).is_relative_to(base):
+                found.append(int(proc.name))
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+    return found
 
 
 def finish(work: Path, new: dict[str, bytes]) -> tuple[bool, list[str]]:
@@ -196,3 +211,9 @@ def test_apply_after_a_kill_finishes_the_job_and_leaves_no_temporary_file(trials
     assert trials.rerun_complete
     assert trials.rerun_temporaries == []
 
+
+
+def test_a_killed_run_leaves_no_process_behind(trials: Trials) -> None:
+    """A whole `apply` over this tree starts a pool of workers; SIGKILL gives it no chance to stop
+    them, so they watch their parent and end with it."""
+    assert trials.orphans == []

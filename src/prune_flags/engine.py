@@ -32,6 +32,7 @@ from prune_flags.files import (
 )
 from prune_flags.index import ITSELF, CallSite, NameFacts, scan, scan_calls
 from prune_flags.passes import Death, RewriteContext
+from prune_flags.pool import process_pool
 from prune_flags.shapes import CallShape, parse_shape
 from prune_flags.report import FileResult, Report, Skipped
 from prune_flags.rewrite import FileFailure, Rewritten, parse_ast, rewrite
@@ -578,7 +579,7 @@ class Workers:
         if self.jobs <= 1 or len(tasks) < self.THRESHOLD:
             return [function(task) for task in tasks]
         if self._pool is None:
-            self._pool = concurrent.futures.ProcessPoolExecutor(max_workers=self.jobs)
+            self._pool = process_pool(self.jobs)
         return list(self._pool.map(function, tasks, chunksize=max(1, len(tasks) // (4 * self.jobs))))
 
     def close(self) -> None:

@@ -1,0 +1,31 @@
+"""Process pools whose workers end with the run that started them.
+
+A run killed with SIGKILL has no chance to shut its pool down, and the workers would wait for
+work forever; each worker watches its parent instead, and exits once it is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Callable
+
+
+def process_pool(
+    workers: int, initializer: Callable[..., object] | None = None, initargs: tuple[Any, ...] = ()
+) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(os.getpid(), initializer, initargs))
+
+
+def _start_worker(parent: int, initializer: Callable[..., object] | None, initargs: tuple[Any, ...]) -> None:
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.2)
+    os._exit(1)
