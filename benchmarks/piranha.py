@@ -41,8 +41,8 @@ languages; 0.4.9 has none for Python, so "Function", "Class" and "File" edges pa
   boolean constant on either side, parentheses around a constant, `a if True else b`;
 - statements, as seed rules applied after the reads (a "Parent" rule never sees the comment above
   a statement, a sibling): `self.flag = <its constant>`, `if False:` without `else`, `while False:`
-  and `assert True` deleted with the comment lines just above them, or replaced by `pass` when
-  they are the only statement of their block; `elif False:` deleted; `if False: ... else: <one
+  and `assert True` deleted with the comment lines just above them, or replaced by `pass` when no
+  other statement would stay in their block; `elif False:` deleted; `if False: ... else: <one
   simple statement>` and `if True: <one simple statement> ...` replaced by that statement;
 - `+fields`: writes (`=`, augmented), `del` and asserts of the named fields deleted the same
   way, then an `if <name or attribute>:` left holding only `pass`.
@@ -104,17 +104,6 @@ SEED_TREE = REPO / "fixtures" / "seed_schedule_node" / "before"
 SEED_CONFIG = REPO / "codemods" / "manual_release_grads.toml"
 SEED_FIELDS = "delay_grads_release|output_grads"
 SYNTHETIC_FIELDS = "aux_flag_[0-9]+_[0-9]+"
-STATEMENT = "[{}]".format(
-    " ".join(
-        f"({kind})"
-        for kind in (
-            "expression_statement return_statement pass_statement raise_statement break_statement continue_statement"
-            " assert_statement delete_statement import_statement import_from_statement future_import_statement"
-            " global_statement nonlocal_statement if_statement for_statement while_statement try_statement"
-            " with_statement function_definition class_definition decorated_definition match_statement"
-        ).split()
-    )
-)
 SIMPLE_STATEMENTS = (
     "[(expression_statement) (return_statement) (pass_statement) (raise_statement)"
     " (break_statement) (continue_statement) (assert_statement) (delete_statement)]"
@@ -159,21 +148,21 @@ def piranha_rules(flags: dict[str, str], dead_fields: str | None) -> tuple[Any, 
         by_value.setdefault(source, []).append(name)
 
     def removal(name: str, pattern: str, predicates: str = "", holes: frozenset[str] = frozenset()) -> None:
-        """Seed rules deleting the statement `pattern` with the comment lines just above it, while
-        another statement stays in its block; `pass` instead when it is the block's last one (an
-        empty block does not parse). Piranha matches again after each edit, so a block of two dead
-        statements loses one and keeps `pass`."""
+        """Seed rules deleting the statement `pattern`: first the comment lines just above it, then
+        the statement itself while another statement (a node not starting with `#`) stays in its
+        block, else `pass` in its place (an empty block does not parse). Piranha matches again
+        after each edit, so a block of two dead statements loses one and keeps `pass`. (One rule
+        per shape: an alternation whose branches capture different nodes never matches.)"""
+        other = '(#not-match? @other "^#")'
         for suffix, query, replace in (
             ("comment", f"((comment) @stmt . {pattern} {predicates})", ""),
-            (
-                "",
-                f"([(block {STATEMENT} {pattern} @stmt) (block {pattern} @stmt {STATEMENT}) (module {pattern} @stmt)] {predicates})",
-                "",
-            ),
+            ("after_other", f"((block (_) @other {pattern} @stmt) {other} {predicates})", ""),
+            ("before_other", f"((block {pattern} @stmt (_) @other) {other} {predicates})", ""),
+            ("top_level", f"((module {pattern} @stmt) {predicates})", ""),
             ("alone", f"((block . {pattern} @stmt .) {predicates})", "pass"),
         ):
-            rule_name = f"{name}_{suffix}" if suffix else name
-            rules.append(Rule(name=rule_name, query=query, replace_node="stmt", replace=replace, holes=set(holes)))
+            rule = Rule(name=f"{name}_{suffix}", query=query, replace_node="stmt", replace=replace, holes=set(holes))
+            rules.append(rule)
 
     for index, (source, names) in enumerate(sorted(by_value.items())):
         hole = f"stale_flags_{index}"
