@@ -56,6 +56,7 @@ What these rules do not do, where prune-flags does:
   pruned anyway;
 - no dedent: Piranha replaces text, and a kept branch of more than one simple statement would
   keep its deeper indentation, which Python rejects, so such `if True:` and `else:` branches stay;
+  so does `if False:` followed by `elif` (its first `elif` would have to become the `if`);
 - `f() and False` becomes `False`, dropping the call (prune-flags keeps it); no purity check
   before deleting an emptied `if`; the statement rules also fold constant `if`s, `while`s and
   asserts the user wrote, not only those the flag produced; "the comment above" is the comment node
@@ -253,7 +254,7 @@ def run_piranha_once(config: Path, path: Path, dead_fields: str | None) -> int:
         substitutions=substitutions,
         rule_graph=graph,
         dry_run=False,
-        cleanup_comments=True,
+        cleanup_comments=True,  # a no-op for Python in 0.4.9 (no comment node kinds); the comment rules do it
     )
     summaries = execute_piranha(arguments)
     print(f"piranha: {len(summaries)} files changed, {sum(len(s.rewrites) for s in summaries)} edits")
