@@ -30,6 +30,7 @@ from prune_flags.files import (
     remove_stale_temporaries,
     write_atomic,
 )
+from prune_flags.helpers import Helper, HelperCall, folded_helpers, helper_calls, module_names, rebound
 from prune_flags.index import ITSELF, CallSite, NameFacts, scan, scan_calls
 from prune_flags.passes import Death, RewriteContext
 from prune_flags.pool import process_pool
@@ -334,6 +335,11 @@ class _Cascade:
         self.removable_asserts: dict[Path, frozenset[int]] = {}
         self.results: dict[Path, Rewritten] = {}
         self._inputs: dict[Path, object] = {}
+        # Helpers a round folded to a constant or to a parameter ("module.qualname" -> helper): once
+        # found they stay, since every round rewrites from the original text.
+        self.helpers: dict[str, Helper] = {}
+        self.helper_calls: dict[Path, dict[str, HelperCall]] = {}  # per file: callee spelling -> call
+        self._modules: dict[Path, tuple[str, bool]] | None = None  # dotted names, on first need
 
     def run(self) -> None:
         while True:
@@ -350,6 +356,7 @@ class _Cascade:
             | frozenset(globals_)
             | frozenset(self.name_constants)
             | frozenset(spellings)
+            | frozenset(helper.name for helper in self.helpers.values())
         )
 
     def context(self, path: Path, asserts: bool = True) -> RewriteContext:
@@ -365,6 +372,7 @@ class _Cascade:
             ),
             dead_names=self.dead,
             dead_globals=self.dead_globals.get(path, {}),
+            helpers=self.helper_calls.get(path, {}),
             removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),
         )
 
@@ -376,7 +384,12 @@ class _Cascade:
             source = self.repository.sources[path]  # decoded: it mentions a name
             # What the rewrite of this file depends on: a dead name its text never mentions changes nothing.
             mentioned = frozenset(name for name in self.dead if name in source.text)
-            inputs = (mentioned, self.removable_asserts.get(path), frozenset(self.dead_globals.get(path, {})))
+            inputs = (
+                mentioned,
+                self.removable_asserts.get(path),
+                frozenset(self.dead_globals.get(path, {})),
+                frozenset(self.helper_calls.get(path, {}).items()),
+            )
             if self._inputs.get(path) != inputs:
                 self._inputs[path] = inputs
                 tasks.append((path, source.text, self.context(path), path.name == "__init__.py"))
@@ -394,6 +407,7 @@ class _Cascade:
 
     def _learn(self, changed: list[Path]) -> bool:
         """Find the names that lost their last reader; True when there are new ones."""
+        new_helpers = self._learn_helpers(changed)
         fields, globals_ = set(self.flags), set(self.flags)
         causes: dict[str, str] = {}
         for path in changed:
@@ -411,6 +425,9 @@ class _Cascade:
                     elif name in module_names:
                         globals_.add(name)
                     causes.setdefault(name, flag)
+        # A helper goes with its last caller however its calls were spelt: `channels._get_channel(ctx)`
+        # drops only `._get_channel` loads, which alone make it a field candidate, never a global.
+        globals_ |= {h.name for h in self.helpers.values() if "." not in h.qualname and h.name in fields}
         fields, globals_ = self._unread_in(changed, fields, globals_)
         # A name nothing writes has nothing to remove: a cheap text test spares parsing its readers.
         fields = {
@@ -444,7 +461,51 @@ class _Cascade:
                 )
                 learnt = True
         self._plan_asserts()
-        return learnt
+        return learnt or new_helpers
+
+    def _learn_helpers(self, changed: list[Path]) -> bool:
+        """Functions this round reduced to one `return` of a constant or of a parameter (issue 5,
+        step 2), then, for each file that mentions one, how it spells their calls and the imports
+        it needs for them. True when there are new ones."""
+        if self._modules is None:
+            self._modules = module_names(self.repository.raw, lambda p: p in self.repository.raw)
+        found: dict[str, Helper] = {}
+        for path in changed:
+            if path not in self._modules:
+                continue  # another file has the same dotted name: a call cannot tell which it reaches
+            text = self.repository.text(path)
+            before = self.repository.tree(path, self.repository.sources[path].text)
+            after = self.repository.tree(path, text)
+            if after is None:
+                continue
+            module, is_package = self._modules[path]
+            flag = next((c.flag for c in self.results[path].changes if c.flag), "")
+            for helper in folded_helpers(before, after, text, self.repository.display(path), module, flag, is_package):
+                key = f"{helper.module}.{helper.qualname}"
+                if self.helpers.get(key) != helper:
+                    found[key] = helper
+        if found:
+            facts = self.repository.facts(frozenset(helper.name for helper in found.values()))
+            found = {
+                key: helper
+                for key, helper in found.items()
+                if not rebound(facts[helper.name]) and not self._protected(helper.name, facts[helper.name])
+            }
+        if not found:
+            return False
+        self.helpers.update(found)
+        self.helper_calls = {}
+        for path in self.repository.mentioning(frozenset(h.name for h in self.helpers.values()), original=True):
+            if path in self.frozen_out or path not in self._modules:
+                continue
+            tree = self.repository.tree(path, self.repository.sources[path].text)
+            if tree is None:
+                continue
+            module, is_package = self._modules[path]
+            calls = helper_calls(tree, self.repository.display(path), module, self.helpers.values(), is_package)
+            if calls:
+                self.helper_calls[path] = calls
+        return True
 
     def _unread_in(self, changed: list[Path], fields: set[str], globals_: set[str]) -> tuple[set[str], set[str]]:
         """The candidates that no changed file reads any more. A read left in a file just rewritten

@@ -212,13 +212,17 @@ def folded_helpers(
 ) -> list[Helper]:
     """The helpers of a module the cleanup made: definitions in `after` (parsed from `source`)
     of a helper's shape that `before` (the original) did not already have as they are now."""
-    original = {qualname: ast.dump(node) for qualname, node in _callables(before)} if before is not None else {}
+    # Most rewrites make no helper: the cheap shape test first, the module's bindings only then.
+    shaped = {qualname: node for qualname, node in _callables(after) if _private(node.name) and _one_return(node)}
+    if not shaped:
+        return []
+    original = {q: ast.dump(node) for q, node in _callables(before) if q in shaped} if before is not None else {}
     bindings, star = module_bindings(after, module, is_package)
     exported = _exported(after)
     found = []
-    for qualname, node in _callables(after):
+    for qualname, node in shaped.items():
         top = qualname.split(".")[0]
-        if not _private(node.name) or original.get(qualname) == ast.dump(node) or top in exported:
+        if original.get(qualname) == ast.dump(node) or top in exported:
             continue
         if _unstable(bindings.get(top, [])):
             continue
@@ -242,6 +246,12 @@ def _callables(tree: ast.Module) -> list[tuple[str, ast.FunctionDef]]:
                 if isinstance(method, ast.FunctionDef) and names.count(method.name) == 1 and _static(method):
                     found.append((f"{statement.name}.{method.name}", method))
     return found
+
+
+def _one_return(node: ast.FunctionDef) -> bool:
+    """The body, its docstring aside, is one `return` of a value."""
+    body = node.body[1:] if _is_docstring(node.body[0]) else node.body
+    return len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None
 
 
 def _private(name: str) -> bool:
@@ -289,10 +299,10 @@ def _helper(
     arguments = node.args
     if (node.decorator_list and "." not in qualname) or arguments.vararg or arguments.kwarg:
         return None
-    body = node.body[1:] if _is_docstring(node.body[0]) else node.body
-    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+    if not _one_return(node):
         return None
-    value = body[0].value
+    value = node.body[-1].value  # type: ignore[attr-defined]
+    assert value is not None
     positional = [*arguments.posonlyargs, *arguments.args]
     defaults = [False] * (len(positional) - len(arguments.defaults)) + [True] * len(arguments.defaults)
     kinds = ["positional-only"] * len(arguments.posonlyargs) + ["positional"] * len(arguments.args)
