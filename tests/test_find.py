@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import textwrap
@@ -684,6 +685,99 @@ def test_command_exit_codes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert "prune-flags: skipped broken.py: does not parse" in skipped.stderr
     missing = CliRunner().invoke(find_app(), ["find", "nowhere"], catch_exceptions=False)
     assert missing.exit_code == 2
+
+
+# -- counting ---------------------------------------------------------------------------------
+
+
+def test_an_and_or_inside_another_counts_each_read_once(tmp_path: Path) -> None:
+    module = "FAST = False\n\ndef run(a, b):\n    x = a and (FAST or b)\n    if FAST:\n        return x\n"
+    write_tree(tmp_path, {"m.py": module})
+    assert found(tmp_path)["FAST"].condition_reads == 2
+
+
+def test_the_users_own_constant_tests_do_not_count(tmp_path: Path) -> None:
+    module = """\
+    FAST = False
+
+    def run(x):
+        if 0:
+            print("never", FAST)
+        while False:
+            if FAST:
+                x += 1
+        if FAST:
+            x += 2
+        return x
+    """
+    write_tree(tmp_path, {"m.py": module})
+    # The cleanup folds the two `if FAST:`, and leaves `if 0:` and `while False:` alone.
+    assert found(tmp_path)["FAST"].branches == 2
+
+
+def test_lines_are_numbered_as_python_numbers_them(tmp_path: Path) -> None:
+    """A form feed or a line separator inside a string is no line break to Python."""
+    module = 'FAST = False\n\x0c\nNOTE = "a\u2028b"\n\ndef run():\n    # only when fast\n    if FAST:\n        return 1\n'
+    exotic, plain = tmp_path / "exotic", tmp_path / "plain"
+    exotic.mkdir(), plain.mkdir()
+    write_tree(exotic, {"m.py": module})
+    write_tree(plain, {"m.py": module.replace("\x0c", "").replace("\u2028", " ")})
+    assert found(exotic)["FAST"].lines == found(plain)["FAST"].lines == 4
+
+
+COUNTED = """\
+import functools
+FAST = False
+WIDE = FAST or None; OTHER = 1 if FAST else 2
+
+class Node:
+    @functools.cache
+    def run(self, x):
+        def inner():
+            # comment above
+            if FAST:
+                return x
+            elif x:
+                return 2
+            return 3
+        return inner
+
+    if not FAST:
+        limit = 3
+
+def helper(y, slow=False):
+    while slow and not FAST:
+        y += 1
+    assert FAST or y
+    return y
+
+if FAST:
+    print("fast")
+"""
+
+
+def test_counting_parses_again_only_the_parts_that_read_the_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(COUNTED)
+    facts = scan_file(path, "m.py", frozenset())
+    spans = {span for name in ("FAST", "slow") for span in facts.segments[name]}
+    flags = [("FAST", False, False), ("slow", False, True)]
+    whole = find_module.count_folds(path, flags)
+    # FAST: the ternary, the if/elif with its comment, `if not FAST`, the top-level if; slow: the while.
+    assert whole == {"FAST": (4, 6), "slow": (1, 2)}
+    parsed: list[str] = []
+    parse = ast.parse
+    monkeypatch.setattr(
+        ast, "parse", lambda text, *a, **k: parsed.append(text) or parse(text, *a, **k)
+    )
+    assert find_module.count_folds(path, flags, tuple(spans), facts.module_bound) == whole
+    assert all(len(text.strip().splitlines()) < len(COUNTED.splitlines()) for text in parsed)
+    # A part that does not parse alone: the whole file is parsed instead.
+    parsed.clear()
+    assert find_module.count_folds(path, flags, ((8, 9),), facts.module_bound) == whole
+    assert parsed[-1] == COUNTED
 
 
 def test_a_pool_finds_what_one_process_finds(

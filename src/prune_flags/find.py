@@ -20,7 +20,7 @@ import gc
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -143,6 +143,10 @@ class FileFacts:
     self_reads: frozenset[tuple[str, str]] = (
         frozenset()
     )  # (class, attribute) for self.x read in its methods
+    # Where each name is read in a test: the lines of the outermost functions and top-level
+    # statements around, all that counting its folds needs to parse again.
+    segments: Mapping[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    module_bound: frozenset[str] = frozenset()  # names read in a test that the module binds
     error: str | None = None
 
 
@@ -291,37 +295,56 @@ class _Scanner:
         self.scopes = [_Scope("module")]
         self.current_class: str | None = None  # the innermost class around, methods included
         self.tests = 0  # > 0 inside an if/while/ternary/comprehension test or an assert
-        self.handlers: dict[type, Callable[..., None]] = {
-            ast.Assign: self.assign, ast.AnnAssign: self.ann_assign, ast.AugAssign: self.rebind,
-            ast.Delete: self.rebind, ast.For: self.loop, ast.AsyncFor: self.loop,
-            ast.With: self.with_, ast.AsyncWith: self.with_, ast.ExceptHandler: self.except_handler,
-            ast.Import: self.import_, ast.ImportFrom: self.import_from,
-            ast.FunctionDef: self.function, ast.AsyncFunctionDef: self.function, ast.Lambda: self.lambda_,
-            ast.ClassDef: self.class_, ast.Global: self.global_, ast.NamedExpr: self.named_expr,
-            ast.ListComp: self.comprehension, ast.SetComp: self.comprehension,
-            ast.GeneratorExp: self.comprehension, ast.DictComp: self.comprehension,
-            ast.If: self.test_first, ast.While: self.test_first, ast.IfExp: self.test_first,
-            ast.Assert: self.test_first, ast.BoolOp: self.bool_op,
-            ast.Attribute: self.attribute, ast.Name: self.name, ast.Call: self.call,
-            ast.Subscript: self.subscript, ast.Constant: self.constant, ast.Expr: self.expression_statement,
-            ast.MatchAs: self.match_capture, ast.MatchStar: self.match_capture,
-            ast.MatchMapping: self.match_capture,
-        }  # fmt: skip
+        self.segment = (0, 0)  # the lines of the outermost function or top-level statement here
+        self.segments: dict[str, set[tuple[int, int]]] = {}
+        self.counted: set[int] = set()  # the and/or nodes whose reads are counted (by id)
+        self.in_function = 0
+        self.top_level: set[str] = set()  # what the module binds at its top level
 
     def visit(self, node: ast.AST) -> None:
-        handler = self.handlers.get(node.__class__)
-        if handler is not None:
-            handler(node)
+        # The names, strings and attributes that make up most of a tree are handled here, without
+        # a call of their own; the other kinds go to their handler, or to their children.
+        kind = node.__class__
+        if kind is _NAME:  # as Scanner.name does
+            name = node.id  # type: ignore[attr-defined]
+            self.value_refs.add(name)
+            self.mentions.add(name)
+            if node.ctx.__class__ is not _LOAD:  # type: ignore[attr-defined]
+                self.bind_name(name, UNKNOWN, node.lineno)  # type: ignore[attr-defined]
+                return
+            reads = self.name_reads
+            reads[name] = reads.get(name, 0) + 1
+            if name in self.parameter_names:
+                reads = self.parameter_reads
+                reads[name] = reads.get(name, 0) + 1
             return
-        # By hand rather than ast.iter_child_nodes: this loop runs for most nodes of the tree.
-        for name in _child_fields(node.__class__):
+        if kind is _CONSTANT:
+            value = node.value  # type: ignore[attr-defined]
+            if value.__class__ is str and len(value) < 80:
+                self.string(value)
+            return
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            handler(self, node)
+            return
+        # By hand rather than ast.iter_child_nodes: this loop runs for many nodes of the tree.
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _child_fields(kind)
+        visit = self.visit
+        for name in fields:
             child = getattr(node, name)
-            if isinstance(child, list):
+            if child.__class__ is list:
                 for item in child:
-                    if isinstance(item, ast.AST):
-                        self.visit(item)
-            elif isinstance(child, ast.AST):
-                self.visit(child)
+                    if item is not None and item.__class__ is not str:
+                        visit(item)
+            elif child is not None and isinstance(child, ast.AST):
+                visit(child)
+
+    def visit_each(self, nodes: list[ast.AST]) -> None:
+        visit = self.visit
+        for node in nodes:
+            visit(node)
 
     def visit_all(self, nodes: Iterable[ast.AST | None]) -> None:
         for node in nodes:
@@ -335,7 +358,7 @@ class _Scanner:
         self.tests -= 1
 
     def count_deciding_reads(self, test: ast.expr) -> None:
-        for read in _deciding_reads(test):
+        for read in _deciding_reads(test, self.counted):
             if isinstance(read, ast.Attribute):
                 counts, name = self.attribute_condition_reads, read.attr
             else:
@@ -344,6 +367,16 @@ class _Scanner:
                     parameters = self.parameter_condition_reads
                     parameters[name] = parameters.get(name, 0) + 1
             counts[name] = counts.get(name, 0) + 1
+            spans = self.segments.get(name)
+            if spans is None:
+                spans = self.segments[name] = set()
+            spans.add(self.segment)
+
+    def module(self, node: ast.Module) -> None:
+        self.top_level = _module_bindings(node)
+        for statement in node.body:
+            self.segment = (_first_line(statement), statement.end_lineno or statement.lineno)
+            self.visit(statement)
 
     def site(self, line: int) -> Site:
         return Site(self.path, line)
@@ -520,7 +553,13 @@ class _Scanner:
             node.args, node.name if callable_by_name else None, method, owner
         )
         self.enter_parameters(parameters)
+        outer = self.segment
+        if not self.in_function:
+            self.segment = (_first_line(node), node.end_lineno or node.lineno)
+        self.in_function += 1
         self.visit_all(node.body)
+        self.in_function -= 1
+        self.segment = outer
         self.leave_parameters(parameters)
         self.scopes.pop()
 
@@ -627,7 +666,8 @@ class _Scanner:
             self.visit_all([*node.body, *node.orelse])
 
     def bool_op(self, node: ast.BoolOp) -> None:
-        if not self.tests:  # inside a test, the test's own count has it
+        # Inside a test, or inside an and/or counted already, the count around has it.
+        if not self.tests and id(node) not in self.counted:
             self.count_deciding_reads(node)
         for value in node.values:
             self.visit(value)
@@ -656,7 +696,7 @@ class _Scanner:
     def read_name(self, node: ast.Name) -> None:
         name = node.id
         self.mentions.add(name)
-        if node.ctx.__class__ is not ast.Load:
+        if node.ctx.__class__ is not _LOAD:
             self.bind_name(name, UNKNOWN, node.lineno)
             return
         reads = self.name_reads
@@ -666,19 +706,32 @@ class _Scanner:
             reads[name] = reads.get(name, 0) + 1
 
     def name(self, node: ast.Name) -> None:
-        self.value_refs.add(node.id)
-        self.read_name(node)
+        """A name used other than as a callee: as a value it may escape (a callback, an alias)."""
+        name = node.id
+        self.value_refs.add(name)
+        self.mentions.add(name)
+        if node.ctx.__class__ is not _LOAD:
+            self.bind_name(name, UNKNOWN, node.lineno)
+            return
+        reads = self.name_reads
+        reads[name] = reads.get(name, 0) + 1
+        if name in self.parameter_names:
+            reads = self.parameter_reads
+            reads[name] = reads.get(name, 0) + 1
 
     def constant(self, node: ast.Constant) -> None:
-        # A string that spells a name may reach it through setattr, **{...}, an options table
-        # ("spec-only" in distutils' user_options) or getattr: the name is out.
         value = node.value
         if value.__class__ is str and len(value) < 80:
-            name = value.strip("-=").replace("-", "_")
-            if name.isidentifier():
-                self.mentions.add(name)
-                self.disqualified.add(name)
-                self.spelled.add(name)
+            self.string(value)
+
+    def string(self, value: str) -> None:
+        # A string that spells a name may reach it through setattr, **{...}, an options table
+        # ("spec-only" in distutils' user_options) or getattr: the name is out.
+        name = value.strip("-=").replace("-", "_")
+        if name.isidentifier():
+            self.mentions.add(name)
+            self.disqualified.add(name)
+            self.spelled.add(name)
 
     def expression_statement(self, node: ast.Expr) -> None:
         if node.value.__class__ is not ast.Constant:  # a docstring names nothing
@@ -691,27 +744,35 @@ class _Scanner:
 
     def call(self, node: ast.Call) -> None:
         func = node.func
-        callee = _callee(func)
+        kind = func.__class__
+        callee = (
+            func.id if kind is _NAME else func.attr if kind is _ATTRIBUTE else None  # type: ignore[attr-defined]
+        )
         double_star = False
+        visit = self.visit
         for keyword in node.keywords:
             if keyword.arg is None:
                 double_star = True
             else:
                 self.keyword(keyword.arg, keyword.value, callee)
-            self.visit(keyword.value)
-        if func.__class__ is ast.Name:
-            self.record_call(node, func.id, double_star)  # type: ignore[attr-defined]
-            self.read_name(func)  # type: ignore[arg-type]
-        elif func.__class__ is ast.Attribute:
-            self.record_call(node, func.attr, double_star)  # type: ignore[attr-defined]
-            self.read_attribute(func)  # type: ignore[arg-type]
+            visit(keyword.value)
+        if callee is None:
+            visit(func)
         else:
-            self.visit(func)
-        reader = func.__class__ is ast.Name and func.id in READER_CALLS  # type: ignore[attr-defined]
-        for number, arg in enumerate(node.args):
+            self.record_call(node, callee, double_star)
+            if kind is _NAME:
+                self.read_name(func)  # type: ignore[arg-type]
+            else:
+                self.read_attribute(func)  # type: ignore[arg-type]
+        args = node.args
+        if kind is _NAME and callee in READER_CALLS and len(args) > 1:
             # getattr(obj, "x") only reads x: its string is counted as a read, not a writer.
-            if not (reader and number == 1 and arg.__class__ is ast.Constant):
-                self.visit(arg)
+            for number, arg in enumerate(args):
+                if not (number == 1 and arg.__class__ is _CONSTANT):
+                    visit(arg)
+        else:
+            for arg in args:
+                visit(arg)
 
     def keyword(self, name: str, value: ast.expr, callee: str | None) -> None:
         """Node(fast=True), replace(c, fast=x): a keyword passes another value unless it is the same
@@ -730,7 +791,7 @@ class _Scanner:
     def record_call(self, node: ast.Call, callee: str, double_star: bool) -> None:
         positional = len(node.args)
         for arg in node.args:
-            if arg.__class__ is ast.Starred:
+            if arg.__class__ is _STARRED:
                 positional -= 1
                 double_star = True
         # Every callee is listed, with no positional argument too: one never called is an entry point.
@@ -796,8 +857,35 @@ class _Scanner:
             keyword_callees=frozenset(self.keyword_callees),
             classes=tuple(self.classes),
             self_reads=frozenset(self.self_reads),
+            segments={
+                name: tuple(sorted(spans))
+                for name, spans in self.segments.items()
+                if name in condition_reads or name in self.parameter_condition_reads
+            },
+            module_bound=frozenset(self.top_level.intersection(self.name_condition_reads)),
         )
 
+
+_NAME, _CONSTANT, _ATTRIBUTE = ast.Name, ast.Constant, ast.Attribute
+_STARRED, _LOAD = ast.Starred, ast.Load
+_HANDLERS: dict[type, Callable[[_Scanner, ast.AST], None]] = {
+    ast.Assign: _Scanner.assign, ast.AnnAssign: _Scanner.ann_assign, ast.AugAssign: _Scanner.rebind,
+    ast.Delete: _Scanner.rebind, ast.For: _Scanner.loop, ast.AsyncFor: _Scanner.loop,
+    ast.With: _Scanner.with_, ast.AsyncWith: _Scanner.with_, ast.ExceptHandler: _Scanner.except_handler,
+    ast.Import: _Scanner.import_, ast.ImportFrom: _Scanner.import_from,
+    ast.FunctionDef: _Scanner.function, ast.AsyncFunctionDef: _Scanner.function,
+    ast.Lambda: _Scanner.lambda_, ast.ClassDef: _Scanner.class_, ast.Global: _Scanner.global_,
+    ast.NamedExpr: _Scanner.named_expr,
+    ast.ListComp: _Scanner.comprehension, ast.SetComp: _Scanner.comprehension,
+    ast.GeneratorExp: _Scanner.comprehension, ast.DictComp: _Scanner.comprehension,
+    ast.If: _Scanner.test_first, ast.While: _Scanner.test_first, ast.IfExp: _Scanner.test_first,
+    ast.Assert: _Scanner.test_first, ast.BoolOp: _Scanner.bool_op,
+    ast.Attribute: _Scanner.attribute, ast.Name: _Scanner.name, ast.Call: _Scanner.call,
+    ast.Subscript: _Scanner.subscript, ast.Constant: _Scanner.constant,
+    ast.Expr: _Scanner.expression_statement, ast.Module: _Scanner.module,
+    ast.MatchAs: _Scanner.match_capture, ast.MatchStar: _Scanner.match_capture,
+    ast.MatchMapping: _Scanner.match_capture,
+}  # type: ignore[dict-item]  # fmt: skip
 
 _CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
 
@@ -813,24 +901,29 @@ def _child_fields(node_type: type[ast.AST]) -> tuple[str, ...]:
     return fields
 
 
-def _deciding_reads(test: ast.expr) -> Iterable[ast.Attribute | ast.Name]:
+def _deciding_reads(
+    test: ast.expr, counted: set[int] | None = None
+) -> Iterable[ast.Attribute | ast.Name]:
     """The reads whose value alone may decide the test once inlined: through `not`, `and`/`or`,
     bool() and comparisons with literals, as the engine simplifies. `f(FLAG)` and `x >= LIMIT`
-    stay unknown whatever the flag holds, so a name read only like that folds nothing."""
+    stay unknown whatever the flag holds, so a name read only like that folds nothing. The ids
+    of the and/or nodes gone through are added to `counted`."""
     if isinstance(test, (ast.Attribute, ast.Name)):
         yield test
     elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        yield from _deciding_reads(test.operand)
+        yield from _deciding_reads(test.operand, counted)
     elif isinstance(test, ast.BoolOp):
+        if counted is not None:
+            counted.add(id(test))
         for value in test.values:
-            yield from _deciding_reads(value)
+            yield from _deciding_reads(value, counted)
     elif isinstance(test, ast.Call) and _callee(test.func) == "bool" and len(test.args) == 1:
-        yield from _deciding_reads(test.args[0])
+        yield from _deciding_reads(test.args[0], counted)
     elif isinstance(test, ast.Compare):
         operands = [test.left, *test.comparators]
         unknown = [operand for operand in operands if _plain_literal(operand) is UNKNOWN]
         if len(unknown) == 1:
-            yield from _deciding_reads(unknown[0])
+            yield from _deciding_reads(unknown[0], counted)
 
 
 def _strings(nodes: Iterable[ast.expr]) -> list[str]:
@@ -883,29 +976,49 @@ def _computed_name(node: ast.expr) -> tuple[str, str] | None:
     return (prefix, suffix) if prefix or suffix else None
 
 
+def _first_line(statement: ast.stmt) -> int:
+    """A statement's first line, its decorators included."""
+    decorators = getattr(statement, "decorator_list", None)
+    return (
+        min(statement.lineno, *(d.lineno for d in decorators)) if decorators else statement.lineno
+    )
+
+
 def _reads_environ(func: ast.expr) -> bool:
     """os.environ.get(...), environ.setdefault(...)."""
     return isinstance(func, ast.Attribute) and _callee(func.value) == "environ"
 
 
-def scan_file(path: Path, display: str, internal_modules: frozenset[str]) -> FileFacts:
+def scan_file(
+    path: Path, display: str, internal_modules: frozenset[str], mentions: bool = True
+) -> FileFacts:
     """Facts about every name in one file. A file that cannot be read or parsed disqualifies
-    every identifier in its text: it might write any of them."""
+    every identifier in its text: it might write any of them. `mentions` (every name the file
+    mentions) only serve to measure with the engine; without them the facts travel lighter."""
     try:
         text = read_source(path).text
     except SourceError as err:
         return _unparsed(display, _raw_text(path), str(err))
-    # Trees hold no cycles, so the collector would only rescan them over and over while parsing.
+    with _collector_paused():
+        try:
+            scanner = _Scanner(display, internal_modules)
+            scanner.visit(ast.parse(text))
+            facts = scanner.facts()
+        except SyntaxError as err:
+            return _unparsed(display, text, f"does not parse: {err.msg} (line {err.lineno})")
+        except (RecursionError, MemoryError, ValueError):
+            return _unparsed(display, text, "too deeply nested to analyse")
+    return facts if mentions else replace(facts, mentions=frozenset())
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Trees and facts hold no cycles: the collector would only rescan them, over and over, as
+    they grow (a parse makes a million objects; the facts of a big repository as many)."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        scanner = _Scanner(display, internal_modules)
-        scanner.visit(ast.parse(text))
-        return scanner.facts()
-    except SyntaxError as err:
-        return _unparsed(display, text, f"does not parse: {err.msg} (line {err.lineno})")
-    except (RecursionError, MemoryError, ValueError):
-        return _unparsed(display, text, "too deeply nested to analyse")
+        yield
     finally:
         if collecting:
             gc.enable()
@@ -1169,12 +1282,16 @@ class _FoldCounter:
 
     def __init__(
         self,
-        tree: ast.Module,
+        trees: Sequence[ast.Module],
         lines: Sequence[str],
         name: str,
         value: object,
         parameter: bool = False,
+        module_bound: bool = False,
     ) -> None:
+        """Counts over `trees`: the module's, or the parts of it that read the flag in a test
+        (whole functions and top-level statements); `lines` are the module's, split as the
+        tokenizer splits them; `module_bound`: the module binds the name at its top level."""
         self.lines_of_text = lines
         self.name = name
         self.value = value
@@ -1187,11 +1304,13 @@ class _FoldCounter:
         self.mentioned = [
             n for n, line in enumerate(lines, 1) if name in line and word.search(line)
         ]
-        self.module_bound = name in _module_bindings(tree)
+        self.module_bound = module_bound
         self.shadowed = 0  # > 0 inside a function that binds the name itself
         self.branches = 0
         self.lines = 0
-        self.visit(tree)
+        self.used = False  # whether the flag's value went into the last truth
+        for tree in trees:
+            self.visit(tree)
 
     # -- values -------------------------------------------------------------------------------
     def constant(self, node: ast.expr) -> object:
@@ -1200,12 +1319,14 @@ class _FoldCounter:
             and node.attr == self.name
             and isinstance(node.ctx, ast.Load)
         ):
+            self.used = True
             return self.value
         if (
             isinstance(node, ast.Name)
             and node.id == self.name
             and (self.in_parameter if self.parameter else self.module_bound and not self.shadowed)
         ):
+            self.used = True
             return self.value
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             truth = self.truth(node.operand)
@@ -1224,6 +1345,13 @@ class _FoldCounter:
             )
         except TypeError:
             return UNKNOWN
+
+    def decided(self, test: ast.expr) -> bool | None:
+        """The truth of a test the flag decides; None for one it does not (`if 0:`, `while True:`
+        are the user's own constants, which the cleanup leaves alone)."""
+        self.used = False
+        truth = self.truth(test)
+        return truth if self.used else None
 
     def truth(self, node: ast.expr) -> bool | None:
         """bool(node) once the flag is inlined, or None when it still depends on something else."""
@@ -1255,7 +1383,7 @@ class _FoldCounter:
             self.fold_while(node)
         elif isinstance(node, ast.IfExp):
             self.fold_ternary(node)
-        elif isinstance(node, ast.Assert) and self.truth(node.test):
+        elif isinstance(node, ast.Assert) and self.decided(node.test):
             self.lines += _span(node)  # `assert True` goes
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             if self.parameter:
@@ -1292,7 +1420,7 @@ class _FoldCounter:
         )
 
     def fold_if(self, node: ast.If, is_elif: bool) -> None:
-        truth = self.truth(node.test)
+        truth = self.decided(node.test)
         orelse = node.orelse
         has_elif = (
             len(orelse) == 1
@@ -1325,14 +1453,14 @@ class _FoldCounter:
                 self.visit_all(orelse)
 
     def fold_while(self, node: ast.While) -> None:
-        if self.truth(node.test) is False:
+        if self.decided(node.test) is False:
             self.branches += 1
             self.lines += _span(node) + self.comments_above(node)
         else:
             self.visit_all([node.test, *node.body, *node.orelse])
 
     def fold_ternary(self, node: ast.IfExp) -> None:
-        truth = self.truth(node.test)
+        truth = self.decided(node.test)
         if truth is None:
             self.visit_all([node.test, node.body, node.orelse])
         else:
@@ -1396,24 +1524,83 @@ def _function_bindings(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.La
 
 
 def count_folds(
-    path: Path, flags: Sequence[tuple[str, object] | tuple[str, object, bool]]
+    path: Path,
+    flags: Sequence[tuple[str, object] | tuple[str, object, bool]],
+    spans: Sequence[tuple[int, int]] = (),
+    module_bound: frozenset[str] | None = None,
 ) -> dict[str, tuple[int, int]]:
     """(branches, lines) each flag folds in one file; a file that no longer reads or parses counts
-    nothing. A flag is (name, value), or (name, value, True) for a parameter flag."""
+    nothing. A flag is (name, value), or (name, value, True) for a parameter flag.
+
+    With `spans` (the lines of the functions and top-level statements where the scan saw the
+    flags read in a test) and `module_bound` (the names the module binds at its top level), only
+    those parts are parsed again, not the whole file; if one does not parse alone, the file does."""
     try:
         text = read_source(path).text
-        tree = ast.parse(text)
-    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
+    except SourceError:
         return {}
-    lines = text.splitlines()
-    counted = (_FoldCounter(tree, lines, *flag) for flag in flags)
+    lines = _LINE_BREAK.split(text)
+    trees = _span_trees(lines, spans) if spans and module_bound is not None else None
+    if trees is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return {}
+        trees, module_bound = [tree], frozenset(_module_bindings(tree))
+    assert module_bound is not None
+    counted = (
+        _FoldCounter(trees, lines, *flag, module_bound=flag[0] in module_bound)  # type: ignore[misc]
+        for flag in flags
+    )
     return {counter.name: (counter.branches, counter.lines) for counter in counted}
 
 
-def _count_chunk(
-    tasks: Sequence[tuple[Path, Sequence[tuple[str, object, bool]]]],
-) -> list[dict[str, tuple[int, int]]]:
-    return [count_folds(path, flags) for path, flags in tasks]
+_LINE_BREAK = re.compile(
+    r"\r\n|\r|\n"
+)  # the tokenizer's lines (str.splitlines also splits at \f, \x1c...)
+
+
+def _span_trees(lines: Sequence[str], spans: Iterable[tuple[int, int]]) -> list[ast.Module] | None:
+    """The statements on those lines, each run parsed on its own at its own line numbers; an
+    indented one (a method) inside a `class _:` that is dropped again. None if one fails."""
+    trees = []
+    for start, end in _merged(spans):
+        chunk = lines[start - 1 : end]
+        indented = chunk[0][:1] in (" ", "\t")
+        if indented and start < 2:
+            return None
+        header = "\n" * (start - 2) + "class _:\n" if indented else "\n" * (start - 1)
+        try:
+            module = ast.parse(header + "\n".join(chunk))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        if indented:
+            wrapper = module.body[0]
+            assert isinstance(wrapper, ast.ClassDef)
+            module = ast.Module(body=wrapper.body, type_ignores=[])
+        trees.append(module)
+    return trees
+
+
+def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Line spans with those that share a line joined: statements either nest or follow one
+    another, but two simple ones may share a line (`a = 1; b = 2`)."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+_CountTask = tuple[
+    Path, Sequence[tuple[str, object, bool]], Sequence[tuple[int, int]], frozenset[str]
+]
+
+
+def _count_chunk(tasks: Sequence[_CountTask]) -> list[dict[str, tuple[int, int]]]:
+    return [count_folds(*task) for task in tasks]
 
 
 def _estimate_all(
@@ -1436,7 +1623,8 @@ def _estimate_all(
             if name in wanted and (PARAMETER in wanted[name].kinds) == is_parameter
         ]
         if flags:
-            tasks.append((path, flags))
+            spans = {span for name, _, _ in flags for span in facts.segments.get(name, ())}
+            tasks.append((path, flags, tuple(spans), facts.module_bound))
     totals: dict[str, list[int]] = {name: [0, 0] for name in wanted}
     for counts in _chunked_map(pool, _count_chunk, tasks):
         for name, (branches, lines) in counts.items():
@@ -1585,8 +1773,15 @@ def find(
     workers = jobs or os.cpu_count() or 1
     if workers == 1 or sum(_size(path) for path in files) < PARALLEL_MIN_BYTES:
         workers = 1
-    with ProcessPoolExecutor(workers) if workers > 1 else contextlib.nullcontext() as pool:
-        all_facts = _scan_all(pool, files, displays, internal)
+    # Workers collect as usual (scan_file pauses the collector per file); this process, which
+    # only gathers the facts, does not, or each collection would walk all gathered so far.
+    pool_context = (
+        ProcessPoolExecutor(workers, initializer=gc.enable)
+        if workers > 1
+        else contextlib.nullcontext()
+    )
+    with pool_context as pool, _collector_paused():
+        all_facts = _scan_all(pool, files, displays, internal, mentions=exact)
         candidates = list(discover(all_facts, internal))
         counted = [] if exact else _estimate_all(candidates, files, all_facts, pool)
     if exact:
@@ -1615,15 +1810,22 @@ def _chunked_map(
     return [result for chunk in pool.map(function, chunks) for result in chunk]
 
 
-def _scan_chunk(chunk: Sequence[tuple[Path, str, frozenset[str]]]) -> list[FileFacts]:
-    return [scan_file(path, display, internal) for path, display, internal in chunk]
+def _scan_chunk(chunk: Sequence[tuple[Path, str, frozenset[str], bool]]) -> list[FileFacts]:
+    return [scan_file(*task) for task in chunk]
 
 
 def _scan_all(
-    pool: Executor | None, files: Sequence[Path], displays: Sequence[str], internal: frozenset[str]
+    pool: Executor | None,
+    files: Sequence[Path],
+    displays: Sequence[str],
+    internal: frozenset[str],
+    mentions: bool = True,
 ) -> list[FileFacts]:
     # Biggest files first, dealt round the chunks, so no worker is left with a long tail.
-    tasks = sorted(zip(files, displays, [internal] * len(files)), key=lambda task: -_size(task[0]))
+    tasks = sorted(
+        ((path, display, internal, mentions) for path, display in zip(files, displays)),
+        key=lambda task: -_size(task[0]),
+    )
     scanned = {facts.path: facts for facts in _chunked_map(pool, _scan_chunk, tasks)}
     return [scanned[display] for display in displays]
 
