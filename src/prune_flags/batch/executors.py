@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 from prune_flags.batch.job import Campaign, failed, process_repo
 from prune_flags.batch.repos import RepoSpec
 from prune_flags.batch.result import RepoResult
+from prune_flags.pool import process_pool
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -38,7 +39,7 @@ class ExecutorError(Exception):
 def open_executor(kind: ExecutorKind, jobs: int, scheduler: str | None) -> Iterator[Runner]:
     """A runner for the batch's tasks; ExecutorError when the executor cannot start."""
     if kind is ExecutorKind.local:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with process_pool(jobs) as pool:  # its workers end with the batch, even a killed one
             yield lambda tasks, campaign: _pool_results(pool, tasks, campaign)
     else:
         with _dask_client(jobs, scheduler) as client:
