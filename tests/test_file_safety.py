@@ -161,9 +161,9 @@ def test_a_file_only_mentioning_the_flag_in_a_comment_keeps_its_bytes(repo: Path
 
 
 def test_fifty_thousand_line_file(repo: Path) -> None:
-    """A generated module of 50,000 lines: flag reads at its start and end, a generated table
-    in between. It is written whole, with the report's line numbers those of the original."""
-    table = "".join(f"# row {i:05d}: {'x' * (i % 60)}\n" for i in range(49_950))
+    """A generated module of 50,000 lines: flag reads at its start and end, ordinary functions in
+    between. It is written whole, with the report's line numbers those of the original."""
+    table = "".join(f"def f{i}(a, b={i}):\n    x = a + b * {i}  # {'x' * (i % 40)}\n    if x > 10:\n        return [x, a]\n    return x\n\n\n" for i in range(7_136))
     head = "fast = False\n\n\ndef first():\n    if fast:\n        return 1\n    return 2\n\n\n"
     tail = "\n\ndef last():\n    return 3 if fast else 4\n"
     before = head + table + tail

@@ -518,13 +518,21 @@ def scan(
         return scanner.facts
     spellings = names | {name.replace("_", "-") for name in names}  # `--use-x` defines use_x
     lines = sorted(lines_naming(text, spellings))
+    for start, end, statement in top_level_spans(tree):
+        index = bisect.bisect_left(lines, start)
+        if index < len(lines) and lines[index] <= end:
+            scanner.visit(statement)
+    return scanner.facts
+
+
+def top_level_spans(tree: ast.Module) -> list[tuple[int, int, ast.stmt]]:
+    """Each top-level statement with its first line (decorators included) and last line."""
+    spans = []
     for statement in tree.body:
         decorators = getattr(statement, "decorator_list", [])
         start = min([statement.lineno, *(decorator.lineno for decorator in decorators)])
-        index = bisect.bisect_left(lines, start)
-        if index < len(lines) and lines[index] <= (statement.end_lineno or statement.lineno):
-            scanner.visit(statement)
-    return scanner.facts
+        spans.append((start, statement.end_lineno or statement.lineno, statement))
+    return spans
 
 
 def scan_calls(tree: ast.Module, path: str, callees: frozenset[str]) -> list[CallSite]:
@@ -551,7 +559,7 @@ def scan_calls(tree: ast.Module, path: str, callees: frozenset[str]) -> list[Cal
 class TreeNames:
     """How a module uses names, from one walk: what the engine compares before and after a
     rewrite to learn which names lost their readers. Everything is counted, so that the
-    counts of a few statements can be swapped for those of their rewrite (`replaced`)."""
+    counts of some statements add up (`plus`)."""
 
     loads: Counter[str] = field(default_factory=Counter)  # `.attr` loads and bare-name loads
     own_updates: Counter[str] = field(default_factory=Counter)  # loads in the name's own update, `x = x or {}`
@@ -559,21 +567,18 @@ class TreeNames:
     imported: Counter[str] = field(default_factory=Counter)  # names imports bind
     strings: Counter[str] = field(default_factory=Counter)  # string literals: a name in one counts as used
 
-    def replaced(self, old: TreeNames, new: TreeNames) -> TreeNames:
-        """These counts with those of some of the module's statements (`old`) replaced by `new`."""
+    def plus(self, other: TreeNames) -> TreeNames:
+        """The counts of two sets of statements together."""
         return TreeNames(
-            *(
-                mine - gone + come
-                for mine, gone, come in zip(
-                    (self.loads, self.own_updates, self.function_locals, self.imported, self.strings),
-                    (old.loads, old.own_updates, old.function_locals, old.imported, old.strings),
-                    (new.loads, new.own_updates, new.function_locals, new.imported, new.strings),
-                )
-            )
+            self.loads + other.loads,
+            self.own_updates + other.own_updates,
+            self.function_locals + other.function_locals,
+            self.imported + other.imported,
+            self.strings + other.strings,
         )
 
 
-def tree_names(tree: ast.Module) -> TreeNames:
+def tree_names(tree: ast.AST) -> TreeNames:
     found = TreeNames()
     loads, own_updates = found.loads, found.own_updates
     # (node, inside a function, the names the enclosing assignment updates)

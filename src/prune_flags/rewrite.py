@@ -11,13 +11,14 @@ import difflib
 import functools
 import re
 from dataclasses import dataclass, field, replace
+from collections import Counter
 from typing import Mapping
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from prune_flags.files import lines_naming
-from prune_flags.index import TreeNames, tree_names
+from prune_flags.index import TreeNames, top_level_spans, tree_names
 from prune_flags.passes import Death, RemoveUnusedImports, RewriteContext, Rewriter
 from prune_flags.passes.body import UNREACHABLE
 from prune_flags.report import Change
@@ -69,7 +70,6 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     if not lines_naming(text, context.acted_on()) and not context.removable_asserts:
         return Rewritten(text, ())
     before = _parse(text)
-    names_before = _names(text)
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
     whole = False
     while True:
@@ -83,9 +83,8 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
             continue
         if new_text == text:
             return Rewritten(text, ())
-        # Only the view changed: its statements' counts are swapped for those of its rewrite.
-        after = names_before.replaced(_names(view.text), tree_names(_parse(new_view_text)))
-        lost = _names_made_unused(names_before.loads, after)
+        loads_before, after = _counts(text, before, view, _names(view.text), tree_names(_parse(new_view_text)))
+        lost = _names_made_unused(loads_before, after)
         new_locals = set()
         if lost and can_drop_locals:
             new_locals = (lost & set(after.function_locals)) - set(context.dead_locals)
@@ -107,7 +106,7 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
         ).code
         _parse(new_text)
         changes += [Change(line_map.get(c.line, c.line), c.flag, c.action, c.reason) for c in import_context.changes]
-    return Rewritten(new_text, tuple(changes), names_before.loads, after.loads)
+    return Rewritten(new_text, tuple(changes), loads_before, after.loads)
 
 
 def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, cst.Module]:
@@ -137,11 +136,31 @@ def _parse(text: str) -> ast.Module:
         raise FileFailure(f"internal error: the rewritten file does not parse ({err.msg}, line {err.lineno})") from None
 
 
-def _names_made_unused(old: dict[str, int], after: TreeNames) -> set[str]:
+def _counts(
+    text: str, tree: ast.Module, view: View, old_view: TreeNames, new_view: TreeNames
+) -> tuple[Counter[str], TreeNames]:
+    """The file's loads, before and after, of the names the rewrite took loads of, and how the
+    rewritten file uses those names. Only the view changed, so the rest of the file is walked
+    only where its top-level statements name one of them."""
+    dropped = {name for name, count in old_view.loads.items() if new_view.loads[name] < count}
+    mentioned = lines_naming(text, frozenset(name.lstrip(".") for name in dropped))
+    outside = TreeNames()
+    for start, end, statement in top_level_spans(tree):
+        if any(start <= line <= end for line in mentioned) and not view.holds(start):
+            outside = outside.plus(tree_names(statement))
+    loads_before = Counter({name: outside.loads[name] + old_view.loads[name] for name in dropped})
+    return loads_before, outside.plus(new_view)
+
+
+def _names_made_unused(old: Counter[str], after: TreeNames) -> set[str]:
     """Bare names the rewrite took the last load of (`old`: the loads before it): only those
-    imports and locals may go. A load in the name's own update (`x = x or {}`) does not keep it."""
-    new = {name: count - after.own_updates.get(name, 0) for name, count in after.loads.items()}
-    return {name for name, count in old.items() if count and new.get(name, 0) <= 0 and not name.startswith(".")}
+    imports and locals may go. A load in the name's own update (`x = x or {}`) does not keep it,
+    but a name whose loads the rewrite did not touch is none of its business."""
+    return {
+        name
+        for name, count in old.items()
+        if not name.startswith(".") and after.loads[name] < count and after.loads[name] - after.own_updates[name] <= 0
+    }
 
 
 def _line_map(original: str, rewritten: str) -> dict[int, int]:

@@ -20,6 +20,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from prune_flags.index import top_level_spans
+
 # Marks where one run ends and the next begins; a file holding it is parsed whole.
 SEAM = "# prune-flags: seam between runs of the view\n"
 
@@ -44,6 +46,10 @@ class View:
             for line in lines
             if 0 <= line - file_start < size
         )
+
+    def holds(self, line: int) -> bool:
+        """Whether a file line is in the view."""
+        return any(0 <= line - file_start < size for _, file_start, size in self.runs)
 
     def splice(self, rewritten: str) -> str | None:
         """The file with the runs rewritten; None when a seam went (the rewrite reached past a run)."""
@@ -99,10 +105,7 @@ def _units(tree: ast.Module) -> list[tuple[int, int, ast.stmt]]:
     """Top-level statements as (first line, last line, last statement); statements sharing a
     line (`a = 1; b = 2`) are one unit, as they are one line to LibCST."""
     units: list[tuple[int, int, ast.stmt]] = []
-    for statement in tree.body:
-        decorators = getattr(statement, "decorator_list", [])
-        start = min([statement.lineno, *(decorator.lineno for decorator in decorators)])
-        end = statement.end_lineno or statement.lineno
+    for start, end, statement in top_level_spans(tree):
         if units and start <= units[-1][1]:
             units[-1] = (units[-1][0], max(end, units[-1][1]), statement)
         else:
