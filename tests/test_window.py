@@ -117,3 +117,37 @@ def test_the_seed_parses_only_the_definitions_naming_its_fields(tmp_path: Path, 
         ("def nvtx_pop(msg):", "class TransformerLayerNode(ScheduleNode):"),
         ("def accumulate(output_grads, scale=1.0):", "def run_backward(node, output_grads):"),
     }
+
+
+def prune_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, flag: str) -> tuple[str, str]:
+    """The diff of one module, with views and with the whole file parsed."""
+    outputs = []
+    for name, view in (("windowed", view_of), ("whole", lambda text, tree, lines: View(text))):
+        monkeypatch.setattr(prune_flags.rewrite, "view_of", view)
+        work = tmp_path / name
+        work.mkdir()
+        (work / "m.py").write_text(text)
+        result = invoke(monkeypatch, work, "diff", "--no-color", "--no-format", "--flag", flag, ".")
+        assert result.exit_code in (0, 1), result.output
+        outputs.append(result.stdout)
+    return outputs[0], outputs[1]
+
+
+FILLER = "".join(f"\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(6))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # folding exposes an exit at module level: everything after it goes, far past the view
+        "import sys\n" + FILLER + "\nif STRICT:\n    raise SystemExit('no')\n" + FILLER + "\nprint('ready')\n",
+        # the seam's own text in the file: parsed whole, and no endless retry
+        FILLER + "\n" + SEAM + "\ndef g():\n    return 1 if STRICT else 2\n" + FILLER,
+        # a decorator whose `@(` line the statement's lines do not start with
+        FILLER + "\n\n@(\n    staticmethod\n)\ndef g():\n    return 1 if STRICT else 2\n" + FILLER,
+    ],
+    ids=["exit-at-module-level", "seam-in-file", "decorator-on-its-own-line"],
+)
+def test_hard_views_give_what_the_whole_file_gives(text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    windowed, whole = prune_both_ways(tmp_path, monkeypatch, "STRICT = True\n" + text, "STRICT=true")
+    assert windowed == whole and windowed.startswith("diff --git")

@@ -75,10 +75,16 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     while True:
         lines = lines_naming(text, context.acted_on()) | context.removable_asserts
         view = View(text) if whole else view_of(text, before, lines)
-        attempt, new_module = _rewrite_view(view, context)
+        try:
+            attempt, new_module = _rewrite_view(view, context)
+        except FileFailure:
+            if not view.partial:
+                raise
+            whole = True  # a view LibCST does not take as it is (`@(` on a line of its own): the file
+            continue
         new_view_text = new_module.code
         new_text = view.splice(new_view_text)
-        if new_text is None or (len(view.runs) > 1 and any(c.action == UNREACHABLE for c in attempt.changes)):
+        if new_text is None or (view.partial and any(c.action == UNREACHABLE for c in attempt.changes)):
             whole = True  # the rewrite reached past a run: the whole file's statements decide
             continue
         if new_text == text:

@@ -34,6 +34,11 @@ class View:
     gaps: tuple[str, ...] = ("", "")  # the file's text before, between and after the runs
     runs: tuple[tuple[int, int, int], ...] = ((1, 1, 1 << 30),)  # (first line in the view, in the file, lines)
 
+    @property
+    def partial(self) -> bool:
+        """Whether the view leaves some of the file out."""
+        return any(self.gaps)
+
     def file_line(self, line: int) -> int:
         view_start, file_start, _ = self.runs[bisect.bisect_right(self.runs, (line, 1 << 30)) - 1]
         return file_start + line - view_start
@@ -53,6 +58,8 @@ class View:
 
     def splice(self, rewritten: str) -> str | None:
         """The file with the runs rewritten; None when a seam went (the rewrite reached past a run)."""
+        if not self.partial:
+            return rewritten
         runs = rewritten.split("\n" + SEAM)
         if len(runs) != len(self.runs):
             return None
