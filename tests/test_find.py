@@ -756,6 +756,19 @@ if FAST:
 """
 
 
+METHOD_THEN_MODULE = """\
+class Node:
+    def run(self):
+        if FAST:
+            return 1
+        return 2
+
+FAST = False
+if FAST:
+    print(1)
+"""
+
+
 def test_counting_parses_again_only_the_parts_that_read_the_flag(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -774,6 +787,17 @@ def test_counting_parses_again_only_the_parts_that_read_the_flag(
     )
     assert find_module.count_folds(path, flags, tuple(spans), facts.module_bound) == whole
     assert all(len(text.strip().splitlines()) < len(COUNTED.splitlines()) for text in parsed)
+    # A run that starts in a method and goes on at the top level.
+    path.write_text(METHOD_THEN_MODULE)
+    facts = scan_file(path, "m.py", frozenset())
+    spans = facts.segments["FAST"]
+    assert spans == ((2, 5), (8, 9))
+    parsed.clear()
+    flag = [("FAST", False, False)]
+    assert find_module.count_folds(path, flag, spans, facts.module_bound) == {"FAST": (2, 4)}
+    assert parsed == ["class _:\n" + "".join(METHOD_THEN_MODULE.splitlines(True)[1:9]).rstrip("\n")]
+    assert find_module.count_folds(path, flag) == {"FAST": (2, 4)}
+    path.write_text(COUNTED)
     # A part that does not parse alone: the whole file is parsed instead.
     parsed.clear()
     assert find_module.count_folds(path, flags, ((8, 9),), facts.module_bound) == whole

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.values import UNKNOWN, same_value
@@ -302,10 +302,9 @@ class _Scanner:
         self.top_level: set[str] = set()  # what the module binds at its top level
 
     def visit(self, node: ast.AST) -> None:
-        # The names, strings and attributes that make up most of a tree are handled here, without
-        # a call of their own; the other kinds go to their handler, or to their children.
+        # Names and strings, a third of a tree, are handled here without a call of their own.
         kind = node.__class__
-        if kind is _NAME:  # as Scanner.name does
+        if kind is _NAME:  # a name used other than as a callee: as a value it may escape
             name = node.id  # type: ignore[attr-defined]
             self.value_refs.add(name)
             self.mentions.add(name)
@@ -323,6 +322,7 @@ class _Scanner:
             if value.__class__ is str and len(value) < 80:
                 self.string(value)
             return
+        # Every other kind: its handler, or its children.
         handler = _HANDLERS.get(kind)
         if handler is not None:
             handler(self, node)
@@ -340,11 +340,6 @@ class _Scanner:
                         visit(item)
             elif child is not None and isinstance(child, ast.AST):
                 visit(child)
-
-    def visit_each(self, nodes: list[ast.AST]) -> None:
-        visit = self.visit
-        for node in nodes:
-            visit(node)
 
     def visit_all(self, nodes: Iterable[ast.AST | None]) -> None:
         for node in nodes:
@@ -705,25 +700,6 @@ class _Scanner:
             reads = self.parameter_reads
             reads[name] = reads.get(name, 0) + 1
 
-    def name(self, node: ast.Name) -> None:
-        """A name used other than as a callee: as a value it may escape (a callback, an alias)."""
-        name = node.id
-        self.value_refs.add(name)
-        self.mentions.add(name)
-        if node.ctx.__class__ is not _LOAD:
-            self.bind_name(name, UNKNOWN, node.lineno)
-            return
-        reads = self.name_reads
-        reads[name] = reads.get(name, 0) + 1
-        if name in self.parameter_names:
-            reads = self.parameter_reads
-            reads[name] = reads.get(name, 0) + 1
-
-    def constant(self, node: ast.Constant) -> None:
-        value = node.value
-        if value.__class__ is str and len(value) < 80:
-            self.string(value)
-
     def string(self, value: str) -> None:
         # A string that spells a name may reach it through setattr, **{...}, an options table
         # ("spec-only" in distutils' user_options) or getattr: the name is out.
@@ -868,7 +844,7 @@ class _Scanner:
 
 _NAME, _CONSTANT, _ATTRIBUTE = ast.Name, ast.Constant, ast.Attribute
 _STARRED, _LOAD = ast.Starred, ast.Load
-_HANDLERS: dict[type, Callable[[_Scanner, ast.AST], None]] = {
+_HANDLERS: dict[type, Callable[[_Scanner, Any], None]] = {
     ast.Assign: _Scanner.assign, ast.AnnAssign: _Scanner.ann_assign, ast.AugAssign: _Scanner.rebind,
     ast.Delete: _Scanner.rebind, ast.For: _Scanner.loop, ast.AsyncFor: _Scanner.loop,
     ast.With: _Scanner.with_, ast.AsyncWith: _Scanner.with_, ast.ExceptHandler: _Scanner.except_handler,
@@ -880,12 +856,11 @@ _HANDLERS: dict[type, Callable[[_Scanner, ast.AST], None]] = {
     ast.GeneratorExp: _Scanner.comprehension, ast.DictComp: _Scanner.comprehension,
     ast.If: _Scanner.test_first, ast.While: _Scanner.test_first, ast.IfExp: _Scanner.test_first,
     ast.Assert: _Scanner.test_first, ast.BoolOp: _Scanner.bool_op,
-    ast.Attribute: _Scanner.attribute, ast.Name: _Scanner.name, ast.Call: _Scanner.call,
-    ast.Subscript: _Scanner.subscript, ast.Constant: _Scanner.constant,
+    ast.Attribute: _Scanner.attribute, ast.Call: _Scanner.call, ast.Subscript: _Scanner.subscript,
     ast.Expr: _Scanner.expression_statement, ast.Module: _Scanner.module,
     ast.MatchAs: _Scanner.match_capture, ast.MatchStar: _Scanner.match_capture,
     ast.MatchMapping: _Scanner.match_capture,
-}  # type: ignore[dict-item]  # fmt: skip
+}  # fmt: skip
 
 _CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
 
@@ -963,9 +938,9 @@ def _computed_name(node: ast.expr) -> tuple[str, str] | None:
         and isinstance(node.func.value, ast.Constant)
         and isinstance(node.func.value.value, str)
     ):
-        template = node.func.value.value
-        prefix, suffix = template.split("{")[0], template.rsplit("}", 1)[-1]
-        return (prefix, suffix) if "{" in template and (prefix or suffix) else None
+        text = node.func.value.value
+        prefix, suffix = text.split("{")[0], text.rsplit("}", 1)[-1]
+        return (prefix, suffix) if "{" in text and (prefix or suffix) else None
     else:
         return None
     fixed = [
@@ -1282,7 +1257,7 @@ class _FoldCounter:
 
     def __init__(
         self,
-        trees: Sequence[ast.Module],
+        trees: Sequence[tuple[ast.Module, int]],
         lines: Sequence[str],
         name: str,
         value: object,
@@ -1290,8 +1265,9 @@ class _FoldCounter:
         module_bound: bool = False,
     ) -> None:
         """Counts over `trees`: the module's, or the parts of it that read the flag in a test
-        (whole functions and top-level statements); `lines` are the module's, split as the
-        tokenizer splits them; `module_bound`: the module binds the name at its top level."""
+        (whole functions and top-level statements), each with what to add to its line numbers;
+        `lines` are the module's, split as the tokenizer splits them; `module_bound`: the module
+        binds the name at its top level."""
         self.lines_of_text = lines
         self.name = name
         self.value = value
@@ -1309,7 +1285,8 @@ class _FoldCounter:
         self.branches = 0
         self.lines = 0
         self.used = False  # whether the flag's value went into the last truth
-        for tree in trees:
+        self.offset = 0
+        for tree, self.offset in trees:
             self.visit(tree)
 
     # -- values -------------------------------------------------------------------------------
@@ -1371,8 +1348,11 @@ class _FoldCounter:
         start = getattr(node, "lineno", None)
         if start is None:  # the module, arguments, comprehensions: no lines of their own
             return True
-        after = bisect.bisect_left(self.mentioned, start)
-        return after < len(self.mentioned) and self.mentioned[after] <= node.end_lineno  # type: ignore[attr-defined]
+        after = bisect.bisect_left(self.mentioned, start + self.offset)
+        return (
+            after < len(self.mentioned)
+            and self.mentioned[after] <= node.end_lineno + self.offset  # type: ignore[attr-defined]
+        )
 
     def visit(self, node: ast.AST) -> None:
         if not self.mentions(node):
@@ -1470,7 +1450,7 @@ class _FoldCounter:
     def comments_above(self, node: ast.stmt) -> int:
         """Comment lines right above a statement: the engine removes them with it."""
         count = 0
-        line = node.lineno - 2  # the index of the line above
+        line = node.lineno + self.offset - 2  # the index of the line above
         while line >= 0 and self.lines_of_text[line].lstrip().startswith("#"):
             count += 1
             line -= 1
@@ -1546,7 +1526,7 @@ def count_folds(
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return {}
-        trees, module_bound = [tree], frozenset(_module_bindings(tree))
+        trees, module_bound = [(tree, 0)], frozenset(_module_bindings(tree))
     assert module_bound is not None
     counted = (
         _FoldCounter(trees, lines, *flag, module_bound=flag[0] in module_bound)  # type: ignore[misc]
@@ -1560,34 +1540,39 @@ _LINE_BREAK = re.compile(
 )  # the tokenizer's lines (str.splitlines also splits at \f, \x1c...)
 
 
-def _span_trees(lines: Sequence[str], spans: Iterable[tuple[int, int]]) -> list[ast.Module] | None:
-    """The statements on those lines, each run parsed on its own at its own line numbers; an
-    indented one (a method) inside a `class _:` that is dropped again. None if one fails."""
+def _span_trees(
+    lines: Sequence[str], spans: Iterable[tuple[int, int]]
+) -> list[tuple[ast.Module, int]] | None:
+    """The statements on those lines, each run parsed on its own, with what to add to its line
+    numbers; a run that starts indented (a method) inside a `class _:` that is dropped again.
+    None if one does not parse alone. Runs a few lines apart are parsed as one, lines between
+    included (whole statements too, or the headers of those around the next run)."""
     trees = []
-    for start, end in _merged(spans):
+    for start, end in _merged(spans, gap=_SPAN_GAP):
         chunk = lines[start - 1 : end]
         indented = chunk[0][:1] in (" ", "\t")
-        if indented and start < 2:
-            return None
-        header = "\n" * (start - 2) + "class _:\n" if indented else "\n" * (start - 1)
         try:
-            module = ast.parse(header + "\n".join(chunk))
+            module = ast.parse(("class _:\n" if indented else "") + "\n".join(chunk))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         if indented:
             wrapper = module.body[0]
             assert isinstance(wrapper, ast.ClassDef)
-            module = ast.Module(body=wrapper.body, type_ignores=[])
-        trees.append(module)
+            module = ast.Module(body=[*wrapper.body, *module.body[1:]], type_ignores=[])
+        trees.append((module, start - 1 - indented))
     return trees
 
 
-def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Line spans with those that share a line joined: statements either nest or follow one
-    another, but two simple ones may share a line (`a = 1; b = 2`)."""
+_SPAN_GAP = 20  # lines between two runs that are parsed with them rather than apart
+
+
+def _merged(spans: Iterable[tuple[int, int]], gap: int = 0) -> list[tuple[int, int]]:
+    """Line spans with those that share a line (or are at most `gap` lines apart) joined:
+    statements either nest or follow one another, but two simple ones may share a line
+    (`a = 1; b = 2`)."""
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
+        if merged and start <= merged[-1][1] + gap:
             merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
         else:
             merged.append((start, end))
