@@ -11,6 +11,7 @@ import pytest
 
 import prune_flags.files as files
 from prune_flags.files import (
+    names_in,
     SourceError,
     SourceFile,
     discover_python_files,
@@ -427,12 +428,11 @@ def test_mentions_any_without_names_is_false() -> None:
     assert mentions_any("anything", []) is False
 
 
-def test_mentions_any_compiles_once_per_set_of_names() -> None:
-    names = ["cache_probe_a", "cache_probe_b"]
-    mentions_any("cache_probe_a", names)
-    before = files._whole_word_pattern.cache_info()
-
-    assert mentions_any("cache_probe_b", iter(reversed(names))) is True
-
-    after = files._whole_word_pattern.cache_info()
-    assert (after.hits, after.misses) == (before.hits + 1, before.misses)
+def test_names_in_finds_whole_words_and_splits_each_text_once() -> None:
+    text = "x = self.use_x  # use_xy\nparser.add_argument('--use-x')\nnaïve_use = 1\n"
+    many = [f"name_{i}" for i in range(10_000)] + ["use_x", "use-x", "use", "naïve_use", "xy", "e"]
+    before = files._words.cache_info()
+    assert names_in(text, many) == {"use_x", "use-x", "use", "naïve_use"}
+    assert names_in(text, ["use_xy"]) == {"use_xy"} and not mentions_any(text, ["se_x", "name_1"])
+    after = files._words.cache_info()
+    assert after.misses == before.misses + 1  # one split of the text, however many names

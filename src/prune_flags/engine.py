@@ -25,6 +25,7 @@ from prune_flags.files import (
     decode_source,
     discover_python_files,
     mentions_any,
+    names_in,
     read_bytes,
     read_source,
     remove_stale_temporaries,
@@ -39,7 +40,8 @@ from prune_flags.report import FileResult, Report, Skipped
 from prune_flags.rewrite import FileFailure, Rewritten, parse_ast, rewrite
 
 
-_FEW_NAMES = 16  # up to this many names, files are found name by name (and remembered)
+_FEW_NAMES = 16  # names looked for in every file's bytes before the files' words are indexed
+_BYTE_WORD = re.compile(rb"\w+")
 
 
 @dataclass
@@ -56,6 +58,7 @@ class _Repository:
     skipped: dict[Path, str] = field(default_factory=dict)
     _trees: dict[tuple[Path, str], ast.Module] = field(default_factory=dict)
     _candidate_cache: dict[frozenset[str], list[Path]] = field(default_factory=dict)
+    _word_files: dict[bytes, list[Path]] | None = None  # each word of the files' bytes -> the files
 
     def display(self, path: Path) -> str:
         return Path(os.path.relpath(path, self.cwd)).as_posix()
@@ -76,19 +79,26 @@ class _Repository:
     def _candidates(self, names: frozenset[str]) -> list[Path]:
         """Files whose bytes contain one of the names: the only ones worth decoding."""
         if names not in self._candidate_cache:
-            if len(names) > _FEW_NAMES:  # one pass of one pattern over every file
-                needles = re.compile(b"|".join(re.escape(name.encode()) for name in sorted(names)))
-                self._candidate_cache[names] = [path for path, data in self.raw.items() if needles.search(data)]
-            else:  # the cascade asks about a few names at a time, and about each name many times
-                holding = set().union(*(self._files_with(name) for name in names))
-                self._candidate_cache[names] = [path for path in self.raw if path in holding]
+            holding = set().union(*(self._files_with(name) for name in names))
+            self._candidate_cache[names] = [path for path in self.raw if path in holding]
         return [path for path in self._candidate_cache[names] if path not in self.skipped and self.source(path)]
 
     def _files_with(self, name: str) -> list[Path]:
+        """The files holding a name. The first few names are looked for in every file's bytes;
+        past that, every file's words are indexed once, so that thousands of names (many flags,
+        or the fields a big cascade kills) cost a lookup each, not a pass over the tree each."""
         key = frozenset([name])
         if key not in self._candidate_cache:
+            if self._word_files is None and len(self._candidate_cache) > _FEW_NAMES:
+                self._word_files = {}
+                for path, data in self.raw.items():
+                    for word in set(_BYTE_WORD.findall(data)):
+                        self._word_files.setdefault(word, []).append(path)
             needle = name.encode()
-            self._candidate_cache[key] = [path for path, data in self.raw.items() if needle in data]
+            if self._word_files is not None and name.isidentifier() and name.isascii():
+                self._candidate_cache[key] = self._word_files.get(needle, [])
+            else:
+                self._candidate_cache[key] = [path for path, data in self.raw.items() if needle in data]
         return self._candidate_cache[key]
 
     def by_display(self) -> dict[str, Path]:
@@ -360,6 +370,12 @@ class _Cascade:
         )
 
     def context(self, path: Path, asserts: bool = True) -> RewriteContext:
+        option_flags = frozenset(
+            name for name in self.option_flags if name in self.dead and isinstance(self.flags[name].value, bool)
+        )
+        # Only the dead names the file mentions (and the switches its option tables may spell
+        # `--use-x`): what a worker is sent grows with the file, not with the run.
+        dead = names_in(self.repository.sources[path].text, self.dead) | option_flags
         return RewriteContext(
             path=self.repository.display(path),
             flags=self.flags,
@@ -367,10 +383,8 @@ class _Cascade:
             writers=self.repository.writers,
             flag_owners=self.flag_owners,
             name_constants=self.name_constants,
-            option_flags=frozenset(
-                name for name in self.option_flags if name in self.dead and isinstance(self.flags[name].value, bool)
-            ),
-            dead_names=self.dead,
+            option_flags=option_flags,
+            dead_names={name: self.dead[name] for name in dead},
             dead_globals=self.dead_globals.get(path, {}),
             helpers=self.helper_calls.get(path, {}),
             removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),
@@ -383,7 +397,7 @@ class _Cascade:
                 continue
             source = self.repository.sources[path]  # decoded: it mentions a name
             # What the rewrite of this file depends on: a dead name its text never mentions changes nothing.
-            mentioned = frozenset(name for name in self.dead if name in source.text)
+            mentioned = names_in(source.text, self.dead)
             inputs = (
                 mentioned,
                 self.removable_asserts.get(path),
