@@ -353,6 +353,16 @@ def test_parameter_defaults_no_call_passes_are_proposed(tmp_path: Path) -> None:
     assert "(default of a parameter of load(); no call passes another value)" in evidence(strict)
 
 
+def test_the_table_names_a_parameters_functions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_tree(tmp_path, {"io.py": PARAMETER})
+    monkeypatch.chdir(tmp_path)
+    table = CliRunner().invoke(find_app(), ["find", "-j", "1"], catch_exceptions=False)
+    rows = {row.split()[3]: row for row in table.stdout.splitlines()[1:]}
+    assert rows["strict"].endswith("io.py:1 (parameter of load())")
+
+
 @pytest.mark.parametrize(
     "call",
     [
@@ -378,6 +388,11 @@ def test_parameter_defaults_no_call_passes_are_proposed(tmp_path: Path) -> None:
             id="rebound-elsewhere",
         ),
         pytest.param("store = lambda data, compress=None: compress", id="lambda-default"),
+        pytest.param(
+            "def other(data, compress=None):\n    from io import compress\n    return compress\n"
+            "other(1)",
+            id="rebound-by-an-import",
+        ),
         pytest.param("save.__defaults__ = (True,)", id="defaults-replaced"),
         pytest.param(
             "def other(data, compress=None):\n    def inner():\n        nonlocal compress\n"

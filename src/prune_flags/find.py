@@ -523,6 +523,8 @@ class _Scanner:
                 if self.scopes[-1].kind == "module":
                     self.stored.add(bound)
                     self.module_names.add(bound)
+                elif self.scopes[-1].kind == "function":
+                    self.local_bindings.add(bound)  # rebinds a parameter of that name
             else:
                 self.bind_name(bound, UNKNOWN, node.lineno)
 
