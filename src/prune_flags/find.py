@@ -21,11 +21,12 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
+from prune_flags.pool import process_pool
 from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.values import UNKNOWN, same_value
 from prune_flags.files import SourceError, discover_python_files, read_source
@@ -1721,7 +1722,7 @@ def _measure_all(
     else:
         # The most mentioned names take longest: start them first.
         ordered = sorted(candidates, key=lambda c: -len(index.mentions.get(c.name, ())))
-        with ProcessPoolExecutor(workers, initializer=_set_index, initargs=(index,)) as pool:
+        with process_pool(workers, initializer=_set_index, initargs=(index,)) as pool:
             results = list(pool.map(measure, ordered, [settings] * count, [cwd] * count))
     return [candidate for candidate in results if candidate is not None]
 
@@ -1763,7 +1764,7 @@ def find(
     # Workers collect as usual (scan_file pauses the collector per file); this process, which
     # only gathers the facts, does not, or each collection would walk all gathered so far.
     pool_context = (
-        ProcessPoolExecutor(workers, initializer=gc.enable)
+        process_pool(workers, initializer=gc.enable)
         if workers > 1
         else contextlib.nullcontext()
     )
