@@ -21,7 +21,6 @@ example unshrunk; the shrunk reproductions of what they found are the regression
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tempfile

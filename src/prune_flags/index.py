@@ -13,7 +13,7 @@ import ast
 import bisect
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from prune_flags.files import lines_naming
 from prune_flags.values import FIELD_CONSTRUCTORS, PURE_BUILTINS, UNKNOWN
@@ -517,12 +517,18 @@ def scan(
         scanner.visit(tree)
         return scanner.facts
     spellings = names | {name.replace("_", "-") for name in names}  # `--use-x` defines use_x
-    lines = sorted(lines_naming(text, spellings))
-    for start, end, statement in top_level_spans(tree):
-        index = bisect.bisect_left(lines, start)
-        if index < len(lines) and lines[index] <= end:
-            scanner.visit(statement)
+    for _, _, statement in statements_holding(tree, lines_naming(text, spellings)):
+        scanner.visit(statement)
     return scanner.facts
+
+
+def statements_holding(tree: ast.Module, lines: Iterable[int]) -> Iterator[tuple[int, int, ast.stmt]]:
+    """The top-level statements (with their spans) that hold one of the lines."""
+    ordered = sorted(lines)
+    for start, end, statement in top_level_spans(tree):
+        index = bisect.bisect_left(ordered, start)
+        if index < len(ordered) and ordered[index] <= end:
+            yield start, end, statement
 
 
 def top_level_spans(tree: ast.Module) -> list[tuple[int, int, ast.stmt]]:

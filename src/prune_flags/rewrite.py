@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from prune_flags.files import lines_naming
-from prune_flags.index import TreeNames, top_level_spans, tree_names
+from prune_flags.index import TreeNames, statements_holding, tree_names
 from prune_flags.passes import Death, RemoveUnusedImports, RewriteContext, Rewriter
 from prune_flags.passes.body import UNREACHABLE
 from prune_flags.report import Change
@@ -149,11 +149,8 @@ def _counts(
     rewritten file uses those names. Only the view changed, so the rest of the file is walked
     only where its top-level statements name one of them."""
     dropped = {name for name, count in old_view.loads.items() if new_view.loads[name] < count}
-    mentioned = lines_naming(text, frozenset(name.lstrip(".") for name in dropped))
-    outside = TreeNames()
-    for start, end, statement in top_level_spans(tree):
-        if any(start <= line <= end for line in mentioned) and not view.holds(start):
-            outside = outside.plus(tree_names(statement))
+    holding = statements_holding(tree, lines_naming(text, {name.lstrip(".") for name in dropped}))
+    outside = tree_names(ast.Module([statement for start, _, statement in holding if not view.holds(start)], []))
     loads_before = Counter({name: outside.loads[name] + old_view.loads[name] for name in dropped})
     return loads_before, outside.plus(new_view)
 
