@@ -40,7 +40,7 @@ from prune_flags.report import FileResult, Report, Skipped
 from prune_flags.rewrite import FileFailure, Rewritten, parse_ast, rewrite
 
 
-_FEW_NAMES = 16  # names looked for in every file's bytes before the files' words are indexed
+_FEW_NAMES = 16  # lookups answered by reading every file's bytes before the files' words are indexed
 _BYTE_WORD = re.compile(rb"\w+")
 
 
@@ -84,8 +84,8 @@ class _Repository:
         return [path for path in self._candidate_cache[names] if path not in self.skipped and self.source(path)]
 
     def _files_with(self, name: str) -> list[Path]:
-        """The files holding a name. The first few names are looked for in every file's bytes;
-        past that, every file's words are indexed once, so that thousands of names (many flags,
+        """The files holding a name. The first few lookups read every file's bytes; past that,
+        every file's words are indexed once, so that thousands of names (many flags,
         or the fields a big cascade kills) cost a lookup each, not a pass over the tree each."""
         key = frozenset([name])
         if key not in self._candidate_cache:

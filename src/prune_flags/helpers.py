@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from prune_flags.index import NameFacts
+from prune_flags.index import NameFacts, is_string_statement
 from prune_flags.shapes import ast_dotted
 from prune_flags.values import FIELD_CONSTRUCTORS, PURE_BUILTINS
 
@@ -250,7 +250,7 @@ def _callables(tree: ast.Module) -> list[tuple[str, ast.FunctionDef]]:
 
 def _one_return(node: ast.FunctionDef) -> bool:
     """The body, its docstring aside, is one `return` of a value."""
-    body = node.body[1:] if _is_docstring(node.body[0]) else node.body
+    body = node.body[1:] if is_string_statement(node.body[0]) else node.body
     return len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None
 
 
@@ -329,11 +329,6 @@ def _helper(
     if text is None or "\n" in text:
         text = ast.unparse(value)
     return Helper(path, module, qualname, node.lineno, flag, parameters, None, text, tuple(needs))
-
-
-def _is_docstring(statement: ast.stmt) -> bool:
-    value = statement.value if isinstance(statement, ast.Expr) else None
-    return isinstance(value, ast.Constant) and isinstance(value.value, str)
 
 
 def pure_expression(expression: ast.expr) -> bool:

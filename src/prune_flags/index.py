@@ -541,6 +541,15 @@ def top_level_spans(tree: ast.Module) -> list[tuple[int, int, ast.stmt]]:
     return spans
 
 
+def is_string_statement(statement: ast.stmt) -> bool:
+    """A bare string: a docstring, or the string documenting the field above it."""
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
+
+
 def scan_calls(tree: ast.Module, path: str, callees: frozenset[str]) -> list[CallSite]:
     """Every call of a function named in `callees` (by its last name), with how it passes arguments."""
     found = []

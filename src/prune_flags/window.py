@@ -20,7 +20,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from prune_flags.index import top_level_spans
+from prune_flags.index import is_string_statement, top_level_spans
 
 # Marks where one run ends and the next begins; a file holding it is parsed whole.
 SEAM = "# prune-flags: seam between runs of the view\n"
@@ -78,7 +78,7 @@ def view_of(text: str, tree: ast.Module, lines: frozenset[int]) -> View:
     for index, (start, end, last) in enumerate(units):
         if any(start <= line <= end for line in lines):
             chosen.update((index - 1, index, index + 1))
-            if index + 1 < len(units) and _is_string(units[index + 1][2]):
+            if index + 1 < len(units) and is_string_statement(units[index + 1][2]):
                 chosen.add(index + 2)  # the string documenting a field goes with it
     chosen &= set(range(len(units)))
     if not chosen or len(chosen) == len(units):
@@ -118,7 +118,3 @@ def _units(tree: ast.Module) -> list[tuple[int, int, ast.stmt]]:
         else:
             units.append((start, end, statement))
     return units
-
-
-def _is_string(statement: ast.stmt) -> bool:
-    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
