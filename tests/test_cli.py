@@ -150,6 +150,21 @@ def test_python_dash_m(repo: Path) -> None:
     assert "+        pass\n" in result.stdout
 
 
+def test_a_diff_that_rewrites_in_its_own_process_imports_nothing_it_does_not_use(repo: Path) -> None:
+    # Start-up is most of a small run's time (issue 9): no pool, batch machinery, Dask, rich or
+    # black, and no pydantic (typer 0.29 imports it for every command; pyproject keeps typer below).
+    code = (
+        "import sys; sys.argv = ['prune-flags', 'diff', '--flag', 'fast=False', '.']\n"
+        "from prune_flags.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = ('multiprocessing', 'prune_flags.batch.launch', 'dask', 'rich', 'black', 'pydantic')\n"
+        "print([name for name in heavy if name in sys.modules], file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo)
+    assert "+        pass\n" in done.stdout
+    assert done.stderr.splitlines()[-1] == "[]"
+
+
 def test_own_source_tree_with_a_flag_nothing_reads_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     root = Path(__file__).resolve().parent.parent
     monkeypatch.chdir(root)

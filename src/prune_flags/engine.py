@@ -10,12 +10,11 @@ question, finds no new name without a reader.
 from __future__ import annotations
 
 import ast
-import concurrent.futures
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
 
 from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.values import same_value
@@ -38,6 +37,9 @@ from prune_flags.pool import process_pool
 from prune_flags.shapes import CallShape, parse_shape
 from prune_flags.report import FileResult, Report, Skipped
 from prune_flags.rewrite import FileFailure, Rewritten, parse_ast, rewrite
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 
 _FEW_NAMES = 16  # lookups answered by reading every file's bytes before the files' words are indexed
@@ -648,7 +650,7 @@ class Workers:
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
-        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._pool: ProcessPoolExecutor | None = None
 
     def map(self, function: Callable[[Task], Outcome], tasks: list[Task]) -> list[Outcome]:
         if self.jobs <= 1 or len(tasks) < self.THRESHOLD:

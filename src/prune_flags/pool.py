@@ -9,13 +9,19 @@ from __future__ import annotations
 import os
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 
 def process_pool(
     workers: int, initializer: Callable[..., object] | None = None, initargs: tuple[Any, ...] = ()
 ) -> ProcessPoolExecutor:
+    # Imported here: concurrent.futures brings logging and multiprocessing (40 ms), which a run
+    # small enough to rewrite in its own process never needs.
+    from concurrent.futures import ProcessPoolExecutor
+
     return ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(os.getpid(), initializer, initargs))
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import logging
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
-from enum import Enum
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
+from prune_flags.batch.executor_kind import ExecutorKind
 from prune_flags.batch.job import Campaign, failed, process_repo
 from prune_flags.batch.repos import RepoSpec
 from prune_flags.batch.result import RepoResult
@@ -24,11 +24,6 @@ if TYPE_CHECKING:
 Task = tuple[RepoSpec, RepoResult | None]  # a repository and its result from an earlier run
 Runner = Callable[[Sequence[Task], Campaign], Iterator[RepoResult]]
 DASK_CONNECT_TIMEOUT = "20s"
-
-
-class ExecutorKind(str, Enum):
-    local = "local"
-    dask = "dask"
 
 
 class ExecutorError(Exception):
