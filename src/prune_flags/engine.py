@@ -343,6 +343,10 @@ class _Cascade:
         self.flags = flags
         self.frozen_out = frozen_out
         self.dead: dict[str, Death] = {}
+        # Where each dead name that is not a flag is written or asserted on, in the original texts:
+        # elsewhere the word is another thing (`output_grads` a parameter where `self.output_grads`
+        # died), which no pass acts on, so those files are not parsed for it.
+        self.dead_places: dict[str, frozenset[str]] = {}
         self.dead_globals: dict[Path, dict[str, Death]] = {}
         self.removable_asserts: dict[Path, frozenset[int]] = {}
         self.results: dict[Path, Rewritten] = {}
@@ -377,7 +381,7 @@ class _Cascade:
         )
         # Only the dead names the file mentions (and the switches its option tables may spell
         # `--use-x`): what a worker is sent grows with the file, not with the run.
-        dead = names_in(self.repository.sources[path].text, self.dead) | option_flags
+        dead = self._dead_in(path) | option_flags
         return RewriteContext(
             path=self.repository.display(path),
             flags=self.flags,
@@ -392,6 +396,16 @@ class _Cascade:
             removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),
         )
 
+    def _dead_in(self, path: Path) -> frozenset[str]:
+        """The dead names a rewrite of the file acts on: the flags it names, and the other dead
+        names it writes or asserts on."""
+        display = self.repository.display(path)
+        return frozenset(
+            name
+            for name in names_in(self.repository.sources[path].text, self.dead)
+            if name in self.flags or display in self.dead_places.get(name, ())
+        )
+
     def _rewrite_round(self) -> list[Path]:
         tasks: list[tuple[Path, str, RewriteContext, bool]] = []
         for path in self.repository.mentioning(self._names(), original=True):
@@ -399,7 +413,7 @@ class _Cascade:
                 continue
             source = self.repository.sources[path]  # decoded: it mentions a name
             # What the rewrite of this file depends on: a dead name its text never mentions changes nothing.
-            mentioned = names_in(source.text, self.dead)
+            mentioned = self._dead_in(path)
             inputs = (
                 mentioned,
                 self.removable_asserts.get(path),
@@ -469,6 +483,10 @@ class _Cascade:
         for name in sorted(dead_fields):
             if any(w.kind in _FIELD_WRITES for w in facts[name].writes) or facts[name].assert_reads:
                 self.dead[name] = Death(causes.get(name, name), self._reason(name, original[name]))
+                self.dead_places[name] = frozenset(
+                    [write.site.path for write in original[name].writes]
+                    + [read.site.path for read in original[name].assert_reads]
+                )
                 learnt = True
         for name, paths in dead_globals.items():
             for path in paths:
