@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from prune_flags import engine
+import prune_flags.rewrite
 from prune_flags.cli import app
 from prune_flags.config import Config, Flag
 from prune_flags.engine import run
-from prune_flags.passes import RewriteContext
+from prune_flags.context import RewriteContext
 
 FIXED = "the flag is fixed at {} and every read of it was inlined"
 LAST_READ = "its last read was in code this cleanup removed ({})"
@@ -342,13 +342,13 @@ def test_each_rewrite_gets_its_path_and_the_safety_rerun_no_assert_lines(
     the output of a correct run, so the contexts are looked at where the engine hands them over.
     Kills context 2 and 22 (path), 30 and 31 (assert lines in the re-run)."""
     seen: list[tuple[str, RewriteContext]] = []
-    real = engine.rewrite
+    real = prune_flags.rewrite.rewrite
 
     def spy(text: str, context: RewriteContext, is_package_init: bool):
         seen.append((text, context))
         return real(text, context, is_package_init)
 
-    monkeypatch.setattr(engine, "rewrite", spy)
+    monkeypatch.setattr(prune_flags.rewrite, "rewrite", spy)
     texts, _ = prune(tmp_path, {"pkg/buffer.py": CHECKED}, {"fast": False})
     original, result = textwrap.dedent(CHECKED), texts["pkg/buffer.py"]
     rounds = [context for text, context in seen if text == original]

@@ -150,19 +150,40 @@ def test_python_dash_m(repo: Path) -> None:
     assert "+        pass\n" in result.stdout
 
 
-def test_a_diff_that_rewrites_in_its_own_process_imports_nothing_it_does_not_use(repo: Path) -> None:
-    # Start-up is most of a small run's time (issue 9): no pool, batch machinery, Dask, rich or
-    # black, and no pydantic (typer 0.29 imports it for every command; pyproject keeps typer below).
+def run_entry(repo: Path, before_main: str = "") -> subprocess.CompletedProcess[str]:
+    """`prune-flags diff --flag fast=False .` through the console script's entry; its stderr's
+    last line lists the modules of `HEAVY` the process imported."""
     code = (
         "import sys; sys.argv = ['prune-flags', 'diff', '--flag', 'fast=False', '.']\n"
-        "from prune_flags.cli import main\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "heavy = ('multiprocessing', 'prune_flags.batch.launch', 'dask', 'rich', 'black', 'pydantic')\n"
-        "print([name for name in heavy if name in sys.modules], file=sys.stderr)\n"
+        "import prune_flags.__main__ as entry\n"
+        f"{before_main}\n"
+        "try:\n    entry.main()\nexcept SystemExit:\n    pass\n"
+        f"print([name for name in {HEAVY!r} if name in sys.modules], file=sys.stderr)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo)
+
+
+# Start-up is most of a small run's time (issue 9): a diff imports no pool, batch machinery,
+# Dask, rich or black, and no pydantic (typer 0.29 imports it for every command; pyproject
+# keeps typer below). LibCST is imported by the process `warm` forks, never by this one.
+HEAVY = ("libcst", "multiprocessing", "prune_flags.batch.launch", "dask", "rich", "black", "pydantic")
+
+
+def test_a_diff_imports_nothing_it_does_not_use_and_rewrites_in_the_warm_process(repo: Path) -> None:
+    done = run_entry(repo)
     assert "+        pass\n" in done.stdout
     assert done.stderr.splitlines()[-1] == "[]"
+
+
+def test_a_diff_whose_warm_process_is_gone_rewrites_in_its_own(repo: Path) -> None:
+    kill = (
+        "import os, signal, time; from prune_flags import warm; warm.start(); "
+        "os.kill(warm.rewriter().pid, signal.SIGKILL); os.waitpid(warm.rewriter().pid, 0)"
+    )
+    done = run_entry(repo, kill)
+    assert done.stdout == invoke("diff", "--flag", "fast=False", ".").stdout
+    assert "+        pass\n" in done.stdout
+    assert done.stderr.splitlines()[-1] == "['libcst']"
 
 
 def test_own_source_tree_with_a_flag_nothing_reads_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

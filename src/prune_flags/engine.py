@@ -31,12 +31,12 @@ from prune_flags.files import (
     write_atomic,
 )
 from prune_flags.helpers import Helper, HelperCall, folded_helpers, helper_calls, module_names, rebound
-from prune_flags.index import ITSELF, CallSite, NameFacts, scan, scan_calls
-from prune_flags.passes import Death, RewriteContext
+from prune_flags.index import ITSELF, CallSite, NameFacts, parse_ast, scan, scan_calls
+from prune_flags.context import Death, RewriteContext, Rewritten
+from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import CallShape, parse_shape
 from prune_flags.report import FileResult, Report, Skipped
-from prune_flags.rewrite import FileFailure, Rewritten, parse_ast, rewrite
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -635,6 +635,8 @@ def _qualified(path: str, name: str) -> str:
 def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
     """The safety gate after the edit: the result parses, and a second run changes nothing.
     (The context has no assert lines: they are the original's, with nothing left to match.)"""
+    from prune_flags.rewrite import FileFailure, rewrite  # LibCST, in the process that rewrites (see warm)
+
     text, context, is_package_init = task
     flags = ", ".join(sorted(context.flags))
     try:
@@ -651,6 +653,8 @@ def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
 
 def rewrite_outcome(task: tuple[Path, str, RewriteContext, bool]) -> Rewritten | str:
     """One file's rewrite, or why it is left untouched: a value, so that it crosses processes."""
+    from prune_flags.rewrite import FileFailure, rewrite  # LibCST, in the process that rewrites (see warm)
+
     path, text, context, is_package_init = task
     try:
         return rewrite(text, context, is_package_init)
@@ -661,8 +665,9 @@ def rewrite_outcome(task: tuple[Path, str, RewriteContext, bool]) -> Rewritten |
 
 
 class Workers:
-    """Rewrites in this process, or in a pool of processes once a round has enough files to pay
-    for starting one (the pool is started once, on first need, and shut down with the run)."""
+    """Rewrites in the process `warm` started, or in this one, or in a pool of processes once a
+    round has enough files to pay for starting one (the pool is started once, on first need,
+    and shut down with the run)."""
 
     THRESHOLD = 16  # files in a round: below this the pool costs more than it saves
 
@@ -672,8 +677,12 @@ class Workers:
 
     def map(self, function: Callable[[Task], Outcome], tasks: list[Task]) -> list[Outcome]:
         if self.jobs <= 1 or len(tasks) < self.THRESHOLD:
-            return [function(task) for task in tasks]
+            child = warm.rewriter()
+            outcomes = child.map(function, tasks) if child is not None and tasks else None
+            return outcomes if outcomes is not None else [function(task) for task in tasks]
         if self._pool is None:
+            import prune_flags.rewrite  # noqa: F401  (imported once here, inherited by the forked workers)
+
             self._pool = process_pool(self.jobs)
         return list(self._pool.map(function, tasks, chunksize=max(1, len(tasks) // (4 * self.jobs))))
 

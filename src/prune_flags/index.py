@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
@@ -498,6 +499,13 @@ def local_names(scope: ast.AST) -> set[str]:
             names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
         stack.extend(ast.iter_child_nodes(node))
     return names - declared
+
+
+@functools.lru_cache(maxsize=16)
+def parse_ast(text: str) -> ast.Module:
+    """The `ast` of a text, remembered: rounds and the safety gate parse the same texts again
+    (nothing mutates a tree)."""
+    return ast.parse(text)
 
 
 def scan(

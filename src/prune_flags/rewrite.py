@@ -10,16 +10,16 @@ import ast
 import difflib
 import functools
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from collections import Counter
-from typing import Mapping
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from prune_flags.files import lines_naming
-from prune_flags.index import TreeNames, statements_holding, tree_names
-from prune_flags.passes import Death, RemoveUnusedImports, RewriteContext, Rewriter
+from prune_flags.index import TreeNames, parse_ast, statements_holding, tree_names
+from prune_flags.context import Death, RewriteContext, Rewritten
+from prune_flags.passes import RemoveUnusedImports, Rewriter
 from prune_flags.passes.body import UNREACHABLE
 from prune_flags.report import Change
 from prune_flags.window import View, view_of
@@ -31,15 +31,6 @@ _LOCALS_INTROSPECTION = re.compile(r"\b(locals|vars|exec|eval)\s*\(")
 
 class FileFailure(Exception):
     """A file the tool leaves untouched, with the reason."""
-
-
-@dataclass(frozen=True)
-class Rewritten:
-    text: str
-    changes: tuple[Change, ...]
-    # The loads of each name before and after (see index.tree_names): what lost its readers.
-    loads_before: Mapping[str, int] = field(default_factory=dict)
-    loads_after: Mapping[str, int] = field(default_factory=dict)
 
 
 @functools.lru_cache(maxsize=64)
@@ -121,13 +112,6 @@ def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, 
     relevant = lines_naming(view.text, context.acted_on()) | asserts
     attempt = replace(context, changes=[], inlined=[], relevant_lines=relevant, removable_asserts=asserts)
     return attempt, _wrapped(view.text).visit(Rewriter(attempt))
-
-
-@functools.lru_cache(maxsize=16)
-def parse_ast(text: str) -> ast.Module:
-    """The `ast` of a text, remembered: rounds and the safety gate parse the same texts again
-    (nothing mutates a tree)."""
-    return ast.parse(text)
 
 
 @functools.lru_cache(maxsize=16)

@@ -3,7 +3,7 @@ the expression and statement passes into one bottom-up traversal, so that inlini
 leaves, simplifying the expressions above them and folding the statements above those
 happen in a single walk, every decision seeing its children already rewritten."""
 
-from prune_flags.passes.context import Death, RewriteContext
+from prune_flags.context import Death, RewriteContext
 from prune_flags.passes.fold import FoldBranches
 from prune_flags.passes.helpers import InlineHelpers
 from prune_flags.passes.imports import RemoveUnusedImports

@@ -21,7 +21,7 @@ from typing import Sequence
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from prune_flags.passes.context import RewriteContext
+from prune_flags.context import RewriteContext
 
 Statements = Sequence[cst.BaseStatement]
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)

@@ -18,7 +18,7 @@ from libcst.metadata import PositionProvider
 
 from prune_flags.helpers import Helper
 from prune_flags.passes.body import BodyEditor
-from prune_flags.passes.context import RewriteContext
+from prune_flags.context import RewriteContext
 from prune_flags.passes.imports import add_imports
 from prune_flags.passes.scopes import bound_names
 from prune_flags.purity import dotted_name, is_pure

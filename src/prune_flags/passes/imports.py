@@ -14,7 +14,7 @@ from typing import Sequence
 import libcst as cst
 
 from prune_flags.passes.body import BodyEditor, strip_leading_blanks
-from prune_flags.passes.context import RewriteContext
+from prune_flags.context import RewriteContext
 from prune_flags.purity import dotted_name
 
 

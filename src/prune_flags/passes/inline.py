@@ -12,7 +12,7 @@ from libcst.metadata import CodePosition, PositionProvider
 
 from prune_flags.constants import constant_node
 from prune_flags.passes.body import BodyEditor
-from prune_flags.passes.context import RewriteContext
+from prune_flags.context import RewriteContext
 from prune_flags.passes.scopes import bound_names, first_binding, flag_locals, flag_parameters, module_bindings
 
 

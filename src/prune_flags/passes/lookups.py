@@ -15,7 +15,7 @@ from libcst.metadata import PositionProvider
 from prune_flags.config import Flag
 from prune_flags.constants import bool_node, constant_node, constant_value
 from prune_flags.passes.body import BodyEditor
-from prune_flags.passes.context import RewriteContext
+from prune_flags.context import RewriteContext
 from prune_flags.purity import dotted_name
 from prune_flags.shapes import CallShape
 

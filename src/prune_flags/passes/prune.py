@@ -12,7 +12,7 @@ import libcst as cst
 
 from prune_flags.passes.body import BodyEditor, Edit, detached_lines, is_empty
 from prune_flags.passes.lookups import shape_argument
-from prune_flags.passes.context import Death
+from prune_flags.context import Death
 from prune_flags.config import Flag
 from prune_flags.constants import constant_value
 from prune_flags.values import same_value

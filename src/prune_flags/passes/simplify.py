@@ -17,7 +17,7 @@ from libcst.metadata import PositionProvider
 
 from prune_flags.constants import UNKNOWN, bool_node, constant_node, constant_value, truthiness
 from prune_flags.passes.body import BodyEditor
-from prune_flags.passes.context import RewriteContext
+from prune_flags.context import RewriteContext
 from prune_flags.purity import is_pure
 
 _COMPARE: dict[type, Callable[[object, object], bool]] = {

@@ -1,16 +1,21 @@
-"""What one rewrite of one file knows and records: the flags, the dead names, the events."""
+"""What one rewrite of one file knows and records (the flags, the dead names, the events), and
+what it gives back.
+
+The engine builds these without importing LibCST (see `warm`); only the passes read them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, NamedTuple
-
-from libcst.metadata import CodeRange
+from typing import TYPE_CHECKING, Mapping, NamedTuple
 
 from prune_flags.config import Flag
 from prune_flags.helpers import HelperCall
 from prune_flags.report import Change
 from prune_flags.shapes import CallShape
+
+if TYPE_CHECKING:
+    from libcst.metadata import CodeRange
 
 
 class Death(NamedTuple):
@@ -73,3 +78,12 @@ class RewriteContext:
         if above:
             return max(above)[1]
         return next(iter(self.flags), "")
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    text: str
+    changes: tuple[Change, ...]
+    # The loads of each name before and after (see index.tree_names): what lost its readers.
+    loads_before: Mapping[str, int] = field(default_factory=dict)
+    loads_after: Mapping[str, int] = field(default_factory=dict)
