@@ -75,6 +75,11 @@ def _serve(requests_fd: int, replies_fd: int) -> None:
     # Ctrl-C reaches the whole process group: the parent stops, its pipe closes, this one follows
     # without a traceback of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Nor does it hold the parent's output open: whoever reads it (`| git apply`, a test's
+    # capture) sees its end when the parent ends, not when this process does.
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
     code = 0
     try:
         import prune_flags.engine  # noqa: F401  (what the requests name)
