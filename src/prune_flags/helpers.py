@@ -84,22 +84,33 @@ class HelperCall:
     imports: tuple[str, ...] = ()
 
 
-def module_name(path: Path, is_file: Callable[[Path], bool] = Path.is_file) -> tuple[str, bool]:
+def module_name(
+    path: Path, is_file: Callable[[Path], bool] = Path.is_file, packages: dict[Path, str] | None = None
+) -> tuple[str, bool]:
     """`pkg/sub/mod.py` -> ("pkg.sub.mod", False), `pkg/__init__.py` -> ("pkg", True): the
-    directories above that hold an `__init__.py` are the packages."""
+    directories above that hold an `__init__.py` are the packages. `packages` remembers each
+    directory's dotted name ("" outside any package) across calls."""
     is_package = path.name == "__init__.py"
-    parts = [] if is_package else [path.stem]
-    directory = path.parent
-    while is_file(directory / "__init__.py") and directory.name:
-        parts.insert(0, directory.name)
-        directory = directory.parent
-    return ".".join(parts), is_package
+    package = _package(path.parent, is_file, {} if packages is None else packages)
+    name = package if is_package else f"{package}.{path.stem}" if package else path.stem
+    return name, is_package
+
+
+def _package(directory: Path, is_file: Callable[[Path], bool], packages: dict[Path, str]) -> str:
+    if directory not in packages:
+        if directory.name and is_file(directory / "__init__.py"):
+            above = _package(directory.parent, is_file, packages)
+            packages[directory] = f"{above}.{directory.name}" if above else directory.name
+        else:
+            packages[directory] = ""
+    return packages[directory]
 
 
 def module_names(paths: Iterable[Path], is_file: Callable[[Path], bool] = Path.is_file) -> dict[Path, tuple[str, bool]]:
     """`module_name` of each path, and only of paths whose dotted name no other path shares: two
     `utils.py` outside any package are both `utils`, and a call cannot tell which it imports."""
-    named = {path: module_name(path, is_file) for path in paths}
+    packages: dict[Path, str] = {}  # a tree has far fewer directories than files
+    named = {path: module_name(path, is_file, packages) for path in paths}
     counts: dict[str, int] = {}
     for name, _ in named.values():
         counts[name] = counts.get(name, 0) + 1
