@@ -17,8 +17,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import pathspec
-
 from prune_flags.shapes import ShapeError, parse_shape
 
 if sys.version_info >= (3, 11):
@@ -283,6 +281,8 @@ def _qualified_names(table: Mapping[str, object], key: str, file: str) -> tuple[
 
 def _globs(table: Mapping[str, object], key: str, file: str) -> tuple[str, ...]:
     globs = _strings(table, key, file)
+    if globs:
+        import pathspec  # only for a config that has globs (see files._compile_line)
     for index, glob in enumerate(globs):
         try:
             pathspec.GitIgnoreSpec.from_lines([glob])

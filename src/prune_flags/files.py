@@ -13,9 +13,11 @@ import tokenize
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
-from pathspec.pattern import Pattern
+if TYPE_CHECKING:
+    from pathspec.pattern import Pattern
+
 
 GITIGNORE = ".gitignore"
 SKIPPED_DIRECTORIES = frozenset({".git"})
@@ -368,6 +370,10 @@ def _compile_patterns(lines: Iterable[str]) -> tuple[Pattern, ...]:
 
 def _compile_line(line: str) -> tuple[Pattern, ...]:
     """The line's pattern, or nothing for blanks, comments and lines git would reject."""
+    # Imported on first need: a tree with no .gitignore and no exclude never pays for it (up to
+    # 60 ms where typing_extensions is installed, as pathspec then imports asyncio).
+    import pathspec
+
     try:
         patterns = pathspec.GitIgnoreSpec.from_lines([line]).patterns
     except ValueError:
