@@ -276,6 +276,8 @@ def test_empty_ranges_return_source_without_importing_black(tmp_path: Path) -> N
         pytest.param("a\nb\n", "a\nb\nc\nd\n", [(3, 4)], id="insert-at-end"),
         pytest.param("a\nb\nc\n", "a\nB\nc\n", [(2, 2)], id="replace"),
         pytest.param("a\nb\nc\nd\n", "a\nc\n", [], id="delete-only"),
+        # difflib aligns these with a 'replace'; every line of `new` is still an old line in order
+        pytest.param("b\na\na\nc\nb\na\n", "b\na\nc\na\n", [], id="delete-only-misaligned-by-difflib"),
         pytest.param("a\nb\nc\nd\ne\n", "a\nB\nd\nE\n", [(2, 2), (4, 4)], id="replace-and-delete"),
         pytest.param("a\nb\nc\n", "A\nb\nC\n", [(1, 1), (3, 3)], id="two-ranges"),
         pytest.param("a\nb\nc\n", "x\ny\nb\nz\n", [(1, 2), (4, 4)], id="replace-at-both-ends"),

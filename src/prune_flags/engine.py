@@ -41,6 +41,8 @@ from prune_flags.report import FileResult, Report, Skipped
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
+    from prune_flags.formatting import BlackSettings
+
 
 _FEW_NAMES = 16  # lookups answered by reading every file's bytes before the files' words are indexed
 _BYTE_WORD = re.compile(rb"\w+")
@@ -273,13 +275,15 @@ def run(
     cascade.option_flags = frozenset(name for name in active if flag_facts[name].is_option)
     try:
         cascade.run()
-        finished = {
-            path: _finish(config, project_root, source, rewritten.text)
+        edited = {
+            path: (source, rewritten.text)
             for path, source in list(repository.sources.items())
             if (rewritten := cascade.results.get(path)) is not None
             and path not in repository.skipped
             and rewritten.text != source.text
         }
+        black = _black_settings(config, project_root) if edited else None  # read once for all files
+        finished = {path: _finish(black, source, text) for path, (source, text) in edited.items()}
         checks = [(text, cascade.context(path, asserts=False), path.name == "__init__.py") for path, text in finished.items()]
         problems = workers.map(recheck, checks)
     finally:
@@ -311,15 +315,22 @@ def write_changes(report: Report) -> None:
             report.skipped.append(Skipped(changed.display, str(err)))
 
 
-def _finish(config: Config, project_root: Path, source: SourceFile, text: str) -> str:
-    if text == source.text or config.format == "none":
-        return text
-    from prune_flags.formatting import changed_line_ranges, format_lines, load_black_settings
+def _black_settings(config: Config, project_root: Path) -> BlackSettings | None:
+    """The target's black settings, or None when the run formats nothing."""
+    if config.format == "none":
+        return None
+    from prune_flags.formatting import load_black_settings
 
     settings = load_black_settings(project_root)
-    if config.format == "auto" and not settings.configured:
+    return None if config.format == "auto" and not settings.configured else settings
+
+
+def _finish(black: BlackSettings | None, source: SourceFile, text: str) -> str:
+    if text == source.text or black is None:
         return text
-    return format_lines(text, changed_line_ranges(source.text, text), settings)
+    from prune_flags.formatting import changed_line_ranges, format_lines
+
+    return format_lines(text, changed_line_ranges(source.text, text), black)
 
 
 class _Cascade:

@@ -154,10 +154,13 @@ def changed_line_ranges(old: str, new: str) -> list[tuple[int, int]]:
     puts exactly one non-equal opcode between two runs of equal lines, so two 'replace'/'insert'
     opcodes are always separated by at least one unchanged line of `new`.
     """
+    old_lines, new_lines = _split_lines(old), _split_lines(new)
+    remaining = iter(old_lines)
+    if all(line in remaining for line in new_lines):
+        return []  # a pure deletion (most cleanups) leaves nothing new to reformat: no diff needed
     # autojunk would treat frequent lines (blank lines, closing brackets) as junk in files over
     # 200 lines and report spurious changes around them.
-    matcher = difflib.SequenceMatcher(None, _split_lines(old), _split_lines(new), autojunk=False)
-    # A pure deletion leaves nothing new to reformat.
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     return [
         (j1 + 1, j2) for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in ("replace", "insert")
     ]
