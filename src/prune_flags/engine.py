@@ -30,7 +30,15 @@ from prune_flags.files import (
     remove_stale_temporaries,
     write_atomic,
 )
-from prune_flags.helpers import Helper, HelperCall, folded_helpers, helper_calls, module_names, rebound
+from prune_flags.helpers import (
+    Helper,
+    HelperCall,
+    folded_helpers,
+    helper_calls,
+    may_hold_helpers,
+    module_names,
+    rebound,
+)
 from prune_flags.index import ITSELF, CallSite, NameFacts, parse_ast, scan, scan_calls
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
@@ -512,17 +520,17 @@ class _Cascade:
         """Functions this round reduced to one `return` of a constant or of a parameter (issue 5,
         step 2), then, for each file that mentions one, how it spells their calls and the imports
         it needs for them. True when there are new ones."""
-        if self._modules is None:
-            self._modules = module_names(self.repository.raw, lambda p: p in self.repository.raw)
         found: dict[str, Helper] = {}
         for path in changed:
+            text = self.repository.text(path)
+            after = self.repository.tree(path, text)
+            if after is None or not may_hold_helpers(after):
+                continue
+            if self._modules is None:
+                self._modules = module_names(self.repository.raw, lambda p: p in self.repository.raw)
             if path not in self._modules:
                 continue  # another file has the same dotted name: a call cannot tell which it reaches
-            text = self.repository.text(path)
             before = self.repository.tree(path, self.repository.sources[path].text)
-            after = self.repository.tree(path, text)
-            if after is None:
-                continue
             module, is_package = self._modules[path]
             flag = next((c.flag for c in self.results[path].changes if c.flag), "")
             for helper in folded_helpers(before, after, text, self.repository.display(path), module, flag, is_package):
@@ -540,6 +548,7 @@ class _Cascade:
             return False
         self.helpers.update(found)
         self.helper_calls = {}
+        assert self._modules is not None  # named before any helper was found
         for path in self.repository.mentioning(frozenset(h.name for h in self.helpers.values()), original=True):
             if path in self.frozen_out or path not in self._modules:
                 continue

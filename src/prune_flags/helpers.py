@@ -224,7 +224,7 @@ def folded_helpers(
     """The helpers of a module the cleanup made: definitions in `after` (parsed from `source`)
     of a helper's shape that `before` (the original) did not already have as they are now."""
     # Most rewrites make no helper: the cheap shape test first, the module's bindings only then.
-    shaped = {qualname: node for qualname, node in _callables(after) if _private(node.name) and _one_return(node)}
+    shaped = _shaped(after)
     if not shaped:
         return []
     original = {q: ast.dump(node) for q, node in _callables(before) if q in shaped} if before is not None else {}
@@ -241,6 +241,16 @@ def folded_helpers(
         if helper is not None:
             found.append(helper)
     return found
+
+
+def may_hold_helpers(tree: ast.Module) -> bool:
+    """Whether a module has a function of a helper's shape at all: the test that spares a round
+    that made no helper the rest of the work (the repository's module names among it)."""
+    return bool(_shaped(tree))
+
+
+def _shaped(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    return {qualname: node for qualname, node in _callables(tree) if _private(node.name) and _one_return(node)}
 
 
 def _callables(tree: ast.Module) -> list[tuple[str, ast.FunctionDef]]:
