@@ -36,7 +36,7 @@ class Rewriter:
             pickle.dump((function, tasks), self._requests, pickle.HIGHEST_PROTOCOL)
             self._requests.flush()
             return pickle.load(self._replies)
-        except (OSError, EOFError, pickle.UnpicklingError):
+        except (OSError, EOFError, pickle.PickleError):
             self.alive = False
             return None
 
