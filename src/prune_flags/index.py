@@ -525,24 +525,24 @@ def scan(
         scanner.visit(tree)
         return scanner.facts
     spellings = names | {name.replace("_", "-") for name in names}  # `--use-x` defines use_x
-    for _, _, statement in statements_holding(tree, lines_naming(text, spellings)):
+    for _, _, statement in statements_holding(tree.body, lines_naming(text, spellings)):
         scanner.visit(statement)
     return scanner.facts
 
 
-def statements_holding(tree: ast.Module, lines: Iterable[int]) -> Iterator[tuple[int, int, ast.stmt]]:
-    """The top-level statements (with their spans) that hold one of the lines."""
+def statements_holding(body: list[ast.stmt], lines: Iterable[int]) -> Iterator[tuple[int, int, ast.stmt]]:
+    """The statements of a body (a module's, a class's) that hold one of the lines, with their spans."""
     ordered = sorted(lines)
-    for start, end, statement in top_level_spans(tree):
+    for start, end, statement in statement_spans(body):
         index = bisect.bisect_left(ordered, start)
         if index < len(ordered) and ordered[index] <= end:
             yield start, end, statement
 
 
-def top_level_spans(tree: ast.Module) -> list[tuple[int, int, ast.stmt]]:
-    """Each top-level statement with its first line (decorators included) and last line."""
+def statement_spans(body: list[ast.stmt]) -> list[tuple[int, int, ast.stmt]]:
+    """Each statement of a body with its first line (decorators included) and last line."""
     spans = []
-    for statement in tree.body:
+    for statement in body:
         decorators = getattr(statement, "decorator_list", [])
         start = min([statement.lineno, *(decorator.lineno for decorator in decorators)])
         spans.append((start, statement.end_lineno or statement.lineno, statement))

@@ -133,7 +133,7 @@ def _counts(
     rewritten file uses those names. Only the view changed, so the rest of the file is walked
     only where its top-level statements name one of them."""
     dropped = {name for name, count in old_view.loads.items() if new_view.loads[name] < count}
-    holding = statements_holding(tree, lines_naming(text, {name.lstrip(".") for name in dropped}))
+    holding = statements_holding(tree.body, lines_naming(text, {name.lstrip(".") for name in dropped}))
     outside = tree_names(ast.Module([statement for start, _, statement in holding if not view.holds(start)], []))
     loads_before = Counter({name: outside.loads[name] + old_view.loads[name] for name in dropped})
     return loads_before, outside.plus(new_view)

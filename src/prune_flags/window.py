@@ -20,7 +20,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from prune_flags.index import is_string_statement, top_level_spans
+from prune_flags.index import is_string_statement, statement_spans
 
 # Marks where one run ends and the next begins; a file holding it is parsed whole.
 SEAM = "# prune-flags: seam between runs of the view\n"
@@ -112,7 +112,7 @@ def _units(tree: ast.Module) -> list[tuple[int, int, ast.stmt]]:
     """Top-level statements as (first line, last line, last statement); statements sharing a
     line (`a = 1; b = 2`) are one unit, as they are one line to LibCST."""
     units: list[tuple[int, int, ast.stmt]] = []
-    for start, end, statement in top_level_spans(tree):
+    for start, end, statement in statement_spans(tree.body):
         if units and start <= units[-1][1]:
             units[-1] = (units[-1][0], max(end, units[-1][1]), statement)
         else:
