@@ -43,15 +43,23 @@ def lines_with(text: str, word: str) -> frozenset[int]:
     return frozenset(number for number, line in enumerate(text.split("\n"), 1) if word in line)
 
 
-def test_a_read_inside_a_class_parses_it_with_its_neighbours() -> None:
+def test_a_definition_holding_a_line_only_in_its_body_is_parsed_alone() -> None:
+    """It stays whatever becomes of its body: no rule about the statements around it applies."""
     view = view_of(MODULE, ast.parse(MODULE), lines_with(MODULE, "use_x"))
-    assert view.text == MODULE[MODULE.index("FAST =") : MODULE.index("\n\n\ndef h")] + "\n"
-    assert view.gaps == ("import os\n\n", "\n\ndef h():\n    return 2\n")
-    assert view.file_line(1) == 3 and view.file_line(7) == 9
+    assert view.text == "class A:\n    def f(self):\n        return self.use_x\n"
+    assert view.gaps == (MODULE[: MODULE.index("class A")], MODULE[MODULE.index("\n    # footer") :])
+    assert view.file_line(1) == 7 and view.file_line(3) == 9
     assert view.splice(view.text) == MODULE
 
 
-FUNCTIONS = "".join(f"def f{i}():\n    return {'use_x' if i in (0, 9) else i}\n\n\n" for i in range(10))
+def test_a_statement_that_may_go_is_parsed_with_its_neighbours() -> None:
+    view = view_of(MODULE, ast.parse(MODULE), lines_with(MODULE, "FAST"))
+    assert view.text == MODULE[: MODULE.index("\n    # footer")]
+    assert view.gaps == ("", MODULE[MODULE.index("\n    # footer") :])
+
+
+# The flag is in f0's and f9's signatures: a definition's header holding a line may go (its name may be dead).
+FUNCTIONS = "".join(f"def f{i}({'use_x=None' if i in (0, 9) else ''}):\n    return {i}\n\n\n" for i in range(10))
 
 
 def test_runs_apart_are_parsed_as_one_module_joined_at_a_seam() -> None:
@@ -75,7 +83,7 @@ def test_a_rewrite_that_removes_a_seam_is_not_spliced() -> None:
     [
         (MODULE.replace("\n", "\r\n"), "use_x"),  # a line break LibCST would infer otherwise
         (MODULE, "no such word"),
-        ("def f():\n    return use_x\n\n\ndef g():\n    pass\n", "use_x"),  # every statement is needed
+        ("def f(use_x=1):\n    return use_x\n\n\ndef g():\n    pass\n", "use_x"),  # every statement is needed
         (FUNCTIONS + SEAM, "use_x"),  # the seam's own text
     ],
 )
@@ -102,8 +110,8 @@ def test_windows_give_what_the_whole_file_gives(name: str, tmp_path: Path, monke
 
 def test_the_seed_parses_only_the_definitions_naming_its_fields(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The comparison above is not vacuous: the seed's rewrites go through views. Each class
-    is parsed with the function above it. The file where `output_grads` is only a parameter
-    (the field of that name died) is not parsed at all."""
+    holds the fields only in its methods' bodies and is parsed alone. The file where
+    `output_grads` is only a parameter (the field of that name died) is not parsed at all."""
     views: list[tuple[str, ...]] = []
 
     def recording_view_of(text: str, tree: ast.Module, lines: frozenset[int]) -> View:
@@ -114,8 +122,8 @@ def test_the_seed_parses_only_the_definitions_naming_its_fields(tmp_path: Path, 
     monkeypatch.setattr(prune_flags.rewrite, "view_of", recording_view_of)
     run_report("seed_schedule_node", checkout(FIXTURES / "seed_schedule_node", tmp_path / "seed"), monkeypatch)
     assert set(views) == {
-        ("def stream_context(stream, event):", "class ScheduleNode:"),
-        ("def nvtx_pop(msg):", "class TransformerLayerNode(ScheduleNode):"),
+        ("class ScheduleNode:",),
+        ("class TransformerLayerNode(ScheduleNode):",),
     }
 
 
@@ -145,8 +153,12 @@ FILLER = "".join(f"\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(6))
         FILLER + "\n" + SEAM + "\ndef g():\n    return 1 if STRICT else 2\n" + FILLER,
         # a decorator whose `@(` line the statement's lines do not start with
         FILLER + "\n\n@(\n    staticmethod\n)\ndef g():\n    return 1 if STRICT else 2\n" + FILLER,
+        # functions edited inside, parsed without their neighbours: a last statement that goes
+        # above the comments closing the body, a body that goes whole
+        FILLER + "\n\ndef g(x):\n    y = x\n\n    # about the branch\n    if not STRICT:\n        y = 2\n    # footer of g\n"
+        + FILLER + "\n# about h\ndef h():\n    if not STRICT:\n        setup()\n" + FILLER,
     ],
-    ids=["exit-at-module-level", "seam-in-file", "decorator-on-its-own-line"],
+    ids=["exit-at-module-level", "seam-in-file", "decorator-on-its-own-line", "definitions-edited-inside"],
 )
 def test_hard_views_give_what_the_whole_file_gives(text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     windowed, whole = prune_both_ways(tmp_path, monkeypatch, "STRICT = True\n" + text, "STRICT=true")

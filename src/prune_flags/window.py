@@ -2,15 +2,17 @@
 
 LibCST costs about ten times what `ast` does per line, and the files a cleanup touches are
 mostly long modules that mention a flag in a few places. So the rewrite parses a view: the
-top-level statements holding a line it acts on, each with its neighbours, in file order,
-one module made of runs of consecutive statements. A run never starts with a statement
-that may go (its first statement is a neighbour, or the file's start), and a statement that
-may go has the statement after it in its run (two, when the next is the string documenting
-it), so every rule about the lines around a deleted statement sees what it would see in the
-whole file. A comment line marks the seam between runs; the rewritten runs are put back
-between the untouched text around them. Module-level bindings the passes look for (a flag
-assigned or imported at top level, a constant holding its name) name the flag, so they are
-in the view.
+top-level statements holding a line it acts on, in file order, one module made of runs of
+consecutive statements. A statement that may go comes with its neighbours: a run never
+starts with a statement that may go (its first statement is a neighbour, one that stays, or
+the file's start), and a statement that may go has the statement after it in its run (two,
+when the next is the string documenting it), so every rule about the lines around a deleted
+statement sees what it would see in the whole file. Any statement holding a line may go,
+but a def or a class whose lines held are all in its body: it goes only when its name is
+dead, and its name is in its header; whatever becomes of its body, it stays. A comment line
+marks the seam between runs; the rewritten runs are put back between the untouched text
+around them. Module-level bindings the passes look for (a flag assigned or imported at top
+level, a constant holding its name) name the flag, so they are in the view.
 """
 
 from __future__ import annotations
@@ -68,51 +70,101 @@ class View:
 
 
 def view_of(text: str, tree: ast.Module, lines: frozenset[int]) -> View:
-    """The runs of top-level statements holding `lines`, with their neighbours; the whole file
-    when there is nothing to leave out or the file's line breaks are not all `\\n`."""
+    """The runs of top-level statements holding `lines`, with the neighbours of those that may go;
+    the whole file when there is nothing to leave out or the file's line breaks are not all `\\n`."""
     whole = View(text)
-    units = _units(tree)
-    if "\r" in text or SEAM[:-1] in text or not units:
-        return whole
-    chosen: set[int] = set()
-    for index, (start, end, last) in enumerate(units):
-        if any(start <= line <= end for line in lines):
-            chosen.update((index - 1, index, index + 1))
-            if index + 1 < len(units) and is_string_statement(units[index + 1][2]):
-                chosen.add(index + 2)  # the string documenting a field goes with it
-    chosen &= set(range(len(units)))
-    if not chosen or len(chosen) == len(units):
+    if "\r" in text or SEAM[:-1] in text or not tree.body:
         return whole
     offsets = [0] + [match.end() for match in re.finditer("\n", text)] + [len(text)]
+    pieces = _Chooser(text, offsets, sorted(lines)).pieces(tree.body)
+    if all(chosen for _, _, chosen in pieces) or not any(chosen for _, _, chosen in pieces):
+        return whole
     runs: list[tuple[int, int, int]] = []  # (offset, end offset, first line)
-    for index in sorted(chosen):
-        start, end, _ = units[index]
+    for index, (start, end, chosen) in enumerate(pieces):
+        if not chosen:
+            continue
         begin = 0 if index == 0 else offsets[start - 1]
-        finish = len(text) if index == len(units) - 1 else offsets[min(end, len(offsets) - 1)]
-        if runs and index - 1 in chosen:
+        finish = len(text) if index == len(pieces) - 1 else offsets[min(end, len(offsets) - 1)]
+        if runs and pieces[index - 1][2]:
             runs[-1] = (runs[-1][0], finish, runs[-1][2])
         else:
             runs.append((begin, finish, 1 if index == 0 else start))
-    pieces, gaps, starts, position, view_line = [], [text[: runs[0][0]]], [], 0, 1
+    pieces_of_text, gaps, starts, position, view_line = [], [text[: runs[0][0]]], [], 0, 1
     for number, (begin, finish, first_line) in enumerate(runs):
         if number:
-            pieces.append(SEAM)
+            pieces_of_text.append(SEAM)
             gaps.append(text[position:begin])
             view_line += 1
         size = text.count("\n", begin, finish) + (not text.endswith("\n", begin, finish))  # a last line without one
         starts.append((view_line, first_line, size))
-        pieces.append(text[begin:finish])
+        pieces_of_text.append(text[begin:finish])
         view_line += size
         position = finish
     gaps.append(text[position:])
-    return View("".join(pieces), tuple(gaps), tuple(starts))
+    return View("".join(pieces_of_text), tuple(gaps), tuple(starts))
 
 
-def _units(tree: ast.Module) -> list[tuple[int, int, ast.stmt]]:
-    """Top-level statements as (first line, last line, last statement); statements sharing a
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@dataclass(frozen=True)
+class _Chooser:
+    """Chooses the pieces of a file a view holds, for the (sorted) lines a round acts on."""
+
+    text: str
+    offsets: list[int]  # where each line starts
+    lines: list[int]
+
+    def pieces(self, body: list[ast.stmt]) -> list[tuple[int, int, bool]]:
+        """The module as (first line, last line, in the view) pieces in file order: its top-level statements."""
+        units = _units(body)
+        chosen = self.chosen(units)
+        return [(start, end, index in chosen) for index, (start, end, _) in enumerate(units)]
+
+    def chosen(self, units: list[tuple[int, int, ast.stmt]]) -> set[int]:
+        """The units holding a line and, around each that may go, the one before and the one after
+        it (and the one after that when it is the string documenting a field)."""
+        chosen: set[int] = set()
+        for index, unit in enumerate(units):
+            if self.holds(*unit[:2]):
+                chosen.add(index)
+                if self.may_go(unit):
+                    chosen.update((index - 1, index + 1))
+                    if index + 1 < len(units) and is_string_statement(units[index + 1][2]):
+                        chosen.add(index + 2)  # the string documenting a field goes with it
+        return chosen & set(range(len(units)))
+
+    def may_go(self, unit: tuple[int, int, ast.stmt]) -> bool:
+        """Whether a unit holding a line may go, or be replaced by other statements. A def or a
+        class goes only when its name is dead, and the line naming it is in its header; one that
+        holds lines only in its body stays, whatever becomes of its body (`pass`, when all goes)."""
+        start, _, statement = unit
+        if not isinstance(statement, DEFINITIONS):
+            return True
+        header_end = self.header_end(statement)
+        return header_end is None or self.holds(start, header_end)
+
+    def header_end(self, statement: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int | None:
+        """The line before a definition's first body statement; None when that statement begins on
+        the header's line (`class A: x = 1`), or after a backslash continuing it."""
+        first = statement.body[0]
+        if not getattr(first, "decorator_list", None):
+            line = self.text[self.offsets[first.lineno - 1] : self.offsets[first.lineno]].encode()
+            if line[: first.col_offset].strip() or self.text.endswith("\\\n", 0, self.offsets[first.lineno - 1]):
+                return None
+        return _units(statement.body)[0][0] - 1
+
+    def holds(self, first: int, last: int) -> bool:
+        """Whether one of the lines is in the span from `first` to `last`."""
+        index = bisect.bisect_left(self.lines, first)
+        return index < len(self.lines) and self.lines[index] <= last
+
+
+def _units(body: list[ast.stmt]) -> list[tuple[int, int, ast.stmt]]:
+    """The statements of a body as (first line, last line, last statement); statements sharing a
     line (`a = 1; b = 2`) are one unit, as they are one line to LibCST."""
     units: list[tuple[int, int, ast.stmt]] = []
-    for start, end, statement in statement_spans(tree.body):
+    for start, end, statement in statement_spans(body):
         if units and start <= units[-1][1]:
             units[-1] = (units[-1][0], max(end, units[-1][1]), statement)
         else:
