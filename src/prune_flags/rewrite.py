@@ -12,6 +12,7 @@ import functools
 import re
 from dataclasses import replace
 from collections import Counter
+from typing import Iterator
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
@@ -131,12 +132,22 @@ def _counts(
 ) -> tuple[Counter[str], TreeNames]:
     """The file's loads, before and after, of the names the rewrite took loads of, and how the
     rewritten file uses those names. Only the view changed, so the rest of the file is walked
-    only where its top-level statements name one of them."""
+    only where its statements left out of the view name one of them."""
     dropped = {name for name, count in old_view.loads.items() if new_view.loads[name] < count}
-    holding = statements_holding(tree.body, lines_naming(text, {name.lstrip(".") for name in dropped}))
-    outside = tree_names(ast.Module([statement for start, _, statement in holding if not view.holds(start)], []))
+    holding = lines_naming(text, {name.lstrip(".") for name in dropped})
+    outside = tree_names(ast.Module(list(_left_out(tree.body, view, holding)), []))
     loads_before = Counter({name: outside.loads[name] + old_view.loads[name] for name in dropped})
     return loads_before, outside.plus(new_view)
+
+
+def _left_out(body: list[ast.stmt], view: View, lines: frozenset[int]) -> Iterator[ast.stmt]:
+    """The statements holding one of the lines that the view leaves out: those outside its runs,
+    and the body statements cut out of a class whose header is in it."""
+    for start, _, statement in statements_holding(body, lines):
+        if not view.holds(start):
+            yield statement
+        elif isinstance(statement, ast.ClassDef):
+            yield from _left_out(statement.body, view, lines)
 
 
 def _names_made_unused(old: Counter[str], after: TreeNames) -> set[str]:
