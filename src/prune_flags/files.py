@@ -197,25 +197,48 @@ def names_in(text: str, names: Iterable[str]) -> frozenset[str]:
     the text's words, a set worked out once per text: a run asks about thousands of names at
     once, and one pattern of all of them would cost a pass per name over every text."""
     words = _words(text)
-    found = set()
-    for name in names:
-        if name.isidentifier():
-            if name in words:
-                found.add(name)
-        elif all(part in words for part in _word_parts(name)) and name in text:  # `--use-x`
+    plain, others = _split_names(names if isinstance(names, frozenset) else frozenset(names))
+    found = words & plain
+    for name in others:
+        if all(part in words for part in _word_parts(name)) and name in text:  # `--use-x`
             pattern = _whole_word_pattern(frozenset([name]))
             if pattern is not None and pattern.search(text):
-                found.add(name)
-    return frozenset(found)
+                found |= {name}
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def _split_names(names: frozenset[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The names that are one word each (found by a set intersection with a text's words), and
+    the others (`--use-x`, "new-ui-"), looked for one by one."""
+    others = tuple(name for name in names if _word_parts(name) != (name,))
+    return names.difference(others), others
 
 
 def lines_naming(text: str, names: Iterable[str]) -> frozenset[int]:
-    """The lines (1-based) on which any of the names occurs as a whole word."""
-    pattern = _whole_word_pattern(names_in(text, names))
-    if pattern is None:
-        return frozenset()
-    starts = [0] + [match.end() for match in re.finditer("\n", text)]
-    return frozenset(bisect.bisect_right(starts, match.start()) for match in pattern.finditer(text))
+    """The lines (1-based) on which any of the names occurs as a whole word: not preceded or
+    followed by a word character (so that "new-ui-", read through an accessor, counts too).
+    Found with `str.find`, not a pattern of the names: every file has its own few, and compiling
+    a pattern for each cost more than the search."""
+    lines = set()
+    for name in names_in(text, names):
+        position = text.find(name)
+        while position != -1:
+            end = position + len(name)
+            if not _is_word_character(text, position - 1) and not _is_word_character(text, end):
+                lines.add(bisect.bisect_right(_line_starts(text), position))
+            position = text.find(name, position + 1)
+    return frozenset(lines)
+
+
+def _is_word_character(text: str, index: int) -> bool:
+    """What `\\w` matches, at an index of the text (nothing outside it)."""
+    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
+
+
+@functools.lru_cache(maxsize=64)
+def _line_starts(text: str) -> list[int]:
+    return [0] + [match.end() for match in re.finditer("\n", text)]
 
 
 _WORD = re.compile(r"\w+")

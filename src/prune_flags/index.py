@@ -524,10 +524,14 @@ def scan(
     if text is None:
         scanner.visit(tree)
         return scanner.facts
-    spellings = names | {name.replace("_", "-") for name in names}  # `--use-x` defines use_x
-    for _, _, statement in statements_holding(tree.body, lines_naming(text, spellings)):
+    for _, _, statement in statements_holding(tree.body, lines_naming(text, _spellings(names))):
         scanner.visit(statement)
     return scanner.facts
+
+
+@functools.lru_cache(maxsize=64)
+def _spellings(names: frozenset[str]) -> frozenset[str]:
+    return names | {name.replace("_", "-") for name in names}  # `--use-x` defines use_x
 
 
 def statements_holding(body: list[ast.stmt], lines: Iterable[int]) -> Iterator[tuple[int, int, ast.stmt]]:
