@@ -375,6 +375,8 @@ class _Cascade:
         self.helpers: dict[str, Helper] = {}
         self.helper_calls: dict[Path, dict[str, HelperCall]] = {}  # per file: callee spelling -> call
         self._modules: dict[Path, tuple[str, bool]] | None = None  # dotted names, on first need
+        self._original_known: dict[str, NameFacts] = {}  # see _original_facts
+        self._original_skipped: frozenset[Path] = frozenset()
 
     def run(self) -> None:
         while True:
@@ -497,7 +499,7 @@ class _Cascade:
             for name, paths in self._module_definitions(facts, globals_).items()
             if not facts[name].global_reads and not self._protected(name, facts[name])
         }
-        original = self.repository.facts(frozenset(dead_fields) | frozenset(dead_globals), original=True)
+        original = self._original_facts(frozenset(dead_fields) | frozenset(dead_globals))
         learnt = False
         for name in sorted(dead_fields):
             if any(w.kind in _FIELD_WRITES for w in facts[name].writes) or facts[name].assert_reads:
@@ -621,7 +623,7 @@ class _Cascade:
         """The asserts to remove, by line in the original file (the rewrite works on the original)."""
         by_display = self.repository.by_display()
         dead = set(self.dead)
-        facts = self.repository.facts(frozenset(dead), original=True)
+        facts = self._original_facts(frozenset(dead))
         for name in dead:
             for read in facts[name].assert_reads:
                 # An assert that checks more (`... or FAST`) may check only dead names once a flag
@@ -629,6 +631,18 @@ class _Cascade:
                 if read.subjects is None or read.subjects <= dead:
                     path = by_display[read.site.path]
                     self.removable_asserts[path] = self.removable_asserts.get(path, frozenset()) | {read.site.line}
+
+    def _original_facts(self, names: frozenset[str]) -> dict[str, NameFacts]:
+        """Facts about names in the original texts, each name scanned once a run: the texts do not
+        change, and every round asks again about all the names known dead (unless a file was
+        skipped meanwhile, which takes its facts out)."""
+        skipped = frozenset(self.repository.skipped)
+        if skipped != self._original_skipped:
+            self._original_known, self._original_skipped = {}, skipped
+        missing = names - self._original_known.keys()
+        if missing:
+            self._original_known.update(self.repository.facts(frozenset(missing), original=True))
+        return {name: self._original_known[name] for name in names}
 
     def _reason(self, name: str, original: NameFacts, module_level: bool = False) -> str:
         flag = self.flags.get(name)
