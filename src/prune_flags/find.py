@@ -194,6 +194,18 @@ def _is_plain(value: object) -> bool:
     return value is None or isinstance(value, (bool, int, str))
 
 
+def _parameter_defaults(args: ast.arguments) -> list[tuple[int | None, ast.arg, ast.expr | None]]:
+    """Each parameter that can have a default, with its position (None: keyword-only) and its
+    default (None: it has none)."""
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+    defaults += args.defaults
+    return [
+        *((position, arg, default) for (position, arg), default in zip(enumerate(positional), defaults)),
+        *((None, arg, default) for arg, default in zip(args.kwonlyargs, args.kw_defaults)),
+    ]
+
+
 def _plain_literal(node: ast.expr | None) -> object:
     value: object
     if node.__class__ is ast.Constant:
@@ -566,13 +578,8 @@ class _Scanner:
     ) -> dict[str, object]:
         """Defines each parameter with a literal default (one whose function we cannot follow
         is defined too, as one that never holds) and returns them; the others are locals."""
-        positional = [*args.posonlyargs, *args.args]
-        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(
-            args.defaults
-        )
-        places = [*enumerate(positional), *((None, arg) for arg in args.kwonlyargs)]
         found: dict[str, object] = {}
-        for (position, arg), default in zip(places, [*defaults, *args.kw_defaults]):
+        for position, arg, default in _parameter_defaults(args):
             value = _plain_literal(default) if default is not None else UNKNOWN
             if value is UNKNOWN:
                 self.local_bindings.add(arg.arg)
@@ -1390,16 +1397,11 @@ class _FoldCounter:
             self.visit(node)
 
     def defines_parameter(self, arguments: ast.arguments) -> bool:
-        positional = [*arguments.posonlyargs, *arguments.args]
-        pairs = [
-            *zip(positional[len(positional) - len(arguments.defaults) :], arguments.defaults),
-            *zip(arguments.kwonlyargs, arguments.kw_defaults),
-        ]
         return any(
             argument.arg == self.name
             and default is not None
             and same_value(_plain_literal(default), self.value)
-            for argument, default in pairs
+            for _, argument, default in _parameter_defaults(arguments)
         )
 
     def fold_if(self, node: ast.If, is_elif: bool) -> None:
