@@ -57,15 +57,16 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     with that local dead too, so that a chain `a = f(); b = a` goes in as many rounds.
     A text that names nothing the run acts on is left as it is without being parsed: the whole
     run never opens such a file, so neither does its second run. Otherwise LibCST parses only
-    the top-level definitions that name something (see `window`), unless one of them goes.
+    the statements that name something (see `window`), or the whole file when the rewrite
+    reaches past them.
     """
-    if not lines_naming(text, context.acted_on()) and not context.removable_asserts:
+    lines = lines_naming(text, context.acted_on()) | context.removable_asserts
+    if not lines:
         return Rewritten(text, ())
     before = _parse(text)
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
     whole = False
     while True:
-        lines = lines_naming(text, context.acted_on()) | context.removable_asserts
         view = View(text) if whole else view_of(text, before, lines)
         try:
             attempt, new_module = _rewrite_view(view, context)
@@ -90,6 +91,7 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
             break
         death = Death(attempt.flag_near(0), "its last read went with the code this cleanup removed")
         context = replace(context, dead_locals={**context.dead_locals, **dict.fromkeys(new_locals, death)})
+        lines = lines_naming(text, context.acted_on()) | context.removable_asserts
     changes = [replace(change, line=view.file_line(change.line)) for change in attempt.changes]
     inlined = [(view.file_line(line), column, flag) for line, column, flag in attempt.inlined]
     # An __init__.py re-exports what it imports; a name in a string (`__all__`) counts as used.
