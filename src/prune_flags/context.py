@@ -58,8 +58,8 @@ class RewriteContext:
         """Every name whose mention makes a line relevant to the passes."""
         names = {*self.flags, *self.dead_names, *self.dead_globals, *self.dead_locals, *self.name_constants}
         names |= {spelling.rpartition(".")[2] for spelling in self.helpers}
-        # A file given imports for an inlined helper is rewritten whole: the root of the call's
-        # spelling is bound by a top-level import, whose line then counts (see window.py).
+        # A file given imports for an inlined helper is rewritten whole (see rewrite), and the
+        # top-level import binding the root of the call's spelling counts too.
         names |= {spelling.partition(".")[0] for spelling, call in self.helpers.items() if call.imports}
         return frozenset(names | {name.replace("_", "-") for name in self.option_flags})
 

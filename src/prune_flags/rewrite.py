@@ -65,7 +65,8 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
         return Rewritten(text, ())
     before = _parse(text)
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
-    whole = False
+    # An import an inlined helper needs joins the module's import block, which the view may not hold.
+    whole = any(call.imports for call in context.helpers.values())
     while True:
         view = View(text) if whole else view_of(text, before, lines)
         try:
