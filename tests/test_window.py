@@ -202,6 +202,26 @@ FILL = methods(20)  # enough lines for a class to be cut
 RUN = "\n    def run(self):\n        if not STRICT:\n            return self._legacy()\n        return 2\n"  # legacy goes
 
 
+
+def test_an_exit_folding_exposes_in_a_function_keeps_the_view(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A view holds a function whole, so what follows an exit inside it is in the view: the
+    rewrite is not done again on the whole file (as it is for an exit at module level, above)."""
+    parsed: list[bool] = []
+    rewrite_view = prune_flags.rewrite._rewrite_view
+
+    def recording(view: View, context):  # type: ignore[no-untyped-def]
+        parsed.append(view.partial)
+        return rewrite_view(view, context)
+
+    monkeypatch.setattr(prune_flags.rewrite, "_rewrite_view", recording)
+    text = FILLER + "\n\ndef g():\n    if STRICT:\n        return 1\n    return 2\n" + FILLER
+    windowed, whole, _ = prune_both_ways(tmp_path, monkeypatch, "STRICT = True\n" + text, "STRICT=true")
+    assert windowed == whole and "-    return 2\n" in windowed
+    # The windowed run parses as often as the whole-file run, and only ever its views.
+    half = len(parsed) // 2
+    assert parsed == [True] * half + [False] * half
+
+
 @pytest.mark.parametrize(
     "text, inside, outside",
     [

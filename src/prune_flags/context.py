@@ -52,6 +52,9 @@ class RewriteContext:
     # Lines that name something this run acts on; a block without any is not walked (None: walk all).
     relevant_lines: frozenset[int] | None = None
     changes: list[Change] = field(default_factory=list)
+    # A fold exposed an exit outside any function: what it makes unreachable may lie past the
+    # statements a view holds, so the rewrite is done again on the whole file.
+    unreachable_outside_functions: bool = False
     inlined: list[tuple[int, int, str]] = field(default_factory=list)  # (line, column, flag)
 
     def acted_on(self) -> frozenset[str]:

@@ -21,7 +21,6 @@ from prune_flags.files import lines_naming
 from prune_flags.index import TreeNames, parse_ast, statements_holding, tree_names
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags.passes import RemoveUnusedImports, Rewriter
-from prune_flags.passes.body import UNREACHABLE
 from prune_flags.report import Change
 from prune_flags.window import View, view_of
 
@@ -78,7 +77,7 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
             continue
         new_view_text = new_module.code
         new_text = view.splice(new_view_text)
-        if new_text is None or (view.partial and any(c.action == UNREACHABLE for c in attempt.changes)):
+        if new_text is None or (view.partial and attempt.unreachable_outside_functions):
             whole = True  # the rewrite reached past a run: the whole file's statements decide
             continue
         if new_text == text:
@@ -114,7 +113,14 @@ def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, 
     """One traversal of the passes over the view; the attempt's lines are the view's own."""
     asserts = view.view_lines(context.removable_asserts)
     relevant = lines_naming(view.text, context.acted_on()) | asserts
-    attempt = replace(context, changes=[], inlined=[], relevant_lines=relevant, removable_asserts=asserts)
+    attempt = replace(
+        context,
+        changes=[],
+        inlined=[],
+        relevant_lines=relevant,
+        removable_asserts=asserts,
+        unreachable_outside_functions=False,
+    )
     return attempt, _wrapped(view.text).visit(Rewriter(attempt))
 
 

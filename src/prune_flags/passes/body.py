@@ -255,6 +255,9 @@ class BodyEditor(cst.CSTTransformer):
                         "unreachable: it follows a return, raise, continue or break that folding exposed",
                         self.context.flag_near(self.line_of(original)),
                     )
+                    # A view holds a function whole; a module or class body maybe not (window.py).
+                    if not any(isinstance(scope, cst.FunctionDef) for scope in self.scopes):
+                        self.context.unreachable_outside_functions = True
                 break
         footer = [line for line in block.pending if not is_blank(line)]
         return block.statements, footer
