@@ -320,9 +320,7 @@ def _helper(
     arguments = node.args
     if (node.decorator_list and "." not in qualname) or arguments.vararg or arguments.kwarg:
         return None
-    if not _one_return(node):
-        return None
-    value = node.body[-1].value  # type: ignore[attr-defined]
+    value = node.body[-1].value  # type: ignore[attr-defined]  (a `return` of a value: see _shaped)
     assert value is not None
     positional = [*arguments.posonlyargs, *arguments.args]
     defaults = [False] * (len(positional) - len(arguments.defaults)) + [True] * len(arguments.defaults)

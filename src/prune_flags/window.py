@@ -196,7 +196,7 @@ class _Chooser:
             line = self.text[self.offsets[first.lineno - 1] : self.offsets[first.lineno]].encode()
             if line[: first.col_offset].strip() or self.text.endswith("\\\n", 0, self.offsets[first.lineno - 1]):
                 return None
-        return _units(statement.body)[0][0] - 1
+        return statement_spans(statement.body[:1])[0][0] - 1
 
     def holds(self, first: int, last: int) -> bool:
         """Whether one of the lines is in the span from `first` to `last`."""

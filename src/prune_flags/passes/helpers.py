@@ -76,7 +76,9 @@ class InlineHelpers(BodyEditor):
         super().__init__(context)
         self._alone: dict[int, bool] = {}  # expressions standing alone -> whether a bare tuple may stand there
         self._bases: set[int] = set()  # expressions before `.attr`
-        self._inlined_calls: dict[int, str] = {}  # inlined expressions -> the helper's name
+        # inlined expressions by id -> the expression (held, so that its id is never reused) and
+        # the helper's name
+        self._inlined_calls: dict[int, tuple[cst.BaseExpression, str]] = {}
         self._helper_imports: dict[str, set[int]] = {}  # imports the inlined expressions need -> lines
         self._scope_names: dict[int, frozenset[str]] = {}
 
@@ -133,7 +135,7 @@ class InlineHelpers(BodyEditor):
                 self.context.record(start.line, "added-import", reason, name)
             self._helper_imports.setdefault(statement, set()).add(start.line)
         value = self._parenthesized(original_node, result, value)
-        self._inlined_calls[id(value)] = helper.qualname
+        self._inlined_calls[id(value)] = (value, helper.qualname)
         return value
 
     def _parenthesized(self, original: cst.Call, call: cst.Call, value: cst.BaseExpression) -> cst.BaseExpression:
@@ -151,7 +153,7 @@ class InlineHelpers(BodyEditor):
     ) -> list[cst.BaseSmallStatement] | None:
         value = getattr(updated, "value", None)
         if id(value) in self._inlined_calls:
-            name = self._inlined_calls[id(value)]
+            name = self._inlined_calls[id(value)][1]
             flag = self.context.flag_near(self.line_of(original))
             if isinstance(updated, cst.Expr):
                 reason = f"the call of {name} was a statement of its own, and what it returns has no side effect"
