@@ -1,4 +1,4 @@
-"""The rewrite parses only the top-level definitions that name what it acts on (window.py).
+"""The rewrite parses only the statements that name what it acts on (window.py).
 
 A window must never change the result: every golden fixture gives the same diff and the same
 report with windows as when each file is parsed whole."""
