@@ -1,19 +1,19 @@
 """The rewrite parses only the statements that name what it acts on (window.py).
 
 A window must never change the result: every golden fixture gives the same diff and the same
-report with windows as when each file is parsed whole."""
+report with windows as when each file is parsed whole (tests/test_fixture_properties.py)."""
 
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 
 import pytest
 
 import prune_flags.rewrite
 from prune_flags.window import SEAM, View, view_of
-from test_fixtures import CASES, FIXTURES, case_options, checkout, invoke
+from test_fixture_properties import run_report
+from test_fixtures import FIXTURES, checkout, invoke
 
 MODULE = '''\
 import os
@@ -140,23 +140,6 @@ def test_a_method_that_may_go_is_parsed_with_its_neighbours_in_the_class() -> No
 )
 def test_whole_file_noop(text: str, word: str) -> None:
     assert view_of(text, ast.parse(text), lines_with(text, word)) == View(text)
-
-
-def run_report(name: str, work: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, dict]:
-    args, _ = case_options(FIXTURES / name)
-    report_file = work.parent / f"{work.name}.json"
-    result = invoke(monkeypatch, work, "diff", "--no-color", "--report", str(report_file), *args, ".")
-    report = json.loads(report_file.read_text())
-    return result.stdout, {key: report[key] for key in ("files", "skipped")}
-
-
-@pytest.mark.parametrize("name", CASES)
-def test_windows_give_what_the_whole_file_gives(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    case = FIXTURES / name
-    windowed = run_report(name, checkout(case, tmp_path / "windowed"), monkeypatch)
-    monkeypatch.setattr(prune_flags.rewrite, "view_of", lambda text, tree, lines: View(text))
-    whole = run_report(name, checkout(case, tmp_path / "whole"), monkeypatch)
-    assert windowed == whole
 
 
 def test_the_seed_parses_only_the_definitions_naming_its_fields(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,7 +12,7 @@ import functools
 import re
 from dataclasses import replace
 from collections import Counter
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
@@ -63,13 +63,15 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     if not lines:
         return Rewritten(text, ())
     before = _parse(text)
+    carriers = _carriers(before, lines, context.flags.keys())  # their lines count as the flag's
+    lines |= lines_naming(text, carriers)
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
     # An import an inlined helper needs joins the module's import block, which the view may not hold.
     whole = any(call.imports for call in context.helpers.values())
     while True:
         view = View(text) if whole else view_of(text, before, lines)
         try:
-            attempt, new_module = _rewrite_view(view, context)
+            attempt, new_module = _rewrite_view(view, replace(context, relevant_lines=lines))
         except FileFailure:
             if not view.partial:
                 raise
@@ -91,7 +93,7 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
             break
         death = Death(attempt.flag_near(0), "its last read went with the code this cleanup removed")
         context = replace(context, dead_locals={**context.dead_locals, **dict.fromkeys(new_locals, death)})
-        lines = lines_naming(text, context.acted_on()) | context.removable_asserts
+        lines = lines_naming(text, context.acted_on() | carriers) | context.removable_asserts
     changes = [replace(change, line=view.file_line(change.line)) for change in attempt.changes]
     inlined = [(view.file_line(line), column, flag) for line, column, flag in attempt.inlined]
     # An __init__.py re-exports what it imports; a name in a string (`__all__`) counts as used.
@@ -110,9 +112,11 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
 
 
 def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, cst.Module]:
-    """One traversal of the passes over the view; the attempt's lines are the view's own."""
+    """One traversal of the passes over the view; the attempt's lines are the view's own. The
+    blocks it walks are those holding the lines the view was chosen for (the context's
+    relevant lines, in the file)."""
     asserts = view.view_lines(context.removable_asserts)
-    relevant = lines_naming(view.text, context.acted_on()) | asserts
+    relevant = None if context.relevant_lines is None else view.view_lines(context.relevant_lines)
     attempt = replace(
         context,
         changes=[],
@@ -122,6 +126,36 @@ def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, 
         unreachable_outside_functions=False,
     )
     return attempt, _wrapped(view.text).visit(Rewriter(attempt))
+
+
+def _carriers(tree: ast.Module, lines: frozenset[int], flags: Iterable[str]) -> frozenset[str]:
+    """Names the passes read as a flag without being spelled like it: an import's alias
+    (`from settings import FAST as F`) and a local bound to a flag's read (`f = self.fast`, or
+    `f = F`). A line reading one is as relevant as a line naming the flag: the view holds it
+    and the passes walk its block. This finds a superset of what the passes inline (see
+    `passes.scopes.module_bindings` and `flag_locals`); a name too many only walks a block more."""
+    flags = frozenset(flags)
+    nodes = [node for _, _, statement in statements_holding(tree.body, lines) for node in ast.walk(statement)]
+    aliases = {
+        alias.asname
+        for node in nodes
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.asname and alias.name in flags
+    }
+    read_as_flag = flags | aliases
+    carried = {
+        node.targets[0].id
+        for node in nodes
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and (
+            (isinstance(node.value, ast.Attribute) and node.value.attr in flags)
+            or (isinstance(node.value, ast.Name) and node.value.id in read_as_flag)
+        )
+    }
+    return frozenset((aliases | carried) - flags)
 
 
 @functools.lru_cache(maxsize=16)
