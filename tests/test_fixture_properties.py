@@ -3,19 +3,31 @@
 - The rewrite's view never changes the result: each fixture gives the same diff and the same
   report when LibCST parses only the statements naming what a round acts on and walks only the
   blocks naming it (the default), as when it parses every file whole and walks every block.
+- Where the run formats with black, the cleanup gives black nothing to do that it did not have
+  before: every line black would change in a changed file is a line the cleanup left as it
+  was, and black changes it in the original too (the fixtures keep badly formatted lines beside
+  the edits, which must stay as they are).
 """
 
 from __future__ import annotations
 
+import difflib
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
 import prune_flags.rewrite
+from prune_flags.formatting import BlackSettings, format_lines, load_black_settings
 from prune_flags.passes.body import BodyEditor
 from prune_flags.window import View
-from test_fixtures import CASES, FIXTURES, case_options, checkout, invoke
+from test_fixtures import CASES, FIXTURES, case_options, checkout, invoke, tree_bytes
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
 
 
 def run_report(name: str, work: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, dict]:
@@ -40,3 +52,53 @@ def test_the_view_never_changes_the_result(name: str, tmp_path: Path, monkeypatc
     parse_whole_and_walk_everything(monkeypatch)
     whole = run_report(name, checkout(case, tmp_path / "whole"), monkeypatch)
     assert viewed == whole
+
+
+def black_settings_of(name: str) -> BlackSettings | None:
+    """The black settings a fixture's run formats with; None when it formats nothing."""
+    case = FIXTURES / name
+    args, _ = case_options(case)
+    if "--no-format" in args:
+        return None
+    tables = [tomllib.loads(Path(args[i + 1]).read_text()) for i, arg in enumerate(args) if arg == "--config"]
+    pyproject = case / "before" / "pyproject.toml"
+    if pyproject.exists():
+        tables.append(tomllib.loads(pyproject.read_text()).get("tool", {}).get("prune-flags", {}))
+    chosen = next((table["format"] for table in tables if "format" in table), "auto")
+    settings = load_black_settings(case / "before")
+    if chosen == "none" or (chosen == "auto" and not settings.configured):
+        return None
+    return settings
+
+
+def lines_black_changes(text: str, settings: BlackSettings) -> set[int]:
+    """The lines of `text` (1-based) black rewrites, and those around where it adds lines."""
+    lines = text.split("\n")
+    formatted = format_lines(text, [(1, len(lines))], settings).split("\n")
+    changed: set[int] = set()
+    for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, lines, formatted, autojunk=False).get_opcodes():
+        if tag != "equal":
+            changed.update(range(i1 + 1, i2 + 1) if i2 > i1 else (i1, i1 + 1))
+    return changed
+
+
+FORMATTED = [name for name in CASES if black_settings_of(name) is not None]
+
+
+def test_fixtures_formatting_with_black_exist() -> None:
+    assert "core_black_stable_fstring_return" in FORMATTED and "core_no_format" not in FORMATTED
+
+
+@pytest.mark.parametrize("name", FORMATTED)
+def test_black_has_nothing_to_do_on_what_the_cleanup_touched(name: str) -> None:
+    settings = black_settings_of(name)
+    assert settings is not None
+    before, after = tree_bytes(FIXTURES / name / "before"), tree_bytes(FIXTURES / name / "after")
+    for path in sorted(path for path in after if path.endswith(".py") and before.get(path) != after[path]):
+        old, new = before.get(path, b"").decode(), after[path].decode()
+        # Each line of the original black changes, at its place in the result when it is still there.
+        kept = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False)
+        moved = {b.a + offset + 1: b.b + offset + 1 for b in kept.get_matching_blocks() for offset in range(b.size)}
+        already = {moved[line] for line in lines_black_changes(old, settings) if line in moved}
+        new_work = sorted(lines_black_changes(new, settings) - already)
+        assert not new_work, f"{path}: black would change lines {new_work} the cleanup touched"

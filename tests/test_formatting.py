@@ -14,6 +14,7 @@ from prune_flags.formatting import (
     changed_line_ranges,
     format_lines,
     load_black_settings,
+    touched_line_ranges,
 )
 
 
@@ -332,4 +333,81 @@ def test_changed_ranges_feed_format_lines() -> None:
     assert ranges == [(2, 2)]
     assert format_lines(new, ranges, BlackSettings()) == (
         "def f( a ):\n    return a\n    return  0\n"
+    )
+
+
+# touched_line_ranges
+
+
+TERNARY = """\
+def label(self):
+    x  =  1
+    return (
+        f"{self.name}"
+        if not self.fast
+        else f"{self.name}-fast"
+    )
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        pytest.param(
+            TERNARY,
+            TERNARY.replace('        if not self.fast\n        else f"{self.name}-fast"\n', ""),
+            [(3, 5)],
+            id="lines-gone-from-inside-a-statement",
+        ),
+        pytest.param(
+            "if FAST:\n    a  =  1\nb  =  2\n", "b  =  2\n", [], id="whole-statements-gone"
+        ),
+        pytest.param(
+            "a  =  1\n# about b\nb  =  2\n", "a  =  1\nb  =  2\n", [], id="comment-line-gone"
+        ),
+        pytest.param(
+            "if (\n    a\n    and not FAST\n):\n    pass\n",
+            "if (\n    a\n):\n    pass\n",
+            [(1, 3)],
+            id="header-lost-a-line",
+        ),
+        pytest.param(
+            'def f(x, use_x=False):\n    """Help.\n\n    use_x: whether.\n    """\n',
+            'def f(x):\n    """Help.\n\n    """\n',
+            [(1, 4)],
+            id="docstring-lost-a-line-and-header-changed",
+        ),
+        pytest.param(
+            "foo(\n    a,\n    use_x=False,\n)\nb  =  [\n    1,\n]\n",
+            "foo(\n    a,\n)\nb  =  [\n    2,\n]\n",
+            [(1, 3), (5, 5)],
+            id="inner-deletion-and-replace",
+        ),
+        pytest.param(
+            "x = (\n  1,\n  2,\n", "x = (\n  1,\n", [], id="does-not-tokenize"
+        ),
+    ],
+)
+def test_touched_line_ranges(old: str, new: str, expected: list[tuple[int, int]]) -> None:
+    assert touched_line_ranges(old, new) == expected
+
+
+def test_a_statement_that_lost_lines_from_within_is_formatted_whole_and_alone() -> None:
+    """A folded ternary leaves `return (`, `f"..."`, `)`: black collapses it, as the repository's
+    black would; the badly formatted statement beside it, untouched, stays."""
+    new = TERNARY.replace('        if not self.fast\n        else f"{self.name}-fast"\n', "")
+    formatted = format_lines(new, touched_line_ranges(TERNARY, new), BlackSettings())
+    assert formatted == 'def label(self):\n    x  =  1\n    return f"{self.name}"\n'
+
+
+@given(old=lines, new=lines)
+def test_touched_line_ranges_hold_the_changed_lines(old: list[str], new: list[str]) -> None:
+    old_text, new_text = "".join(f"{line}\n" for line in old), "".join(f"{line}\n" for line in new)
+    touched = touched_line_ranges(old_text, new_text)
+    assert all(1 <= start <= end <= len(new) for start, end in touched)
+    assert all(next_start > end + 1 for (_, end), (next_start, _) in zip(touched, touched[1:]))
+    assert all(
+        any(start <= line <= end for start, end in touched)
+        for first, last in changed_line_ranges(old_text, new_text)
+        for line in range(first, last + 1)
     )

@@ -336,9 +336,9 @@ def _black_settings(config: Config, project_root: Path) -> BlackSettings | None:
 def _finish(black: BlackSettings | None, source: SourceFile, text: str) -> str:
     if text == source.text or black is None:
         return text
-    from prune_flags.formatting import changed_line_ranges, format_lines
+    from prune_flags.formatting import format_lines, touched_line_ranges
 
-    return format_lines(text, changed_line_ranges(source.text, text), black)
+    return format_lines(text, touched_line_ranges(source.text, text), black)
 
 
 class _Cascade:

@@ -7,7 +7,9 @@ nothing, and importing black costs about 0.3 s.
 from __future__ import annotations
 
 import difflib
+import io
 import sys
+import tokenize
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +23,13 @@ else:
 if TYPE_CHECKING:
     import black
 
-__all__ = ["BlackSettings", "changed_line_ranges", "format_lines", "load_black_settings"]
+__all__ = [
+    "BlackSettings",
+    "changed_line_ranges",
+    "format_lines",
+    "load_black_settings",
+    "touched_line_ranges",
+]
 
 
 @dataclass(frozen=True)
@@ -147,6 +155,18 @@ def _known_target_versions(names: Sequence[str]) -> set[black.TargetVersion]:
     return {known[name.upper()] for name in names if name.upper() in known}
 
 
+def touched_line_ranges(old: str, new: str) -> list[tuple[int, int]]:
+    """1-based inclusive ranges of lines of `new` that the edit touched: those added or modified
+    (see `changed_line_ranges`), and each statement that lost lines from within and stayed
+    (`return (`, `    f"..."`, `)` once a folded ternary's other lines went). black formats
+    every statement holding a line of its ranges, and only those: a statement that went whole
+    leaves its neighbours untouched, so a pure deletion of whole statements formats nothing."""
+    changed, points = _edits(_split_lines(old), _split_lines(new))
+    if not points:
+        return changed
+    return _merged(changed + _statements_across(new, points))
+
+
 def changed_line_ranges(old: str, new: str) -> list[tuple[int, int]]:
     """1-based inclusive ranges of lines of `new` added or modified relative to `old`.
 
@@ -154,16 +174,70 @@ def changed_line_ranges(old: str, new: str) -> list[tuple[int, int]]:
     puts exactly one non-equal opcode between two runs of equal lines, so two 'replace'/'insert'
     opcodes are always separated by at least one unchanged line of `new`.
     """
-    old_lines, new_lines = _split_lines(old), _split_lines(new)
-    remaining = iter(old_lines)
-    if all(line in remaining for line in new_lines):
-        return []  # a pure deletion (most cleanups) leaves nothing new to reformat: no diff needed
+    return _edits(_split_lines(old), _split_lines(new))[0]
+
+
+def _edits(old_lines: list[str], new_lines: list[str]) -> tuple[list[tuple[int, int]], list[int]]:
+    """The ranges of new lines added or modified, and the new lines after which old lines went
+    (0: before the first). A pure deletion (most cleanups) needs no diff: each new line is the
+    first old line equal to it, and the old lines skipped on the way went."""
+    points: list[int] = []
+    position = 0
+    for number, line in enumerate(new_lines):
+        start = position
+        while position < len(old_lines) and old_lines[position] != line:
+            position += 1
+        if position == len(old_lines):
+            break  # a new line: not a pure deletion
+        if position > start:
+            points.append(number)
+        position += 1
+    else:
+        return [], points  # old lines gone after the last new one are past every statement
     # autojunk would treat frequent lines (blank lines, closing brackets) as junk in files over
     # 200 lines and report spurious changes around them.
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    return [
-        (j1 + 1, j2) for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in ("replace", "insert")
-    ]
+    opcodes = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes()
+    changed = [(j1 + 1, j2) for tag, _, _, j1, j2 in opcodes if tag in ("replace", "insert")]
+    return changed, [j1 for tag, _, _, j1, _ in opcodes if tag == "delete"]
+
+
+def _statements_across(text: str, points: list[int]) -> list[tuple[int, int]]:
+    """The statements (logical lines: a simple statement, or a compound statement's header) of
+    `text` that lost lines from within: they hold a line after which lines went, and the line
+    after it. None when the text does not tokenize (black would not format it either)."""
+    spans: list[tuple[int, int]] = []
+    first: int | None = None  # the first line of the statement being read
+    last_point = max(points)
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NEWLINE and first is not None:
+                if any(first <= point < token.start[0] for point in points):
+                    spans.append((first, token.start[0]))
+                first = None
+                if token.start[0] > last_point:
+                    break  # no later statement holds a point
+            elif first is None and token.type not in _BETWEEN_STATEMENTS:
+                first = token.start[0]
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    return spans
+
+
+# Tokens outside any statement: line breaks, comments on lines of their own, indentation.
+_BETWEEN_STATEMENTS = frozenset(
+    (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
+)
+
+
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted ranges with those that overlap or touch joined."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _split_lines(text: str) -> list[str]:
