@@ -12,7 +12,7 @@ import functools
 import re
 from dataclasses import replace
 from collections import Counter
-from typing import Iterable, Iterator
+from typing import Collection, Iterator
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
@@ -63,7 +63,7 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     if not lines:
         return Rewritten(text, ())
     before = _parse(text)
-    carriers = _carriers(before, lines, context.flags.keys())  # their lines count as the flag's
+    carriers = _carriers(text, before, lines, context.flags.keys())  # their lines are the flag's too
     lines |= lines_naming(text, carriers)
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
     # An import an inlined helper needs joins the module's import block, which the view may not hold.
@@ -128,34 +128,44 @@ def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, 
     return attempt, _wrapped(view.text).visit(Rewriter(attempt))
 
 
-def _carriers(tree: ast.Module, lines: frozenset[int], flags: Iterable[str]) -> frozenset[str]:
-    """Names the passes read as a flag without being spelled like it: an import's alias
+def _carriers(text: str, tree: ast.Module, lines: frozenset[int], flags: Collection[str]) -> frozenset[str]:
+    """Names the passes read as a flag without being spelled like it: a module's import alias
     (`from settings import FAST as F`) and a local bound to a flag's read (`f = self.fast`, or
     `f = F`). A line reading one is as relevant as a line naming the flag: the view holds it
     and the passes walk its block. This finds a superset of what the passes inline (see
-    `passes.scopes.module_bindings` and `flag_locals`); a name too many only walks a block more."""
-    flags = frozenset(flags)
-    nodes = [node for _, _, statement in statements_holding(tree.body, lines) for node in ast.walk(statement)]
+    `passes.scopes.module_bindings` and `flag_locals`); a name too many only walks a block more.
+    Only the statements holding the flag's lines (or an alias's) are looked into."""
     aliases = {
         alias.asname
-        for node in nodes
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
+        for statement in tree.body
+        if isinstance(statement, ast.ImportFrom)
+        for alias in statement.names
         if alias.asname and alias.name in flags
     }
-    read_as_flag = flags | aliases
+    read_as_flag = {*flags, *aliases}
     carried = {
-        node.targets[0].id
-        for node in nodes
-        if isinstance(node, ast.Assign)
-        and len(node.targets) == 1
-        and isinstance(node.targets[0], ast.Name)
+        assign.targets[0].id
+        for assign in _assignments(tree.body, lines | lines_naming(text, aliases))
+        if len(assign.targets) == 1
+        and isinstance(assign.targets[0], ast.Name)
         and (
-            (isinstance(node.value, ast.Attribute) and node.value.attr in flags)
-            or (isinstance(node.value, ast.Name) and node.value.id in read_as_flag)
+            (isinstance(assign.value, ast.Attribute) and assign.value.attr in flags)
+            or (isinstance(assign.value, ast.Name) and assign.value.id in read_as_flag)
         )
     }
-    return frozenset((aliases | carried) - flags)
+    return frozenset((aliases | carried).difference(flags))
+
+
+def _assignments(body: list[ast.stmt], lines: frozenset[int]) -> Iterator[ast.Assign]:
+    """The assignments among the statements holding one of the lines, in blocks at any depth."""
+    for _, _, statement in statements_holding(body, lines):
+        if isinstance(statement, ast.Assign):
+            yield statement
+        blocks = [getattr(statement, field, []) for field in ("body", "orelse", "finalbody")]
+        blocks += [handler.body for handler in getattr(statement, "handlers", [])]
+        blocks += [case.body for case in getattr(statement, "cases", [])]
+        for block in blocks:
+            yield from _assignments(block, lines)
 
 
 @functools.lru_cache(maxsize=16)
