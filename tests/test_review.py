@@ -52,6 +52,84 @@ def execute(root: Path, main: str) -> tuple[int, str, str]:
     return done.returncode, done.stdout, done.stderr
 
 
+def review(root: Path, flag: str, answers: list[str], monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(root)
+    command = ["apply", "-i", "--no-format", "--flag", flag, "."]
+    return CliRunner().invoke(app, command, input="".join(f"{answer}\n" for answer in answers), catch_exceptions=False)
+
+
+def test_declining_the_last_read_of_a_field_withdraws_the_removal_of_its_definition(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = NODE.replace("        assert self.pending is not None\n", "")
+    root = repository(tmp_path, {"node.py": module})
+    before = execute(root, "node.py")
+    # Yes to removing the fields from __init__, no to folding the `if self.fast:`.
+    result = review(root, "fast=False", ["y", "n"], monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert execute(root, "node.py") == before
+    assert (root / "node.py").read_text() == module  # the `if` reads both fields: they stay
+    assert "node.py: the hunk at line 3 you accepted is withdrawn: it depended on lines you kept" in result.stderr
+
+
+@pytest.mark.parametrize("decline", ["n", "d", "q"])
+def test_declining_any_way_after_accepting_the_definitions_still_runs(
+    decline: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = repository(tmp_path, {"node.py": NODE})
+    before = execute(root, "node.py")
+    result = review(root, "fast=False", ["y", decline, "n", "n"], monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert execute(root, "node.py") == before
+    assert "self.fast = False" in (root / "node.py").read_text()
+
+
+def test_declining_an_assert_keeps_the_field_it_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = repository(tmp_path, {"node.py": NODE})
+    before = execute(root, "node.py")
+    # Yes to __init__ and to the folded branch, no to removing the assert; then yes to what is
+    # left of the first hunk (only `self.fast = False` goes now).
+    result = review(root, "fast=False", ["y", "y", "n", "y"], monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert execute(root, "node.py") == before
+    assert "@@ line 3 @@\n-        self.fast = False\n  # fast  removed-write" in result.stdout
+    assert (root / "node.py").read_text() == NODE.replace("        self.fast = False\n", "").replace(
+        "        if self.fast:\n            self.pending.append(x)\n            return\n", ""
+    )
+
+
+def test_declining_a_read_keeps_its_definition_in_another_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = repository(
+        tmp_path,
+        {
+            "config.py": "FAST = False\nLIMIT = 3\n",
+            "main.py": 'from config import FAST, LIMIT\n\nif FAST:\n    print("fast")\nprint("limit", LIMIT)\n',
+        },
+    )
+    before = execute(root, "main.py")
+    # config.py comes first: yes to removing FAST; in main.py yes to its import, no to the `if`.
+    result = review(root, "FAST=False", ["y", "y", "n"], monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert execute(root, "main.py") == before
+    assert (root / "config.py").read_text() == "FAST = False\nLIMIT = 3\n"
+    assert "config.py: the hunk at line 1 you accepted is withdrawn" in result.stderr
+
+
+def test_declining_an_elif_keeps_its_whole_if(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    module = (
+        'FAST = False\nMODE = "fast"\n\n\ndef pick(x):\n    if x > 5:\n        return "big"\n'
+        '    elif FAST:\n        return MODE\n    return "small"\n\n\nprint(pick(1), pick(9))\n'
+    )
+    root = repository(tmp_path, {"pick.py": module})
+    before = execute(root, "pick.py")
+    result = review(root, "FAST=False", ["y", "n"], monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert execute(root, "pick.py") == before
+    assert (root / "pick.py").read_text() == module
+    assert "pick.py: the hunk at line 1 you accepted is withdrawn" in result.stderr
+    assert "whole file" not in result.stderr  # the `if` took the pragma, not the file
+
+
 @pytest.mark.parametrize(
     ("flag", "files", "main"),
     [
@@ -101,3 +179,34 @@ def test_what_a_kept_statement_mentions_keeps_its_definition(
     result = CliRunner().invoke(app, ["apply", "--no-format", "--flag", flag, "."], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert execute(root, main) == before
+
+
+def test_explain_names_what_was_declined(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    module = NODE.replace("    def flush(self):\n", '    def mode(self):\n        return "on" if self.fast else "off"\n\n    def flush(self):\n')
+    root = repository(tmp_path, {"node.py": module})
+    monkeypatch.chdir(root)
+    command = ["apply", "-i", "--explain", "--no-format", "--flag", "fast=False", "."]
+    # No to __init__, no to the `if`, yes to the ternary.
+    result = CliRunner().invoke(app, command, input="n\nn\ny\n", catch_exceptions=False)
+    assert (root / "node.py").read_text() == module.replace('"on" if self.fast else "off"', '"off"')
+    assert "node.py:7  fast  kept-in-review  declined in review: kept as it is, with what it reads" in result.stdout
+    assert "kept-by-pragma" not in result.stdout
+
+
+def test_declining_an_added_import_keeps_its_whole_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    channels = (
+        "from math import pi as CHANNEL\n\nUSE_SHARDY = True\n\n\ndef _get_channel(ctx):\n"
+        "    if USE_SHARDY:\n        return CHANNEL\n    return ctx.new_channel()\n"
+    )
+    main = '"""Main."""\nimport os\n\nimport channels\n\nprint(os.sep)\nprint(channels._get_channel(None))\n'
+    root = repository(tmp_path, {"channels.py": channels, "main.py": main})
+    before = execute(root, "main.py")
+    # Yes to both hunks of channels.py (the helper goes: its call in main.py is inlined); in
+    # main.py, no to replacing `import channels`, then no to the import the inlined call needs,
+    # which no statement can keep: main.py stays whole, and so does the helper it calls.
+    result = review(root, "USE_SHARDY=True", ["y", "y", "n", "n", "y", "y"], monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert execute(root, "main.py") == before
+    assert (root / "main.py").read_text() == main
+    assert "main.py: a declined hunk cannot be kept on its own" in result.stderr
+    assert "def _get_channel(ctx):\n    return CHANNEL\n" in (root / "channels.py").read_text()
