@@ -8,6 +8,7 @@ guarantee is tested here too: nothing a kept statement mentions loses its defini
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +39,19 @@ node = Node()
 node.push(1)
 node.flush()
 """
+SETTINGS = {
+    "config.py": "FAST = False\nLIMIT = 3\n",
+    "main.py": 'from config import FAST, LIMIT\n\nif FAST:\n    print("fast")\nprint("limit", LIMIT)\n',
+}
+PICK = (
+    'FAST = False\nMODE = "fast"\n\n\ndef pick(x):\n    if x > 5:\n        return "big"\n'
+    '    elif FAST:\n        return MODE\n    return "small"\n\n\nprint(pick(1), pick(9))\n'
+)
+CHANNELS = {  # a helper that folds to a constant: its call in main.py is inlined, with an import
+    "channels.py": "from math import pi as CHANNEL\n\nUSE_SHARDY = True\n\n\ndef _get_channel(ctx):\n"
+    "    if USE_SHARDY:\n        return CHANNEL\n    return ctx.new_channel()\n",
+    "main.py": '"""Main."""\nimport os\n\nimport channels\n\nprint(os.sep)\nprint(channels._get_channel(None))\n',
+}
 
 
 def repository(root: Path, files: dict[str, str]) -> Path:
@@ -99,13 +113,7 @@ def test_declining_an_assert_keeps_the_field_it_checks(tmp_path: Path, monkeypat
 
 
 def test_declining_a_read_keeps_its_definition_in_another_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = repository(
-        tmp_path,
-        {
-            "config.py": "FAST = False\nLIMIT = 3\n",
-            "main.py": 'from config import FAST, LIMIT\n\nif FAST:\n    print("fast")\nprint("limit", LIMIT)\n',
-        },
-    )
+    root = repository(tmp_path, SETTINGS)
     before = execute(root, "main.py")
     # config.py comes first: yes to removing FAST; in main.py yes to its import, no to the `if`.
     result = review(root, "FAST=False", ["y", "y", "n"], monkeypatch)
@@ -116,16 +124,12 @@ def test_declining_a_read_keeps_its_definition_in_another_file(tmp_path: Path, m
 
 
 def test_declining_an_elif_keeps_its_whole_if(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    module = (
-        'FAST = False\nMODE = "fast"\n\n\ndef pick(x):\n    if x > 5:\n        return "big"\n'
-        '    elif FAST:\n        return MODE\n    return "small"\n\n\nprint(pick(1), pick(9))\n'
-    )
-    root = repository(tmp_path, {"pick.py": module})
+    root = repository(tmp_path, {"pick.py": PICK})
     before = execute(root, "pick.py")
     result = review(root, "FAST=False", ["y", "n"], monkeypatch)
     assert result.exit_code == 0, result.output
     assert execute(root, "pick.py") == before
-    assert (root / "pick.py").read_text() == module
+    assert (root / "pick.py").read_text() == PICK
     assert "pick.py: the hunk at line 1 you accepted is withdrawn" in result.stderr
     assert "whole file" not in result.stderr  # the `if` took the pragma, not the file
 
@@ -194,12 +198,7 @@ def test_explain_names_what_was_declined(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_declining_an_added_import_keeps_its_whole_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    channels = (
-        "from math import pi as CHANNEL\n\nUSE_SHARDY = True\n\n\ndef _get_channel(ctx):\n"
-        "    if USE_SHARDY:\n        return CHANNEL\n    return ctx.new_channel()\n"
-    )
-    main = '"""Main."""\nimport os\n\nimport channels\n\nprint(os.sep)\nprint(channels._get_channel(None))\n'
-    root = repository(tmp_path, {"channels.py": channels, "main.py": main})
+    root = repository(tmp_path, CHANNELS)
     before = execute(root, "main.py")
     # Yes to both hunks of channels.py (the helper goes: its call in main.py is inlined); in
     # main.py, no to replacing `import channels`, then no to the import the inlined call needs,
@@ -207,6 +206,25 @@ def test_declining_an_added_import_keeps_its_whole_file(tmp_path: Path, monkeypa
     result = review(root, "USE_SHARDY=True", ["y", "y", "n", "n", "y", "y"], monkeypatch)
     assert result.exit_code == 0, result.output
     assert execute(root, "main.py") == before
-    assert (root / "main.py").read_text() == main
+    assert (root / "main.py").read_text() == CHANNELS["main.py"]
     assert "main.py: a declined hunk cannot be kept on its own" in result.stderr
     assert "def _get_channel(ctx):\n    return CHANNEL\n" in (root / "channels.py").read_text()
+
+
+@pytest.mark.parametrize("answers", ["".join(answers) for answers in itertools.product("yn", repeat=3)])
+@pytest.mark.parametrize(
+    ("flag", "files", "main"),
+    [
+        pytest.param("fast=False", {"node.py": NODE}, "node.py", id="fields"),
+        pytest.param("FAST=False", SETTINGS, "main.py", id="module-constant"),
+        pytest.param("USE_SHARDY=True", CHANNELS, "main.py", id="helper"),
+    ],
+)
+def test_every_mix_of_answers_runs_as_the_original(
+    flag: str, files: dict[str, str], main: str, answers: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = repository(tmp_path, files)
+    before = execute(root, main)
+    result = review(root, flag, [*answers, *"nnnnnn"], monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert execute(root, main) == before
