@@ -228,3 +228,21 @@ def test_every_mix_of_answers_runs_as_the_original(
     result = review(root, flag, [*answers, *"nnnnnn"], monkeypatch)
     assert result.exit_code == 0, result.output
     assert execute(root, main) == before
+
+
+def test_declining_a_docstring_entry_keeps_only_that_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    module = (
+        'def archive(project, notify=False):\n    """Archive a project.\n\n    :param project: The project.\n'
+        '    :param notify: Email its owners.\n    """\n    if notify:\n        print("mail")\n    return project\n\n\n'
+        'print(archive("p"))\n'
+    )
+    root = repository(tmp_path, {"archive.py": module})
+    before = execute(root, "archive.py")
+    # Yes to the parameter, no to its docstring entry (a string runs nothing), yes to the `if`.
+    result = review(root, "notify=False", ["y", "n", "y"], monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert execute(root, "archive.py") == before
+    assert (root / "archive.py").read_text() == module.replace(", notify=False", "").replace(
+        '    if notify:\n        print("mail")\n', ""
+    )
+    assert result.stderr == "1 file changed, 3 lines removed, 1 added\n"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import io
 import tokenize
 from dataclasses import dataclass, replace
@@ -48,12 +49,6 @@ class Hunk:
     def lines(self) -> range:
         """The old lines (1-based) this hunk replaces."""
         return range(self.old_start + 1, self.old_start + 1 + len(self.old_lines))
-
-    @property
-    def holds_code(self) -> bool:
-        """Whether it changes more than comments and blank lines (which run nothing, so keeping
-        them needs no other line kept)."""
-        return any(_is_code(line) for line in self.old_lines + self.new_lines)
 
 
 def hunks(result: FileResult) -> list[Hunk]:
@@ -89,9 +84,28 @@ def still_python(text: str) -> str | None:
 
 
 # -- keeping declined lines ----------------------------------------------------------------------
+def runs_code(old_text: str, hunk: Hunk) -> bool:
+    """Whether keeping the hunk's old lines needs other lines kept: it changes code, not only
+    comments and blank lines, nor only deletes lines inside a string (a docstring's entry for a
+    parameter that goes), which run nothing."""
+    if not any(_is_code(line) for line in hunk.old_lines + hunk.new_lines):
+        return False
+    return bool(hunk.new_lines) or not set(hunk.lines) <= _inside_strings(old_text)
+
+
 def _is_code(line: str) -> bool:
     stripped = line.strip()
     return bool(stripped) and not stripped.startswith("#")
+
+
+@functools.lru_cache(maxsize=16)
+def _inside_strings(text: str) -> frozenset[int]:
+    """The lines strictly inside a multi-line string, an f-string's excepted (it holds code)."""
+    lines: set[int] = set()
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.STRING and "f" not in token.string.split(token.string[-1])[0].lower():
+            lines.update(range(token.start[0] + 1, token.end[0]))
+    return frozenset(lines)
 
 
 def kept_statements(text: str, lines: Iterable[int]) -> list[ast.stmt]:
@@ -239,7 +253,7 @@ class _Review:
                     rest = answer == "a"
                     self.stopped = self.stopped or answer == "q"
                 self.answers[key] = answer in ("y", "a")
-                if not self.answers[key] and hunk.holds_code:
+                if not self.answers[key] and runs_code(self.originals[result.path].old_text, hunk):
                     self.kept.setdefault(result.path, set()).update(hunk.lines)
                     replan = True
                     if rest is None:
@@ -270,7 +284,11 @@ class _Review:
                 self.originals.setdefault(result.path, result)
             planned = {(result.path, hunk) for result in report.changed_files for hunk in hunks(result)}
             self._withdraw(planned)
-            declined = [key for key, taken in self.answers.items() if not taken and key[1].holds_code]
+            declined = [
+                (path, hunk)
+                for (path, hunk), taken in self.answers.items()
+                if not taken and runs_code(self.originals[path].old_text, hunk)
+            ]
             stuck = {path for path, hunk in declined if (path, hunk) in planned}
             if not stuck:
                 self.report = report
