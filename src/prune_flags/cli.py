@@ -96,7 +96,7 @@ def _run(
         if quiet or not sys.stderr.isatty():
             return run(config, targets, Path.cwd(), jobs=jobs, contents=contents)
         with _progress_bar() as progress:
-            return run(config, targets, Path.cwd(), progress, jobs)
+            return run(config, targets, Path.cwd(), progress, jobs, contents)
     except NoPythonFiles as err:
         raise _fail(f"{err}: no Python files to clean up (none found, or all excluded by .gitignore or exclude)")
 
