@@ -246,3 +246,20 @@ def test_declining_a_docstring_entry_keeps_only_that_entry(tmp_path: Path, monke
         '    if notify:\n        print("mail")\n', ""
     )
     assert result.stderr == "1 file changed, 3 lines removed, 1 added\n"
+
+
+def test_declining_a_line_of_a_flattened_branch_keeps_the_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    module = (
+        'FAST = False\n\n\ndef other():\n    if FAST:\n        return "fast"\n    return "slow"\n\n\n'
+        'def run():\n    if not FAST:\n        print("a")\n\n        print("b")\n    return 1\n\n\nprint(other(), run())\n'
+    )
+    root = repository(tmp_path, {"m.py": module})
+    before = execute(root, "m.py")
+    # The blank line splits the flattened branch in two hunks: yes to all but its second one,
+    # whose statement stays but is dedented all the same; so its `if` is kept.
+    result = review(root, "FAST=False", ["y", "y", "y", "n"], monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert execute(root, "m.py") == before
+    assert (root / "m.py").read_text() == module.replace('    if FAST:\n        return "fast"\n', "")
+    assert "m.py: the hunk at line 14 cannot be kept on its own (the block around it changes it);" in result.stderr
+    assert "whole file" not in result.stderr

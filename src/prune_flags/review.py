@@ -131,6 +131,22 @@ def _keeping(body: list[ast.stmt], lines: set[int], source: list[str]) -> Iterat
                 yield from _keeping(block, held, source)
 
 
+def enclosing(text: str, lines: Iterable[int]) -> set[int]:
+    """The first lines of the innermost compound statements whose blocks hold the lines."""
+    source = text.splitlines()
+
+    def parent(body: list[ast.stmt], line: int, start: int | None) -> int | None:
+        for first, last, statement in statement_spans(body):
+            if first <= line <= last:
+                inner = (parent(block, line, first) for block in _clauses(statement, source))
+                return next((found for found in inner if found is not None), start)
+        return None
+
+    tree = ast.parse(text)
+    found = {parent(tree.body, line, None) for line in lines}
+    return {line for line in found if line is not None}
+
+
 def _clauses(statement: ast.stmt, source: list[str]) -> list[list[ast.stmt]]:
     """The statement lists nested in a statement; an `elif` is a clause of its `if`, whose header
     the rewrite reads (the `elif` is no statement of a body there)."""
@@ -289,18 +305,29 @@ class _Review:
                 for (path, hunk), taken in self.answers.items()
                 if not taken and runs_code(self.originals[path].old_text, hunk)
             ]
-            stuck = {path for path, hunk in declined if (path, hunk) in planned}
+            stuck = [(path, hunk) for path, hunk in declined if (path, hunk) in planned]
             if not stuck:
                 self.report = report
                 return True
-            if stuck <= self.whole:
+            if {path for path, _ in stuck} <= self.whole:
                 return False
-            for path in stuck - self.whole:
-                self.whole.add(path)
-                self.say(
-                    f"prune-flags: {self.originals[path].display}: a declined hunk cannot be kept on its own"
-                    " (no statement of it can be); the whole file is kept as it is"
-                )
+            for path, hunk in stuck:
+                # Its statements are not what changes them (a branch around them is flattened):
+                # the block around them is kept, else the whole file.
+                original = self.originals[path]
+                around = enclosing(original.old_text, hunk.lines) - self.kept[path]
+                self.kept[path] |= around
+                if around:
+                    self.say(
+                        f"prune-flags: {original.display}: the hunk at line {hunk.old_start + 1} cannot be kept on its"
+                        f" own (the block around it changes it); the block at line {min(around)} is kept with it"
+                    )
+                elif path not in self.whole:
+                    self.whole.add(path)
+                    self.say(
+                        f"prune-flags: {original.display}: a declined hunk cannot be kept on its own"
+                        " (no statement of it can be); the whole file is kept as it is"
+                    )
 
     def _withdraw(self, planned: set[tuple[Path, Hunk]]) -> None:
         for (path, hunk), taken in list(self.answers.items()):
