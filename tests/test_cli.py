@@ -259,8 +259,9 @@ def test_interactive_refuses_a_mix_that_does_not_parse(monkeypatch: pytest.Monke
     report = Report(flags={}, files=[FileResult(Path("m.py"), "m.py", old, new)])
     answers = iter(["y", "n"])  # the opening bracket changed, the closing one not
     monkeypatch.setattr(cli.typer, "prompt", lambda *args, **kwargs: next(answers))
-    cli._review(report)
-    assert report.files[0].new_text == old
+    # A plan that cannot keep the declined line: the mix is never written, nor anything else.
+    reviewed = cli._review(report, lambda contents: Report(flags={}, files=[FileResult(Path("m.py"), "m.py", old, new)]))
+    assert reviewed.files[0].new_text == old
 
 
 def test_config_that_is_a_directory_exits_2(repo: Path) -> None:

@@ -7,7 +7,7 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterator, List, Optional
+from typing import Callable, Iterator, List, Mapping, Optional
 
 import typer
 
@@ -74,6 +74,7 @@ def _run(
     no_format: bool,
     quiet: bool,
     jobs: Optional[int] = None,
+    contents: Optional[Mapping[Path, bytes]] = None,
 ) -> Report:
     from prune_flags.engine import NoPythonFiles, run  # libcst is imported only once the options are valid
 
@@ -93,9 +94,9 @@ def _run(
         config = replace(config, format="none")
     try:
         if quiet or not sys.stderr.isatty():
-            return run(config, targets, Path.cwd(), jobs=jobs)
+            return run(config, targets, Path.cwd(), jobs=jobs, contents=contents)
         with _progress_bar() as progress:
-            return run(config, targets, Path.cwd(), progress, jobs)
+            return run(config, targets, Path.cwd(), progress, jobs, contents)
     except NoPythonFiles as err:
         raise _fail(f"{err}: no Python files to clean up (none found, or all excluded by .gitignore or exclude)")
 
@@ -194,7 +195,7 @@ def apply(
     _check_report(report)
     result = _run(paths, config, flag, no_format, quiet, jobs)
     if interactive:
-        _review(result)
+        result = _review(result, lambda contents: _run(paths, config, flag, no_format, True, jobs, contents))
     write_changes(result)
     raise typer.Exit(_finish(result, report, explain, quiet))
 
@@ -203,34 +204,18 @@ app.command()(find)
 app.command()(batch)
 
 
-def _review(report: Report) -> None:
-    """Ask about every hunk; keep in the report only what was accepted (and still parses)."""
-    from prune_flags.review import hunks, still_python, with_accepted
+def _review(report: Report, plan: Callable[[Mapping[Path, bytes]], Report]) -> Report:
+    """Ask about every hunk; a declined one keeps its lines and what they read (see review.py)."""
+    from prune_flags.review import Hunk, review
+    from prune_flags.report import FileResult
 
-    stop = False
-    for index, result in enumerate(list(report.files)):
-        if not result.changed:
-            continue
-        file_hunks = hunks(result)
-        accepted: list[bool] = []
-        rest: bool | None = None if not stop else False
-        for hunk in file_hunks:
-            if rest is None:
-                typer.echo(f"{result.display}\n{hunk.render()}", nl=False)
-                for change in hunk.reasons(result.changes):
-                    typer.echo(f"  # {change.flag}  {change.action}  {change.reason}")
-                answer = typer.prompt("apply this hunk? [y,n,a,d,q]", default="n").strip().lower()[:1]
-                if answer == "q":
-                    stop, rest = True, False
-                elif answer in ("a", "d"):
-                    rest = answer == "a"
-            accepted.append(rest if rest is not None else answer == "y")
-        text = with_accepted(result, file_hunks, accepted)
-        problem = still_python(text) if any(accepted) and not all(accepted) else None
-        if problem:
-            typer.echo(f"prune-flags: {result.display}: the hunks kept would not parse ({problem}); left untouched", err=True)
-            text = result.old_text
-        report.files[index] = replace(result, new_text=text)
+    def ask(result: FileResult, hunk: Hunk) -> str:
+        typer.echo(f"{result.display}\n{hunk.render()}", nl=False)
+        for change in hunk.reasons(result.changes):
+            typer.echo(f"  # {change.flag}  {change.action}  {change.reason}")
+        return typer.prompt("apply this hunk? [y,n,a,d,q]", default="n").strip().lower()[:1]
+
+    return review(report, plan, ask, lambda message: typer.echo(message, err=True))
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypeVar
 
 from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.values import same_value
@@ -194,7 +194,12 @@ Outcome = TypeVar("Outcome")
 
 
 def load(
-    paths: Sequence[Path], config: Config, cwd: Path, project_root: Path, progress: Progress | None = None
+    paths: Sequence[Path],
+    config: Config,
+    cwd: Path,
+    project_root: Path,
+    progress: Progress | None = None,
+    contents: Mapping[Path, bytes] | None = None,
 ) -> _Repository:
     repository = _Repository(
         cwd,
@@ -208,7 +213,7 @@ def load(
         if progress is not None:
             progress(done, len(files))
         try:
-            repository.raw[path] = read_bytes(path)
+            repository.raw[path] = contents[path] if contents and path in contents else read_bytes(path)
         except SourceError as err:
             repository.skipped[path] = str(err)
     return repository
@@ -262,11 +267,17 @@ def _positional_passes(repository: _Repository, facts: NameFacts) -> list[str]:
 
 
 def run(
-    config: Config, paths: Sequence[Path], cwd: Path, progress: Progress | None = None, jobs: int | None = None
+    config: Config,
+    paths: Sequence[Path],
+    cwd: Path,
+    progress: Progress | None = None,
+    jobs: int | None = None,
+    contents: Mapping[Path, bytes] | None = None,
 ) -> Report:
-    """The whole cleanup over the files under `paths`; nothing is written here."""
+    """The whole cleanup over the files under `paths`; nothing is written here. `contents` stands
+    in for some files' bytes (interactive review: its texts with declined lines marked kept)."""
     project_root = find_project_root(paths[0] if paths else cwd)
-    repository = load(paths, config, cwd, project_root, progress)
+    repository = load(paths, config, cwd, project_root, progress, contents)
     report = Report(flags={flag.name: flag.source for flag in config.flags})
     flag_names = frozenset(flag.name for flag in config.flags)
     flag_facts = repository.facts(flag_names)

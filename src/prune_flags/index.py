@@ -4,7 +4,9 @@ It is conservative on purpose. Any attribute read `x.name`, whatever `x` is, any
 string literal equal to the name, any `from m import name`, and (for module-level
 names) any bare `name` load keeps a name alive. A local variable or parameter that
 only shares the identifier is not an attribute read. Reads inside an `assert` test
-are kept apart: an assert about names that are all dead goes with them.
+are kept apart: an assert about names that are all dead goes with them. A statement that a
+`# prune-flags: keep` pragma protects stays as it is, so any mention of a name in it (an
+assert, a keyword at a call, a `del`, an augmented assignment) keeps that name alive.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import ast
 import bisect
 import functools
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
@@ -19,6 +22,11 @@ from typing import Iterable, Iterator
 from prune_flags.files import lines_naming
 from prune_flags.values import FIELD_CONSTRUCTORS, PURE_BUILTINS, UNKNOWN
 from prune_flags.shapes import CLICK_OPTIONS, OPTION_METHODS, CallShape, ast_dotted, ast_dotted_matches, option_dest
+
+
+KEEP_PRAGMA = "# prune-flags: keep"
+# The rewrite honours the pragma whatever spaces it holds (passes/body.py: has_keep_pragma).
+_KEEP_PRAGMA_TEXT = re.compile(" *".join(map(re.escape, KEEP_PRAGMA.replace(" ", ""))))
 
 
 @dataclass(frozen=True)
@@ -379,6 +387,16 @@ class _Scanner(ast.NodeVisitor):
     visit_AsyncFor = visit_For
 
     # -- reads ------------------------------------------------------------------------
+    def kept(self, statement: ast.stmt) -> None:
+        """A statement the pragma keeps as it is: each mention of a name in it is a read."""
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Attribute) and node.attr in self.names:
+                self._of(node.attr).attribute_reads.append(self._site(node))
+            elif isinstance(node, ast.keyword) and node.arg in self.names:
+                self._of(node.arg).attribute_reads.append(self._site(node))
+            elif isinstance(node, ast.Name) and node.id in self.names:
+                self._of(node.id).name_reads.append(self._site(node))
+
     def visit_Assert(self, node: ast.Assert) -> None:
         self._assert = AssertRead(self._site(node), assert_subjects(node.test))
         self.visit(node.test)
@@ -526,7 +544,40 @@ def scan(
         return scanner.facts
     for _, _, statement in statements_holding(tree.body, lines_naming(text, _spellings(names))):
         scanner.visit(statement)
+    for statement in kept_by_pragma(tree.body, text):
+        scanner.kept(statement)
     return scanner.facts
+
+
+def kept_by_pragma(body: list[ast.stmt], text: str) -> Iterator[ast.stmt]:
+    """The statements a `# prune-flags: keep` protects: a simple statement with the pragma on one
+    of its lines, a compound one with the pragma on its header (up to its first nested statement).
+    Taken wider than the rewrite honours it (which reads only the comment that ends the statement
+    or the header): a name kept alive for nothing costs a cleanup, a name deleted under a kept
+    statement breaks the code."""
+    if not _KEEP_PRAGMA_TEXT.search(text):
+        return
+    lines = text.splitlines()
+    for start, end, statement in statement_spans(body):
+        blocks = nested_blocks(statement)
+        nested_start = min((spans[0][0] for spans in map(statement_spans, blocks) if spans), default=end + 1)
+        header_end = nested_start - 1 if nested_start > statement.lineno else end
+        if any(_KEEP_PRAGMA_TEXT.search(line) for line in lines[start - 1 : header_end]):
+            yield statement
+        else:
+            for block in blocks:
+                yield from kept_by_pragma(block, text)
+
+
+def nested_blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists nested in a statement: bodies, `else`, `finally`, handlers, cases."""
+    blocks = [
+        value
+        for _, value in ast.iter_fields(statement)
+        if isinstance(value, list) and value and isinstance(value[0], ast.stmt)
+    ]
+    clauses = [*getattr(statement, "handlers", []), *getattr(statement, "cases", [])]
+    return blocks + [clause.body for clause in clauses]
 
 
 @functools.lru_cache(maxsize=64)

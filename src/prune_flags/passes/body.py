@@ -22,6 +22,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from prune_flags.context import RewriteContext
+from prune_flags.index import KEEP_PRAGMA
 
 Statements = Sequence[cst.BaseStatement]
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -116,7 +117,6 @@ def ends_flow(statement: cst.BaseStatement) -> bool:
     )
 
 
-KEEP_PRAGMA = "# prune-flags: keep"
 UNREACHABLE = "removed-unreachable"  # the action of what follows an exit that folding exposed
 
 
