@@ -129,6 +129,7 @@ def test_the_issue_s_module_is_rewritten_right() -> None:
         ("(FAST or x > 0) == (x < 2)", "(x > 0) == (x < 2)"),  # a comparison in a comparison
         ("(FAST or x - 1) * 2", "(x - 1) * 2"),  # arithmetic
         ("-(FAST or x + 1)", "-(x + 1)"),  # a unary operator
+        ("[(FAST or x), (FAST or -x) ** 2]", "[x, (-x) ** 2]"),  # the left of `**`; an atom needs none
         ("(FAST or x - 1).bit_length()", "(x - 1).bit_length()"),  # a receiver
         ("1 if (FAST or x > 1 and f()) else 2", "1 if (x > 1 and f()) else 2"),  # a ternary's test
     ],
@@ -178,6 +179,7 @@ def test_an_environment_default_keeps_its_precedence_under_not(monkeypatch: pyte
         ("if(FAST or x): return 1", "if(x): return 1"),
         ("return 1 if(FAST or x)else 2", "return 1 if(x)else 2"),
         ("return(FAST or x)", "return(x)"),
+        ("return(FAST or x), 1", "return(x), 1"),
         ("return x in(FAST or range(2))", "return x in(range(2))"),
     ],
 )

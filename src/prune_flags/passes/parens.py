@@ -8,7 +8,9 @@ every replacement goes through `ExpressionEditor`, the base of those passes, whi
 * gives the replacement the parentheses of what it replaced when it has none of its own (a
   multi-line operand keeps the brackets its line breaks need), and drops them again where the
   replacement is an atom that needs none (`if (FAST or x):` -> `if x:`) unless that would glue it
-  to a keyword (`if(x):`, never `ifx:`; LibCST refuses such a node);
+  to a keyword (`if(x):`, never `ifx:`). LibCST refuses such a node, but only the one that owns
+  the keyword: where the atom ends up at an end of its parent (`return(x), y`), the parent's
+  parent decides, and so on up to the statement;
 * parenthesises it where its precedence is lower than its position allows, by Python's grammar
   (`-1 ** 2` is not `(-1) ** 2`);
 * keeps a constant out of the receiver of an attribute, call or subscript (`None(d)`,
@@ -24,8 +26,9 @@ passes leave alone keeps its bytes.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from enum import IntEnum
-from typing import Final
+from typing import Callable, Final, Iterator
 
 import libcst as cst
 
@@ -148,14 +151,71 @@ def has_no_members(node: cst.BaseExpression) -> bool:
     return value is not UNKNOWN and not isinstance(value, (str, tuple))
 
 
+_STATEMENTS: Final = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
+# Takes a node and gives it back with a pair of loose parentheses somewhere in it dropped.
+Strip = Callable[[cst.CSTNode], cst.CSTNode]
+
+
+def _without_parentheses(node: cst.CSTNode) -> cst.CSTNode:
+    return node.with_changes(lpar=(), rpar=())
+
+
+def _word_edges(node: cst.CSTNode) -> set[str]:
+    """The ends of the node's code that a keyword next to it would run into."""
+    code = cst.Module([]).code_for_node(node)
+    return {side for side, char in (("first", code[:1]), ("last", code[-1:])) if char.isalnum() or char == "_"}
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """Where a child sits in its parent: a field, or an item of a field's sequence."""
+
+    field: str
+    index: int | None = None
+
+    def get(self, parent: cst.CSTNode) -> cst.CSTNode:
+        value = getattr(parent, self.field)
+        return value if self.index is None else value[self.index]
+
+    def put(self, parent: cst.CSTNode, child: cst.CSTNode) -> cst.CSTNode:
+        if self.index is None:
+            return parent.with_changes(**{self.field: child})
+        items = list(getattr(parent, self.field))
+        items[self.index] = child
+        return parent.with_changes(**{self.field: items})
+
+    def deeper(self, strip: Strip) -> Strip:
+        """`strip`, applied to the child in this slot of the node it is given."""
+        return lambda parent: self.put(parent, strip(self.get(parent)))
+
+
+def _slots(parent: cst.CSTNode) -> Iterator[_Slot]:
+    for field in dataclasses.fields(parent):
+        value = getattr(parent, field.name)
+        if isinstance(value, cst.CSTNode):
+            yield _Slot(field.name)
+        elif isinstance(value, (list, tuple)):
+            yield from (_Slot(field.name, index) for index, item in enumerate(value) if isinstance(item, cst.CSTNode))
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A node its parent has to look at: a replacement, or a node holding loose parentheses
+    that only an ancestor can tell are safe to drop."""
+
+    depth: int
+    node: cst.CSTNode
+    replaced: bool
+    strips: tuple[Strip, ...] = ()
+
+
 class ExpressionEditor(BodyEditor):
     """The base of the passes that replace expressions (see the module's docstring)."""
 
     def __init__(self, context: RewriteContext) -> None:
         super().__init__(context)
         self._depth = 0  # of the node being visited
-        # Replacements waiting for their parent: (depth, node, whether its parentheses are loose).
-        self._pending: list[tuple[int, cst.BaseExpression, bool]] = []
+        self._pending: list[_Pending] = []  # waiting for their parent, innermost last
         self._receivers: set[int] = set()  # original expressions an attribute, call or subscript acts on
         self._quotes: list[str] = []  # the quote of each enclosing f-string
         self._verbatim = 0  # enclosing `{expr=}` f-string parts: their text is printed
@@ -192,49 +252,53 @@ class ExpressionEditor(BodyEditor):
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[no-untyped-def]
         depth = self._depth
         self._depth -= 1
-        children: dict[int, tuple[cst.BaseExpression, bool]] = {}
-        while self._pending and self._pending[-1][0] > depth:  # deeper ones had their parent's turn
-            child_depth, child, loose = self._pending.pop()
-            if child_depth == depth + 1:
-                children[id(child)] = (child, loose)
+        children: dict[int, _Pending] = {}
+        while self._pending and self._pending[-1].depth > depth:  # deeper ones had their parent's turn
+            entry = self._pending.pop()
+            if entry.depth == depth + 1:
+                children[id(entry.node)] = entry
+        deferred: list[Strip] = []
         if children:
-            updated_node = self._fit_children(updated_node, children)
+            updated_node = self._fit_children(updated_node, children, deferred)
         if isinstance(original_node, cst.FormattedString):
             self._quotes.pop()
         elif isinstance(original_node, cst.FormattedStringExpression) and original_node.equal is not None:
             self._verbatim -= 1
         result = super().on_leave(original_node, updated_node)
-        if result is updated_node or not isinstance(original_node, cst.BaseExpression):
-            return result
-        if not isinstance(result, cst.BaseExpression) or not isinstance(updated_node, cst.BaseExpression):
-            return result  # removed
-        fitted = self.fitted(original_node, result)
-        if fitted is None:  # a pass that records what it replaces asked first; the others are overruled
-            return updated_node
-        placed, loose = in_place_of(updated_node, fitted)
-        self._pending.append((depth, placed, loose))
-        return placed
+        if result is not updated_node:
+            if not isinstance(original_node, cst.BaseExpression) or not isinstance(result, cst.BaseExpression):
+                return result  # a statement edited, or an expression removed
+            fitted = self.fitted(original_node, result)
+            if fitted is not None:
+                placed, loose = in_place_of(cst.ensure_type(updated_node, cst.BaseExpression), fitted)
+                self._pending.append(_Pending(depth, placed, True, (_without_parentheses,) if loose else ()))
+                return placed
+            result = updated_node  # a pass that records what it replaces asked first; the others are overruled
+        if deferred:
+            self._pending.append(_Pending(depth, result, False, tuple(deferred)))
+        return result
 
-    def _fit_children(self, parent: cst.CSTNode, children: dict[int, tuple[cst.BaseExpression, bool]]) -> cst.CSTNode:
-        """Parenthesise each replaced child its place needs to; drop the loose parentheses of the
-        others where LibCST takes the node without them."""
-        needed: dict[str, cst.BaseExpression] = {}
-        loose: dict[str, cst.BaseExpression] = {}
-        for field in dataclasses.fields(parent):
-            entry = children.get(id(getattr(parent, field.name)))
+    def _fit_children(self, parent: cst.CSTNode, children: dict[int, _Pending], deferred: list[Strip]) -> cst.CSTNode:
+        """Parenthesise each replaced child its place needs to; drop loose parentheses where
+        LibCST takes the node without them and nothing beyond it could run into what they held
+        (else `deferred` gets them, for the grandparent to try)."""
+        for slot in _slots(parent):
+            entry = children.get(id(slot.get(parent)))
             if entry is None:
                 continue
-            child, is_loose = entry
-            bare = child.with_changes(lpar=(), rpar=()) if is_loose else child
-            if level(bare) < required_level(parent, field.name):
-                needed[field.name] = parenthesized(bare)
-            elif is_loose:
-                loose[field.name] = bare
-        if needed:
-            parent = parent.with_changes(**needed)
-        for name, bare in loose.items():
-            try:
-                parent = parent.with_changes(**{name: bare})
-            except cst.CSTValidationError:
-                pass  # `if(x):` stays so: without them it would read `ifx:`
+            child = slot.get(parent)
+            if entry.replaced and slot.index is None and level(child) < required_level(parent, slot.field):
+                parent = slot.put(parent, parenthesized(child))
+                continue
+            for strip in entry.strips:
+                try:
+                    candidate = slot.put(parent, strip(slot.get(parent)))
+                except cst.CSTValidationError:
+                    continue  # `if(x):` stays so: without them it would read `ifx:`
+                # A statement's own keywords are its ends; an expression's end may meet a keyword
+                # beyond it (`return(x), y`), which only an ancestor's LibCST node refuses.
+                if isinstance(parent, _STATEMENTS) or not _word_edges(candidate) - _word_edges(parent):
+                    parent = candidate
+                else:
+                    deferred.append(slot.deeper(strip))
         return parent
