@@ -7,7 +7,8 @@ every replacement goes through `ExpressionEditor`, the base of those passes, whi
 
 * gives the replacement the parentheses of what it replaced when it has none of its own (a
   multi-line operand keeps the brackets its line breaks need), and drops them again where the
-  replacement is an atom that needs none (`if (FAST or x):` -> `if x:`) unless that would glue it
+  replacement needs none (`if (FAST or x):` -> `if x:`, `f() and (FAST or x > 3)` ->
+  `f() and x > 3`, but `not (FAST or x and y)` -> `not (x and y)`) unless that would glue it
   to a keyword (`if(x):`, never `ifx:`). LibCST refuses such a node, but only the one that owns
   the keyword: where the atom ends up at an end of its parent (`return(x), y`), the parent's
   parent decides, and so on up to the statement;
@@ -131,10 +132,12 @@ def parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
 
 def in_place_of(old: cst.BaseExpression, new: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
     """`new` where `old` was: it takes `old`'s parentheses when it has none of its own, and
-    whether those are loose (an atom needs them for nothing but a line break or a keyword)."""
+    whether those are loose: not needed for a line break (an atom has none outside its own
+    brackets), so that only precedence or a keyword next to them can keep them."""
     if new.lpar or not old.lpar:
         return new, False
-    return new.with_changes(lpar=old.lpar, rpar=old.rpar), kind_level(new) is Level.ATOM
+    placed = new.with_changes(lpar=old.lpar, rpar=old.rpar)
+    return placed, kind_level(new) is Level.ATOM or "\n" not in cst.Module([]).code_for_node(new)
 
 
 def standing_alone(old: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression:
@@ -287,9 +290,11 @@ class ExpressionEditor(BodyEditor):
             if entry is None:
                 continue
             child = slot.get(parent)
-            if entry.replaced and slot.index is None and level(child) < required_level(parent, slot.field):
-                parent = slot.put(parent, parenthesized(child))
-                continue
+            if entry.replaced and slot.index is None:
+                bare = child.with_changes(lpar=(), rpar=()) if entry.strips else child
+                if level(bare) < required_level(parent, slot.field):
+                    parent = parent if child.lpar else slot.put(parent, parenthesized(child))
+                    continue  # the parentheses it has or gets are needed
             for strip in entry.strips:
                 try:
                     candidate = slot.put(parent, strip(slot.get(parent)))
