@@ -333,7 +333,7 @@ def test_identity_helper_becomes_its_argument() -> None:
     assert inline(caller) == dedent("""
         def step(model, batch):
             hidden = model.encode(batch)
-            return model.loss(hidden + 1) * (-hidden)
+            return model.loss(hidden + 1) * -hidden
         """)
 
 
@@ -393,12 +393,16 @@ def test_parentheses_where_the_expression_needs_them() -> None:
             value = _one().real + _one()
             return _pair(), (_sum()), _name().join(g), not _sum()
     """
+    # `not 1 + 2` is `not (1 + 2)`; a number is never the receiver of an attribute (issue 14).
     assert inline(caller, helpers) == dedent("""
+        from pkg.channels import _one
+
+
         def f(g):
             total = (1 + 2) * 2
             g((1, 2), key=1 + 2)
-            value = (1).real + 1
-            return (1, 2), (1 + 2), "x".join(g), not (1 + 2)
+            value = _one().real + 1
+            return (1, 2), (1 + 2), "x".join(g), not 1 + 2
         """)
 
 

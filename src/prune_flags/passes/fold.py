@@ -22,6 +22,7 @@ from prune_flags.passes.body import (
     is_empty,
     merge_lines,
 )
+from prune_flags.passes.parens import standing_alone
 from prune_flags.purity import is_pure
 
 
@@ -77,7 +78,7 @@ class FoldBranches(BodyEditor):
     ) -> Edit:
         """`if f() and False:` -> `f()`: the branch is decided, but the call must still run."""
         flag = self._flag(original.test)
-        call = cst.SimpleStatementLine(body=[cst.Expr(effect.with_changes(lpar=(), rpar=()))], leading_lines=leading)
+        call = cst.SimpleStatementLine(body=[cst.Expr(standing_alone(updated.test, effect))], leading_lines=leading)
         self.record(
             original,
             "folded-branch-kept-call",

@@ -17,21 +17,11 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from prune_flags.helpers import Helper
-from prune_flags.passes.body import BodyEditor
 from prune_flags.context import RewriteContext
 from prune_flags.passes.imports import add_imports
+from prune_flags.passes.parens import ExpressionEditor
 from prune_flags.passes.scopes import bound_names
 from prune_flags.purity import dotted_name, is_pure
-
-# Whose value stands alone, so that an inlined expression needs no parentheses there (but a bare
-# tuple does as an argument).
-_ALONE = (cst.Return, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Arg)
-_ATOMS = (
-    cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
-    cst.List, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.Ellipsis,
-)  # fmt: skip
-_NUMBERS = (cst.Integer, cst.Float, cst.Imaginary)  # atoms, except before `.attr`
-
 
 @functools.lru_cache(maxsize=256)
 def _expression(source: str) -> cst.BaseExpression | None:
@@ -71,24 +61,12 @@ def _assigns_itself(assign: cst.Assign) -> bool:
     )
 
 
-class InlineHelpers(BodyEditor):
+class InlineHelpers(ExpressionEditor):
     def __init__(self, context: RewriteContext) -> None:
         super().__init__(context)
-        self._alone: dict[int, bool] = {}  # expressions standing alone -> whether a bare tuple may stand there
-        self._bases: set[int] = set()  # expressions before `.attr`
-        # inlined expressions by id -> the expression (held, so that its id is never reused) and
-        # the helper's name
-        self._inlined_calls: dict[int, tuple[cst.BaseExpression, str]] = {}
+        self._inlined_calls: dict[int, str] = {}  # the original calls inlined, by id -> the helper's name
         self._helper_imports: dict[str, set[int]] = {}  # imports the inlined expressions need -> lines
         self._scope_names: dict[int, frozenset[str]] = {}
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.context.helpers:
-            if isinstance(node, _ALONE) and node.value is not None and not (isinstance(node, cst.Arg) and node.star):
-                self._alone[id(node.value)] = not isinstance(node, cst.Arg)
-            elif isinstance(node, cst.Attribute):
-                self._bases.add(id(node.value))
-        return super().on_visit(node)
 
     def _shadowed(self, names: set[str]) -> bool:
         """Whether an enclosing scope binds one of the names (a class body: always, to be safe)."""
@@ -123,6 +101,11 @@ class InlineHelpers(BodyEditor):
             how = f"{helper.qualname} always returns {helper.expression}"
         if value is None or not is_pure(value):
             return result
+        if result.lpar and not value.lpar:  # `(helper())`: its parentheses stay
+            value = value.with_changes(lpar=result.lpar, rpar=result.rpar)
+        value = self.fitted(original_node, value)
+        if value is None:
+            return result
         start = self.get_metadata(PositionProvider, original_node).start
         flag = self.context.flags.get(helper.flag)
         name = flag.name if flag is not None else self.context.flag_near(start.line)
@@ -134,26 +117,15 @@ class InlineHelpers(BodyEditor):
                 reason = f"`{statement}`: the inlined {helper.qualname} needs it"
                 self.context.record(start.line, "added-import", reason, name)
             self._helper_imports.setdefault(statement, set()).add(start.line)
-        value = self._parenthesized(original_node, result, value)
-        self._inlined_calls[id(value)] = (value, helper.qualname)
+        self._inlined_calls[id(original_node)] = helper.qualname
         return value
-
-    def _parenthesized(self, original: cst.Call, call: cst.Call, value: cst.BaseExpression) -> cst.BaseExpression:
-        alone = self._alone.get(id(original))
-        if call.lpar and not value.lpar:  # `(helper())`: its parentheses stay
-            return value.with_changes(lpar=call.lpar, rpar=call.rpar)
-        if value.lpar or alone or (alone is False and not isinstance(value, cst.Tuple)):
-            return value
-        if isinstance(value, _ATOMS) or (isinstance(value, _NUMBERS) and id(original) not in self._bases):
-            return value
-        return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
     def edit_small_statement(
         self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
     ) -> list[cst.BaseSmallStatement] | None:
         value = getattr(updated, "value", None)
-        if id(value) in self._inlined_calls:
-            name = self._inlined_calls[id(value)][1]
+        name = self._inlined_calls.get(id(getattr(original, "value", None)))
+        if name is not None:
             flag = self.context.flag_near(self.line_of(original))
             if isinstance(updated, cst.Expr):
                 reason = f"the call of {name} was a statement of its own, and what it returns has no side effect"

@@ -3,6 +3,8 @@
 Reads are `anything.flag` and, where the module defines or imports the flag by
 name, the bare name outside any scope that rebinds it. Stores, `del`, import
 names, keyword names and definitions are not reads and are left to the prune pass.
+A read that an attribute, call or subscript acts on (`FLAG.value`, `self.namer(d)`)
+stays: the name holds an object there, not the constant.
 """
 
 from __future__ import annotations
@@ -11,12 +13,12 @@ import libcst as cst
 from libcst.metadata import CodePosition, PositionProvider
 
 from prune_flags.constants import constant_node
-from prune_flags.passes.body import BodyEditor
 from prune_flags.context import RewriteContext
+from prune_flags.passes.parens import ExpressionEditor
 from prune_flags.passes.scopes import bound_names, first_binding, flag_locals, flag_parameters, module_bindings
 
 
-class InlineFlags(BodyEditor):
+class InlineFlags(ExpressionEditor):
     def __init__(self, context: RewriteContext) -> None:
         super().__init__(context)
         self._not_reads: set[int] = set()  # ids of original Name/Attribute nodes that are not reads
@@ -153,10 +155,13 @@ class InlineFlags(BodyEditor):
         self, original: cst.BaseExpression, updated: cst.Attribute | cst.Name, flag_name: str
     ) -> cst.BaseExpression:
         flag = self.context.flags[flag_name]
-        start = self.get_metadata(PositionProvider, original).start
-        self.context.inlined.append((start.line, start.column, flag_name))
-        self.context.record(start.line, "inlined", f"{flag_name} is fixed at {flag.source}", flag_name)
         constant = constant_node(flag.value)
         if updated.lpar:  # keep the reader's own parentheses; a tuple brings its own otherwise
             constant = constant.with_changes(lpar=updated.lpar, rpar=updated.rpar)
-        return constant
+        fitted = None if self.is_receiver(original) else self.fitted(original, constant)
+        if fitted is None:
+            return updated
+        start = self.get_metadata(PositionProvider, original).start
+        self.context.inlined.append((start.line, start.column, flag_name))
+        self.context.record(start.line, "inlined", f"{flag_name} is fixed at {flag.source}", flag_name)
+        return fitted

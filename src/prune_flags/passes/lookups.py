@@ -5,6 +5,8 @@ flag-API calls the config declares in `accessors`. Each becomes the flag's const
 attribute exists while the code runs with the flag fixed. An environment flag's value is a
 string, or None for unset: `os.environ.get("NAME")` and `os.getenv("NAME", d)` give it (or d
 when unset), `os.environ["NAME"]` gives it when set, and `"NAME" in os.environ` whether it is.
+A lookup that an attribute, call or subscript acts on stays, as a flag's read does (see inline),
+unless it is an environment variable's string (`os.environ.get("NAME", "").lower()`).
 """
 
 from __future__ import annotations
@@ -14,13 +16,14 @@ from libcst.metadata import PositionProvider
 
 from prune_flags.config import Flag
 from prune_flags.constants import bool_node, constant_node, constant_value
-from prune_flags.passes.body import BodyEditor
 from prune_flags.context import RewriteContext
+from prune_flags.passes.parens import ExpressionEditor
 from prune_flags.purity import dotted_name
 from prune_flags.shapes import CallShape
 
 _ENV_GETTERS = ("os.environ.get", "os.getenv", "environ.get", "getenv")
 _ENVIRON = ("os.environ", "environ")
+_ENVIRONMENT = "environment variable"
 
 
 def shape_argument(shape: CallShape, call: cst.Call) -> cst.Arg | None:
@@ -42,7 +45,7 @@ def shape_argument(shape: CallShape, call: cst.Call) -> cst.Arg | None:
     return positional[shape.name_index]
 
 
-class InlineLookups(BodyEditor):
+class InlineLookups(ExpressionEditor):
     def __init__(self, context: RewriteContext) -> None:
         super().__init__(context)
         self._string_constants: dict[str, str] = {}  # module-level NAME = "flag" constants
@@ -66,11 +69,17 @@ class InlineLookups(BodyEditor):
             value = self.context.name_constants.get(node.attr.value)
         return self.context.flags.get(value) if isinstance(value, str) else None
 
-    def _replace(self, original: cst.CSTNode, flag: Flag, how: str, node: cst.BaseExpression) -> cst.BaseExpression:
+    def _replace(
+        self, original: cst.BaseExpression, updated: cst.BaseExpression, flag: Flag, how: str, node: cst.BaseExpression
+    ) -> cst.BaseExpression:
+        environment = how == _ENVIRONMENT
+        fitted = None if self.is_receiver(original) and not environment else self.fitted(original, node)
+        if fitted is None:
+            return updated
         start = self.get_metadata(PositionProvider, original).start
         self.context.inlined.append((start.line, start.column, flag.name))
         self.context.record(start.line, "inlined", f"{flag.name} is fixed at {flag.source} ({how})", flag.name)
-        return node
+        return fitted
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
@@ -84,7 +93,7 @@ class InlineLookups(BodyEditor):
             flag = self._named_flag(args[1].value)
             if flag is not None and flag.name.isidentifier():
                 value = constant_node(flag.value) if func == "getattr" else bool_node(True)
-                return self._replace(original_node, flag, f"read through {func}", value)
+                return self._replace(original_node, updated_node, flag, f"read through {func}", value)
         if func in _ENV_GETTERS and len(args) in (1, 2):
             flag = self._named_flag(args[0].value)
             if flag is not None and (flag.value is None or isinstance(flag.value, str)):
@@ -92,7 +101,7 @@ class InlineLookups(BodyEditor):
                     value = args[1].value if len(args) == 2 else cst.Name("None")
                 else:
                     value = constant_node(flag.value)
-                return self._replace(original_node, flag, "environment variable", value)
+                return self._replace(original_node, updated_node, flag, _ENVIRONMENT, value)
         return self._accessor(original_node, updated_node)
 
     def _accessor(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -102,7 +111,7 @@ class InlineLookups(BodyEditor):
                 continue
             flag = self._named_flag(argument.value)
             if flag is not None:
-                return self._replace(original, flag, f"read through {shape.func}", constant_node(flag.value))
+                return self._replace(original, updated, flag, f"read through {shape.func}", constant_node(flag.value))
         return updated
 
     def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:
@@ -112,7 +121,7 @@ class InlineLookups(BodyEditor):
         flag = self._named_flag(index.value) if isinstance(index, cst.Index) else None
         if flag is None or not isinstance(flag.value, str) or id(original_node) in self._not_reads:  # type: ignore[attr-defined]
             return updated_node
-        return self._replace(original_node, flag, "environment variable", constant_node(flag.value))
+        return self._replace(original_node, updated_node, flag, _ENVIRONMENT, constant_node(flag.value))
 
     def leave_Comparison(self, original_node: cst.Comparison, updated_node: cst.Comparison) -> cst.BaseExpression:
         if len(updated_node.comparisons) == 1:
@@ -122,5 +131,5 @@ class InlineLookups(BodyEditor):
                 if flag is not None and (flag.value is None or isinstance(flag.value, str)):
                     is_set = flag.value is not None
                     value = is_set if isinstance(target.operator, cst.In) else not is_set
-                    return self._replace(original_node, flag, "environment variable", bool_node(value))
+                    return self._replace(original_node, updated_node, flag, _ENVIRONMENT, bool_node(value))
         return super().leave_Comparison(original_node, updated_node)  # type: ignore[misc]

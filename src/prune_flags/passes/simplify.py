@@ -15,9 +15,17 @@ from typing import Callable
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from prune_flags.constants import UNKNOWN, bool_node, constant_node, constant_value, truthiness
-from prune_flags.passes.body import BodyEditor
+from prune_flags.constants import (
+    UNKNOWN,
+    bool_node,
+    builtin_result,
+    builtin_types,
+    constant_node,
+    constant_value,
+    truthiness,
+)
 from prune_flags.context import RewriteContext
+from prune_flags.passes.parens import ExpressionEditor
 from prune_flags.purity import is_pure
 
 _COMPARE: dict[type, Callable[[object, object], bool]] = {
@@ -35,8 +43,6 @@ _COMPARE: dict[type, Callable[[object, object], bool]] = {
 _SINGLETONS = (type(None), bool)
 _NEVER_SAME: Callable[[object, object], bool] = lambda left, right: False
 _ALWAYS_DIFFERENT: Callable[[object, object], bool] = lambda left, right: True
-_CONVERTERS: dict[str, Callable[[object], object]] = {"bool": bool, "int": int, "float": float, "str": str}
-_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
 
 
 def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -77,7 +83,25 @@ def _in_empty(comparison: cst.Comparison) -> bool | None:
     return None
 
 
-class SimplifyBooleans(BodyEditor):
+def _type_test(comparison: cst.Comparison) -> bool | None:
+    """`type(CONST) is bool` and the like: a constant's type against a builtin type."""
+    if len(comparison.comparisons) != 1 or not isinstance(comparison.left, cst.Call):
+        return None
+    call, target = comparison.left, comparison.comparisons[0]
+    if not (isinstance(call.func, cst.Name) and call.func.value == "type" and len(call.args) == 1):
+        return None
+    value = constant_value(call.args[0].value)
+    types = builtin_types(target.comparator)
+    if call.args[0].keyword or call.args[0].star or value is UNKNOWN or types is None or len(types) != 1:
+        return None
+    if isinstance(target.operator, (cst.Is, cst.Equal)):
+        return type(value) is types[0]
+    if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
+        return type(value) is not types[0]
+    return None
+
+
+class SimplifyBooleans(ExpressionEditor):
     def __init__(self, context: RewriteContext) -> None:
         super().__init__(context)
         self._boolean_context: set[int] = set()
@@ -145,9 +169,11 @@ class SimplifyBooleans(BodyEditor):
         if not self._touched(original_node):
             return updated_node
         left = constant_value(updated_node.left)
-        emptiness = _in_empty(updated_node)
-        if emptiness is not None:
-            return bool_node(emptiness)
+        known = _in_empty(updated_node)
+        if known is None:
+            known = _type_test(updated_node)
+        if known is not None:
+            return bool_node(known)
         result = True
         for target in updated_node.comparisons:
             right = constant_value(target.comparator)
@@ -174,10 +200,7 @@ class SimplifyBooleans(BodyEditor):
         value = truthiness(updated_node.test)
         if value is None:
             return updated_node
-        chosen = updated_node.body if value else updated_node.orelse
-        if updated_node.lpar and not chosen.lpar and not isinstance(chosen, _ATOMS):
-            return chosen.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
-        return _bare(chosen)
+        return _bare(updated_node.body if value else updated_node.orelse)
 
     def leave_CompFor(self, original_node: cst.CompFor, updated_node: cst.CompFor) -> cst.CompFor:
         """A comprehension filter that is always true filters nothing."""
@@ -189,17 +212,10 @@ class SimplifyBooleans(BodyEditor):
         return updated_node.with_changes(ifs=kept) if len(kept) < len(updated_node.ifs) else updated_node
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        func = updated_node.func
-        args = updated_node.args
         method = _string_method(updated_node)
         if method is not None and self._touched(original_node):
             return constant_node(method)
-        converter = _CONVERTERS.get(func.value) if isinstance(func, cst.Name) else None
-        if converter and len(args) == 1 and not args[0].keyword and not args[0].star and self._touched(original_node):
-            value = constant_value(args[0].value)
-            if value is not UNKNOWN:
-                try:
-                    return constant_node(converter(value))
-                except (TypeError, ValueError):
-                    pass  # int("x") raises at run time too: leave the call to do so
+        result = builtin_result(updated_node)
+        if result is not UNKNOWN and self._touched(original_node):
+            return constant_node(result)
         return super().leave_Call(original_node, updated_node)
