@@ -43,7 +43,7 @@ from prune_flags.index import ITSELF, CallSite, NameFacts, parse_ast, scan, scan
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
-from prune_flags.shapes import CallShape, parse_shape
+from prune_flags.shapes import CallShape, parse_shape, spellings
 from prune_flags.report import FileResult, Report, Skipped
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ class _Repository:
     def _candidates(self, names: frozenset[str]) -> list[Path]:
         """Files whose bytes contain one of the names: the only ones worth decoding."""
         if names not in self._candidate_cache:
-            holding = set().union(*(self._files_with(name) for name in names))
+            holding = set().union(*(self._files_with(word) for name in names for word in spellings(name)))
             self._candidate_cache[names] = [path for path in self.raw if path in holding]
         return [path for path in self._candidate_cache[names] if path not in self.skipped and self.source(path)]
 
@@ -280,7 +280,7 @@ def run(
     workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1))
     cascade = _Cascade(repository, config, active, frozen_out, flag_owners, workers)
     cascade.name_constants = repository.name_constants(frozenset(active)) if config.accessors else {}
-    cascade.option_flags = frozenset(name for name in active if flag_facts[name].is_option)
+    cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
     try:
         cascade.run()
         edited = {
@@ -357,7 +357,7 @@ class _Cascade:
         self.workers = workers
         self.flag_owners = flag_owners
         self.name_constants: dict[str, str] = {}
-        self.option_flags: frozenset[str] = frozenset()  # flags a command-line option defines
+        self.option_flags: dict[str, frozenset[str]] = {}  # flags a command-line option defines -> its strings
         self.config = config
         self.flags = flags
         self.frozen_out = frozen_out
@@ -386,23 +386,24 @@ class _Cascade:
 
     def _names(self) -> frozenset[str]:
         globals_ = {name for names in self.dead_globals.values() for name in names}
-        spellings = {name.replace("_", "-") for name in self.option_flags if name in self.dead}  # `--use-x`
         return (
             frozenset(self.flags)
             | frozenset(self.dead)
             | frozenset(globals_)
             | frozenset(self.name_constants)
-            | frozenset(spellings)
             | frozenset(helper.name for helper in self.helpers.values())
+            | frozenset(s for name, strings in self.option_flags.items() if name in self.dead for s in strings)
         )
 
     def context(self, path: Path, asserts: bool = True) -> RewriteContext:
-        option_flags = frozenset(
-            name for name in self.option_flags if name in self.dead and isinstance(self.flags[name].value, bool)
-        )
+        option_flags = {
+            name: strings
+            for name, strings in self.option_flags.items()
+            if name in self.dead and isinstance(self.flags[name].value, bool)
+        }
         # Only the dead names the file mentions (and the switches its option tables may spell
         # `--use-x`): what a worker is sent grows with the file, not with the run.
-        dead = self._dead_in(path) | option_flags
+        dead = self._dead_in(path) | frozenset(option_flags)
         return RewriteContext(
             path=self.repository.display(path),
             flags=self.flags,
@@ -420,12 +421,12 @@ class _Cascade:
     def _dead_in(self, path: Path) -> frozenset[str]:
         """The dead names a rewrite of the file acts on: the flags it names, and the other dead
         names it writes or asserts on."""
-        display = self.repository.display(path)
+        display, text = self.repository.display(path), self.repository.sources[path].text
+        # A dead switch counts where its option is spelt `--turbo` (its `dest` another name).
+        spelled = {name for name, strings in self.option_flags.items() if name in self.dead and names_in(text, strings)}
         return frozenset(
-            name
-            for name in names_in(self.repository.sources[path].text, self.dead)
-            if name in self.flags or display in self.dead_places.get(name, ())
-        )
+            name for name in names_in(text, self.dead) if name in self.flags or display in self.dead_places.get(name, ())
+        ) | spelled
 
     def _rewrite_round(self) -> list[Path]:
         tasks: list[tuple[Path, str, RewriteContext, bool]] = []

@@ -41,6 +41,7 @@ class Write:
     owner: str = ""
     position: int | None = None  # a positional parameter's index, counting self
     method: bool = False  # the parameter's function takes self/cls: an attribute call passes it
+    option_strings: tuple[str, ...] = ()  # an option's long strings, `--use-x`, `--turbo`
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,11 @@ class NameFacts:
     @property
     def is_option(self) -> bool:
         return any(write.kind == "option" for write in self.writes)
+
+    @property
+    def option_strings(self) -> frozenset[str]:
+        """The long strings of the options that define the name: how argument lists spell it."""
+        return frozenset(string for write in self.writes if write.kind == "option" for string in write.option_strings)
 
     @property
     def field_reads(self) -> list[Site]:
@@ -154,13 +160,16 @@ def _accessor_reads(shape: CallShape, call: ast.Call, name: str) -> bool:
     return len(positional) > shape.name_index and literal(positional[shape.name_index]) == name
 
 
-def _option_dest(call: ast.Call) -> str | None:
+def _option(call: ast.Call) -> tuple[str | None, tuple[str, ...]]:
+    """The flag an option call defines, and its long option strings (`--turbo` may fill
+    `dest="fast_path"`: tables spell the option so). (None, ()) for any other call."""
     func = ast_dotted(call.func)
     if not (func.rsplit(".", 1)[-1] in OPTION_METHODS or func in CLICK_OPTIONS):
-        return None
+        return None, ()
     strings = [arg.value for arg in call.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
     explicit = next((literal(k.value) for k in call.keywords if k.arg == "dest"), None)
-    return option_dest(strings, explicit if isinstance(explicit, str) else None)
+    dest = option_dest(strings, explicit if isinstance(explicit, str) else None)
+    return dest, tuple(string for string in strings if string.startswith("--"))
 
 
 def literal(node: ast.expr | None) -> object:
@@ -442,10 +451,10 @@ class _Scanner(ast.NodeVisitor):
                     if not (isinstance(child, ast.Constant) and child.value == written[0]):
                         self.visit(child)  # the flag's name in a setter call is not a read
                 return
-        dest = _option_dest(node)
+        dest, strings = _option(node)
         if dest in self.names:
             # The option defines the flag (the user declared it stale): a definition, not a read.
-            self._of(dest).writes.append(Write(self._site(node), "option", ITSELF))
+            self._of(dest).writes.append(Write(self._site(node), "option", ITSELF, option_strings=strings))
             for child in (node.func, *node.args):
                 if not isinstance(child, ast.Constant):  # option names and dest are not reads
                     self.visit(child)
@@ -524,14 +533,9 @@ def scan(
     if text is None:
         scanner.visit(tree)
         return scanner.facts
-    for _, _, statement in statements_holding(tree.body, lines_naming(text, _spellings(names))):
+    for _, _, statement in statements_holding(tree.body, lines_naming(text, names)):  # `--use-x` defines use_x
         scanner.visit(statement)
     return scanner.facts
-
-
-@functools.lru_cache(maxsize=64)
-def _spellings(names: frozenset[str]) -> frozenset[str]:
-    return names | {name.replace("_", "-") for name in names}  # `--use-x` defines use_x
 
 
 def statements_holding(body: list[ast.stmt], lines: Iterable[int]) -> Iterator[tuple[int, int, ast.stmt]]:

@@ -9,6 +9,7 @@ keyword position, as the keyword); `...` for any further arguments.
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection
 from dataclasses import dataclass
 
 _PLACEHOLDER = "__prune_flags_name__"
@@ -82,6 +83,28 @@ def parse_shape(pattern: str) -> CallShape:
     if any(keyword.arg == _PLACEHOLDER for keyword in call.keywords):
         return CallShape(func, None, True, more)
     raise ShapeError(f"{pattern!r}: {{name}} must be an argument or a keyword of the call")
+
+
+def spellings(name: str) -> tuple[str, ...]:
+    """The words that spell a name in source text: the name, and for a command-line option its
+    dashed form, which `--use-x` and `--no-use-x` hold as a whole word. Every search of text for
+    names goes through this (files.names_in, files.lines_naming, the engine's byte index), so that
+    a file naming a flag only as an option is never left out."""
+    dashed = name.replace("_", "-")
+    return (name,) if dashed == name else (name, dashed)
+
+
+def spells_option(text: str, name: str, strings: Collection[str] = ()) -> bool:
+    """Whether a string names the option of flag `name`: `use_x`, `--use-x`, `--use_x`,
+    `--no-use-x` (argparse's BooleanOptionalAction), `--group.use_x`, or one of the option's own
+    `strings` (`--turbo` with `dest="use_x"`)."""
+    if text == name or text in strings:
+        return True
+    if not text.startswith("-"):
+        return False
+    bare = text.lstrip("-").rpartition(".")[2]
+    words = spellings(name)
+    return bare in words or (bare.startswith(("no-", "no_")) and bare[3:] in words)
 
 
 OPTION_METHODS = ("add_argument", "add_option")  # argparse, optparse
