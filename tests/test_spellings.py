@@ -1,16 +1,21 @@
-"""Every spelling of a flag, and every name a flag may be reached through (issue 14, items 5 and 6).
+"""Every way code may reach a flag: its spellings, the constants naming it, the arguments that
+fill its parameter (issue 14, items 5, 6 and 9).
 
 A flag's name is searched for in text (the pre-filter that spares files their parse, the lines a
 view holds), and matched as an option string in argument lists: all of them take the spellings
-from one place, shapes.spellings.
+from one place, shapes.spellings. A call fills a flag parameter by position only with arguments
+that reach its place.
 """
 
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from prune_flags.cli import app
 from prune_flags.files import lines_naming, mentions_any, names_in
 from prune_flags.index import scan
 from prune_flags.shapes import spellings, spells_option
@@ -67,3 +72,63 @@ def test_the_index_finds_an_option_spelt_only_with_dashes_and_its_own_strings() 
     facts = scan(ast.parse(text), "cli.py", ["use_x", "fast_path"], text=text)
     assert facts["use_x"].is_option and facts["use_x"].option_strings == {"--use-x"}
     assert facts["fast_path"].option_strings == {"--turbo"}
+
+
+SEARCH = """\
+def search(index, query, fuzzy=False):
+    if fuzzy:
+        return index.near(query)
+    return index.exact(query)
+
+
+def similar(word, other, fuzzy=0.8):
+    return word[:3] == other[:3] or fuzzy < 0.1
+"""
+
+
+def diff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], *args: str):
+    (tmp_path / ".git").mkdir()
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    return CliRunner().invoke(app, ["diff", "--no-color", *args, "."], catch_exceptions=False)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "similar(index, query, 0.5)",  # another function's `fuzzy`, another variable
+        "search(*rows)",  # a sequence of unknown length
+        "search(*(index, query))",  # a starred literal too short to reach it
+        "search(index, *rest)",
+    ],
+)
+def test_arguments_that_cannot_reach_the_flag_parameter_are_no_conflict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str
+) -> None:
+    api = f"from search import search, similar\n\n\ndef endpoint(index, query, rows, rest):\n    return {call}\n"
+    result = diff(tmp_path, monkeypatch, {"search.py": SEARCH, "api.py": api}, "--flag", "fuzzy=False")
+    assert result.exit_code == 1, result.output
+    assert "-def search(index, query, fuzzy=False):\n" in result.stdout
+    assert "+def search(index, query):\n" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("call", "where"),
+    [
+        ("search(index, query, False)", "api.py:5 (passes search's parameter by position)"),
+        ("search(*(index, query, False))", "api.py:5 (passes search's parameter by position)"),
+        ("timed(index, query, True)", "api.py:9 (passes search's parameter by position through timed's *args)"),
+    ],
+)
+def test_arguments_that_reach_the_flag_parameter_by_position_are_a_conflict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str, where: str
+) -> None:
+    api = (
+        "from search import search\n\n\ndef endpoint(index, query):\n"
+        f"    return {call}\n\n\ndef timed(*args):\n    return search(*args)\n"
+    )
+    result = diff(tmp_path, monkeypatch, {"search.py": SEARCH, "api.py": api}, "--flag", "fuzzy=False")
+    assert result.exit_code == 123
+    assert result.stdout == ""
+    assert f"fuzzy: not pruned: it is given another value at {where}" in result.stderr

@@ -239,25 +239,35 @@ def conflicts(repository: _Repository, flags: Sequence[Flag], facts: dict[str, N
                 continue  # a keyword of a function outside the repository is that function's business
             if not same_value(write.value, flag.value):
                 problems.append(str(write.site))
-        problems += _positional_passes(repository, flag_facts)
+        problems += _positional_passes(repository, flag, flag_facts)
         if problems:
             found[flag.name] = problems
     return found
 
 
-def _positional_passes(repository: _Repository, facts: NameFacts) -> list[str]:
-    """Calls that fill a flag parameter by position: removing the parameter would shift them."""
-    parameters = [w for w in facts.writes if w.kind == "parameter" and w.position is not None]
-    if not parameters:
-        return []
-    calls = repository.calls(frozenset(w.owner for w in parameters))
+def _positional_passes(repository: _Repository, flag: Flag, facts: NameFacts) -> list[str]:
+    """Calls that fill a flag parameter by position: removing the parameter would shift them.
+    Only parameters that are the flag count (a parameter with another default is another
+    variable), and only arguments that reach its place: a starred sequence of unknown length
+    does not, unless it forwards the `*args` of a function whose own callers reach that far."""
+    parameters = [
+        w for w in facts.writes if w.kind == "parameter" and w.position is not None and same_value(w.value, flag.value)
+    ]
+    calls = repository.calls(frozenset(w.owner for w in parameters)) if parameters else []
+    forwarders = frozenset(call.forwarder for call in calls if call.forwarder is not None)
+    # However far a forwarder's callers reach: at most every positional argument they pass.
+    forwarded = {name: 0 for name in forwarders}
+    for call in repository.calls(forwarders) if forwarders else []:
+        forwarded[call.callee] = max(forwarded[call.callee], call.positional)
     problems = []
     for parameter in parameters:
+        assert parameter.position is not None
         for call in calls:
             offset = 1 if parameter.method and call.through_attribute else 0
-            assert parameter.position is not None
-            if call.callee == parameter.owner and (call.starred or call.positional + offset > parameter.position):
-                problems.append(f"{call.site} (passes {parameter.owner}'s parameter by position)")
+            reach = call.positional + offset + (forwarded[call.forwarder] if call.forwarder is not None else 0)
+            if call.callee == parameter.owner and reach > parameter.position:
+                how = f" through {call.forwarder}'s *args" if reach > call.positional + offset else ""
+                problems.append(f"{call.site} (passes {parameter.owner}'s parameter by position{how})")
     return problems
 
 

@@ -46,13 +46,16 @@ class Write:
 
 @dataclass(frozen=True)
 class CallSite:
-    """A call of a function by its (last) name: enough to tell whether it passes a parameter positionally."""
+    """A call of a function by its (last) name: enough to tell which positional parameters it fills."""
 
     site: Site
     callee: str
-    positional: int  # positional arguments written at the call
+    # The positional arguments it surely passes: plain ones, and the elements of a starred
+    # literal, `f(*(a, b))`. A starred sequence of unknown length fills nothing it can be seen to.
+    positional: int
     through_attribute: bool  # `obj.f(...)`: a method's self is passed implicitly
-    starred: bool  # `f(*args)`: any position may be filled
+    # `f(*args)` inside `def forwarder(..., *args)`: as far as forwarder's callers reach.
+    forwarder: str | None = None
 
 
 class _Itself:
@@ -569,21 +572,32 @@ def is_string_statement(statement: ast.stmt) -> bool:
 def scan_calls(tree: ast.Module, path: str, callees: frozenset[str]) -> list[CallSite]:
     """Every call of a function named in `callees` (by its last name), with how it passes arguments."""
     found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            dotted = ast_dotted(node.func)
-            callee = dotted.rsplit(".", 1)[-1]
-            if callee in callees:
-                found.append(
-                    CallSite(
-                        Site(path, node.lineno),
-                        callee,
-                        sum(not isinstance(arg, ast.Starred) for arg in node.args),
-                        isinstance(node.func, ast.Attribute),
-                        any(isinstance(arg, ast.Starred) for arg in node.args),
-                    )
-                )
+    # (node, the enclosing function's name and its `*args` parameter's name)
+    stack: list[tuple[ast.AST, tuple[str, str] | None]] = [(tree, None)]
+    while stack:
+        node, enclosing = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            enclosing = (node.name, node.args.vararg.arg) if node.args.vararg is not None else None
+        elif isinstance(node, ast.Lambda):
+            enclosing = None
+        if isinstance(node, ast.Call) and (callee := ast_dotted(node.func).rsplit(".", 1)[-1]) in callees:
+            found.append(_call_site(node, Site(path, node.lineno), callee, enclosing))
+        stack.extend((child, enclosing) for child in ast.iter_child_nodes(node))
     return found
+
+
+def _call_site(call: ast.Call, site: Site, callee: str, enclosing: tuple[str, str] | None) -> CallSite:
+    positional, forwarder = 0, None
+    for argument in call.args:
+        if not isinstance(argument, ast.Starred):
+            positional += 1
+        elif isinstance(argument.value, (ast.Tuple, ast.List)) and not any(
+            isinstance(element, ast.Starred) for element in argument.value.elts
+        ):
+            positional += len(argument.value.elts)
+        elif enclosing is not None and isinstance(argument.value, ast.Name) and argument.value.id == enclosing[1]:
+            forwarder = enclosing[0]
+    return CallSite(site, callee, positional, isinstance(call.func, ast.Attribute), forwarder)
 
 
 @dataclass
