@@ -132,3 +132,63 @@ def test_arguments_that_reach_the_flag_parameter_by_position_are_a_conflict(
     assert result.exit_code == 123
     assert result.stdout == ""
     assert f"fuzzy: not pruned: it is given another value at {where}" in result.stderr
+
+
+SETTINGS_CONFIG = """\
+accessors = ["get_config({name}, ...)"]
+writers = ["set_config({name}, ...)"]
+[flags]
+enable_fast = 0
+"""
+ENGINE = """\
+from keys import FAST_KEY
+from store import get_config
+
+
+def speed():
+    if get_config(FAST_KEY, 0):
+        return "fast"
+    return "slow"
+"""
+# How a test may name the flag it writes: a constant of its own, one imported by name, one read
+# from its module. Each line is (the test module's set-up, the name it writes through).
+WRITER_SPELLINGS = [
+    ('LOCAL_KEY = "enable_fast"\n', "LOCAL_KEY"),
+    ("from keys import FAST_KEY\n", "FAST_KEY"),
+    ("import keys\n", "keys.FAST_KEY"),
+]
+
+
+@pytest.mark.parametrize(("setup", "name"), WRITER_SPELLINGS)
+def test_a_write_of_another_value_through_a_constant_is_a_conflict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setup: str, name: str
+) -> None:
+    test = f"{setup}from store import set_config\n\n\ndef test_fast():\n    set_config({name}, 1)\n"
+    files = {"keys.py": 'FAST_KEY = "enable_fast"\n', "engine.py": ENGINE, "test_engine.py": test, "c.toml": SETTINGS_CONFIG}
+    result = diff(tmp_path, monkeypatch, files, "--config", "c.toml")
+    assert result.exit_code == 123
+    assert result.stdout == ""
+    assert "enable_fast: not pruned: it is given another value at test_engine.py:6" in result.stderr
+
+
+@pytest.mark.parametrize(("setup", "name"), WRITER_SPELLINGS)
+def test_a_write_of_the_fixed_value_through_a_constant_goes_with_the_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setup: str, name: str
+) -> None:
+    test = f"{setup}from store import set_config\n\n\ndef test_slow():\n    set_config({name}, 0)\n    assert True\n"
+    files = {"keys.py": 'FAST_KEY = "enable_fast"\nOTHER = "x"\n', "engine.py": ENGINE, "test_engine.py": test, "c.toml": SETTINGS_CONFIG}
+    result = diff(tmp_path, monkeypatch, files, "--config", "c.toml")
+    assert result.exit_code == 1, result.output
+    assert f"-    set_config({name}, 0)\n" in result.stdout
+    assert "-    if get_config(FAST_KEY, 0):\n" in result.stdout
+
+
+def test_a_constant_used_otherwise_keeps_the_flag_and_its_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """FAST_KEY handed to code no accessor describes may read the flag: the same-value write stays."""
+    test = "from keys import FAST_KEY\nfrom store import set_config\n\n\ndef test_slow():\n    set_config(FAST_KEY, 0)\n"
+    report = "from keys import FAST_KEY\n\nprint(FAST_KEY)\n"
+    files = {"keys.py": 'FAST_KEY = "enable_fast"\n', "engine.py": ENGINE, "test_engine.py": test, "report.py": report, "c.toml": SETTINGS_CONFIG}
+    result = diff(tmp_path, monkeypatch, files, "--config", "c.toml")
+    assert result.exit_code == 1, result.output
+    assert "-    if get_config(FAST_KEY, 0):\n" in result.stdout
+    assert "test_engine.py" not in result.stdout and "keys.py" not in result.stdout

@@ -43,7 +43,7 @@ from prune_flags.index import ITSELF, CallSite, NameFacts, parse_ast, scan, scan
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
-from prune_flags.shapes import CallShape, parse_shape, spellings
+from prune_flags.shapes import CallShape, parse_shape, spellings, string_constants
 from prune_flags.report import FileResult, Report, Skipped
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ class _Repository:
     cwd: Path
     writers: tuple[CallShape, ...] = ()  # the config's setter shapes: their calls write flags
     accessors: tuple[CallShape, ...] = ()  # the config's getter shapes: their calls read flags
+    flag_constants: dict[str, str] = field(default_factory=dict)  # see name_constants
     raw: dict[Path, bytes] = field(default_factory=dict)
     sources: dict[Path, SourceFile] = field(default_factory=dict)
     rewritten: dict[Path, str] = field(default_factory=dict)
@@ -135,15 +136,15 @@ class _Repository:
 
     def name_constants(self, flags: frozenset[str]) -> dict[str, str]:
         """Module constants that hold a flag's name (`EXPRESS = "express-shipping"`): an accessor
-        call may name the flag through them, from any module that imports them."""
+        or a writer call may name the flag through them, from any module that imports them (see
+        shapes.FlagNames). Without accessors or writers, none is looked for."""
+        if not (self.accessors or self.writers):
+            return {}
         found: dict[str, str] = {}
         for path in self.mentioning(flags):
             tree = self.tree(path, self.text(path))
-            for statement in tree.body if tree is not None else []:
-                if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-                    target, value = statement.targets[0], statement.value
-                    if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and value.value in flags:
-                        found[target.id] = value.value
+            constants = string_constants(tree) if tree is not None else {}
+            found.update((constant, value) for constant, value in constants.items() if value in flags)
         return found
 
     def defines(self, name: str) -> bool:
@@ -173,12 +174,14 @@ class _Repository:
 
     def facts(self, names: frozenset[str], original: bool = False) -> dict[str, NameFacts]:
         merged: dict[str, NameFacts] = {name: NameFacts() for name in names}
-        for path in self.mentioning(names, original):
+        constants = {constant: name for constant, name in self.flag_constants.items() if name in names}
+        for path in self.mentioning(names | frozenset(constants), original):
             text = self.text(path, original)
             tree = self.tree(path, text)
             if tree is None:
                 continue
-            for name, facts in scan(tree, self.display(path), names, self.writers, self.accessors, text).items():
+            found = scan(tree, self.display(path), names, self.writers, self.accessors, text, constants)
+            for name, facts in found.items():
                 merged[name].merge(facts)
         return merged
 
@@ -279,6 +282,7 @@ def run(
     repository = load(paths, config, cwd, project_root, progress)
     report = Report(flags={flag.name: flag.source for flag in config.flags})
     flag_names = frozenset(flag.name for flag in config.flags)
+    repository.flag_constants = repository.name_constants(flag_names)
     flag_facts = repository.facts(flag_names)
     conflicting = conflicts(repository, config.flags, flag_facts)
     for name, sites in conflicting.items():
@@ -289,7 +293,8 @@ def run(
     flag_owners = {name: owners(flag, flag_facts[name]) for name, flag in active.items()}
     workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1))
     cascade = _Cascade(repository, config, active, frozen_out, flag_owners, workers)
-    cascade.name_constants = repository.name_constants(frozenset(active)) if config.accessors else {}
+    constants = repository.flag_constants
+    cascade.name_constants = {constant: name for constant, name in constants.items() if name in active}
     cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
     try:
         cascade.run()
@@ -432,8 +437,11 @@ class _Cascade:
         """The dead names a rewrite of the file acts on: the flags it names, and the other dead
         names it writes or asserts on."""
         display, text = self.repository.display(path), self.repository.sources[path].text
-        # A dead switch counts where its option is spelt `--turbo` (its `dest` another name).
-        spelled = {name for name, strings in self.option_flags.items() if name in self.dead and names_in(text, strings)}
+        # A dead flag counts where only a constant holding its name or its option's own string
+        # (`--turbo`, its `dest` another name) names it.
+        aliases = {string: name for name, strings in self.option_flags.items() for string in strings}
+        aliases.update(self.name_constants)
+        spelled = {aliases[word] for word in names_in(text, aliases) if aliases[word] in self.dead}
         return frozenset(
             name for name in names_in(text, self.dead) if name in self.flags or display in self.dead_places.get(name, ())
         ) | spelled
@@ -584,9 +592,9 @@ class _Cascade:
             tree = self.repository.tree(path, text)
             if tree is None or not names:
                 continue
-            found = scan(
-                tree, self.repository.display(path), names, self.repository.writers, self.repository.accessors, text
-            )
+            repository = self.repository
+            display, constants = repository.display(path), repository.flag_constants
+            found = scan(tree, display, names, repository.writers, repository.accessors, text, constants)
             fields = {name for name in fields if name not in found or not found[name].field_reads}
             globals_ = {name for name in globals_ if name not in found or not found[name].global_reads}
         return fields, globals_

@@ -14,11 +14,21 @@ import bisect
 import functools
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from types import MappingProxyType
+from typing import Iterable, Iterator, Mapping
 
 from prune_flags.files import lines_naming
 from prune_flags.values import FIELD_CONSTRUCTORS, PURE_BUILTINS, UNKNOWN
-from prune_flags.shapes import CLICK_OPTIONS, OPTION_METHODS, CallShape, ast_dotted, ast_dotted_matches, option_dest
+from prune_flags.shapes import (
+    CLICK_OPTIONS,
+    OPTION_METHODS,
+    CallShape,
+    FlagNames,
+    ast_dotted,
+    ast_dotted_matches,
+    option_dest,
+    string_constants,
+)
 
 
 @dataclass(frozen=True)
@@ -154,13 +164,13 @@ def _field_default(call: ast.Call) -> object:
     return UNKNOWN
 
 
-def _accessor_reads(shape: CallShape, call: ast.Call, name: str) -> bool:
+def _accessor_reads(shape: CallShape, call: ast.Call, name: str, names: FlagNames) -> bool:
     """Whether `call` reads `name` through an accessor shape such as `extra_args.get({name}, ...)`."""
     if shape.name_is_keyword or not ast_dotted_matches(call.func, shape.func):
         return False
     assert shape.name_index is not None
     positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
-    return len(positional) > shape.name_index and literal(positional[shape.name_index]) == name
+    return len(positional) > shape.name_index and names.of_ast(positional[shape.name_index]) == name
 
 
 def _option(call: ast.Call) -> tuple[str | None, tuple[str, ...]]:
@@ -211,12 +221,22 @@ def assert_subjects(test: ast.expr) -> frozenset[str] | None:
 
 class _Scanner(ast.NodeVisitor):
     def __init__(
-        self, path: str, names: frozenset[str], writers: tuple[CallShape, ...] = (), accessors: tuple[CallShape, ...] = ()
+        self,
+        path: str,
+        names: frozenset[str],
+        writers: tuple[CallShape, ...] = (),
+        accessors: tuple[CallShape, ...] = (),
+        flag_names: FlagNames = FlagNames({}, {}),
     ) -> None:
         self.path = path
         self.names = names
         self.writers = writers
         self.accessors = accessors
+        self.flag_names = flag_names
+        # Constants holding a name asked about (`FAST_KEY = "enable_fast"`): a use of one is a read
+        # of that name, except as the name a writer call writes; its definition is not.
+        self.constants = {constant: name for constant, name in flag_names.repository.items() if name in names}
+        self._naming_written = False  # visiting the argument that names the flag a writer writes
         self.facts: dict[str, NameFacts] = {}
         self._scopes: list[str] = []  # "class" / "function"
         self._globals: list[set[str]] = [set()]
@@ -231,7 +251,9 @@ class _Scanner(ast.NodeVisitor):
             return ITSELF
         if isinstance(node, ast.Call) and ast_dotted(node.func) in FIELD_CONSTRUCTORS:
             return _field_default(node)
-        if isinstance(node, ast.Call) and any(_accessor_reads(shape, node, name) for shape in self.accessors):
+        if isinstance(node, ast.Call) and any(
+            _accessor_reads(shape, node, name, self.flag_names) for shape in self.accessors
+        ):
             return ITSELF  # `self.x = extra_args.get("x", False)`: the accessor is inlined to the flag's value
         if isinstance(node, ast.Name) and node.id == name:
             for parameters in reversed(self._flag_params):
@@ -360,7 +382,20 @@ class _Scanner(ast.NodeVisitor):
             self._write(target, "name", self._value(node.value, name), node)
             if isinstance(target, ast.Subscript):
                 self._environment_write(target, node.value, node)
-        self.visit(node.value)
+        if not self._defines_constant(node):
+            self.visit(node.value)
+
+    def _defines_constant(self, node: ast.Assign) -> bool:
+        """`FAST_KEY = "enable_fast"` at module level: a spelling of the flag, not a read of it
+        (the uses of FAST_KEY are)."""
+        target = node.targets[0]
+        return (
+            not self._scopes
+            and len(node.targets) == 1
+            and isinstance(target, ast.Name)
+            and isinstance(node.value, ast.Constant)
+            and self.constants.get(target.id) == node.value.value
+        )
 
     def _environment_write(self, target: ast.Subscript, value: ast.expr, node: ast.AST) -> None:
         """`os.environ["NAME"] = value` gives an environment flag a value."""
@@ -399,6 +434,7 @@ class _Scanner(ast.NodeVisitor):
             self.visit(node.msg)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        self._constant_use(node.attr, node)
         if node.attr in self.names:
             if self._assert is not None:
                 self._of(node.attr).assert_reads.append(self._assert)
@@ -410,6 +446,14 @@ class _Scanner(ast.NodeVisitor):
         # A parameter or local that only shares the name reads itself, not the module's name.
         if node.id in self.names and isinstance(node.ctx, ast.Load) and not self._is_local(node.id):
             self._of(node.id).name_reads.append(self._site(node))
+        if isinstance(node.ctx, ast.Load):
+            self._constant_use(node.id, node)
+
+    def _constant_use(self, constant: str, node: ast.AST) -> None:
+        """A use of a constant holding a flag's name (`FAST_KEY`, `keys.FAST_KEY`, "FAST_KEY") may
+        hand the name to any reader: it reads the flag, unless it names what a writer call writes."""
+        if constant in self.constants and not self._naming_written:
+            self._of(self.constants[constant]).string_reads.append(self._site(node))
 
     def _is_local(self, name: str) -> bool:
         for index, scope in enumerate(self._locals):
@@ -420,8 +464,10 @@ class _Scanner(ast.NodeVisitor):
         return False
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str) and node.value in self.names:
+        if isinstance(node.value, str) and node.value in self.names and not self._naming_written:
             self._of(node.value).string_reads.append(self._site(node))
+        if isinstance(node.value, str):
+            self._constant_use(node.value, node)
 
     def _table(self, node: ast.List | ast.Tuple | ast.Set | ast.Dict) -> None:
         elements = node.keys if isinstance(node, ast.Dict) else node.elts
@@ -447,12 +493,16 @@ class _Scanner(ast.NodeVisitor):
         if patched is not None and patched[0] in self.names:
             self._of(patched[0]).writes.append(Write(self._site(node), "patch", patched[1]))
         for shape in self.writers:
-            written = shape.written_value(node)
+            written = shape.written_value(node, self.flag_names)
             if written is not None and written[0] in self.names:
-                self._of(written[0]).writes.append(Write(self._site(node), "writer", literal(written[1])))
+                name, argument, value = written
+                self._of(name).writes.append(Write(self._site(node), "writer", literal(value)))
                 for child in ast.iter_child_nodes(node):
-                    if not (isinstance(child, ast.Constant) and child.value == written[0]):
-                        self.visit(child)  # the flag's name in a setter call is not a read
+                    # The flag's name in a setter call is not a read of the flag (a constant
+                    # holding it is still a use of the constant).
+                    self._naming_written = child is argument
+                    self.visit(child)
+                self._naming_written = False
                 return
         dest, strings = _option(node)
         if dest in self.names:
@@ -527,16 +577,19 @@ def scan(
     writers: tuple[CallShape, ...] = (),
     accessors: tuple[CallShape, ...] = (),
     text: str | None = None,
+    constants: Mapping[str, str] = MappingProxyType({}),
 ) -> dict[str, NameFacts]:
-    """Facts about `names` in one parsed module, with the config's setter and accessor call shapes.
+    """Facts about `names` in one parsed module, with the config's setter and accessor call shapes
+    and the constants of the repository that hold a flag's name (see shapes.FlagNames).
     Given the module's text, only the top-level statements naming one of them are walked: the
     same test that spares whole files their parse (no top-level statement depends on another)."""
     names = frozenset(names)
-    scanner = _Scanner(path, names, writers, accessors)
+    scanner = _Scanner(path, names, writers, accessors, FlagNames(string_constants(tree), constants))
     if text is None:
         scanner.visit(tree)
         return scanner.facts
-    for _, _, statement in statements_holding(tree.body, lines_naming(text, names)):  # `--use-x` defines use_x
+    # `--use-x` defines use_x (lines_naming knows), and FAST_KEY may name a flag.
+    for _, _, statement in statements_holding(tree.body, lines_naming(text, names | scanner.constants.keys())):
         scanner.visit(statement)
     return scanner.facts
 

@@ -9,7 +9,7 @@ keyword position, as the keyword); `...` for any further arguments.
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 _PLACEHOLDER = "__prune_flags_name__"
@@ -26,21 +26,60 @@ class CallShape:
     name_is_keyword: bool  # `f({name}=...)`: the flag's name is the keyword
     more: bool  # `...` allows further arguments
 
-    def written_value(self, call: ast.Call) -> tuple[str, ast.expr] | None:
-        """For a writer shape: the flag name and the value node a matching `ast` call writes."""
+    def written_value(self, call: ast.Call, names: FlagNames) -> tuple[str, ast.expr | None, ast.expr] | None:
+        """For a writer shape: the flag name a matching `ast` call writes, the argument that names
+        it (None for a keyword), and the value written."""
         if not ast_dotted_matches(call.func, self.func):
             return None
         if self.name_is_keyword:
             keywords = [k for k in call.keywords if k.arg is not None]
-            return (keywords[0].arg, keywords[0].value) if len(keywords) == 1 else None  # type: ignore[return-value]
+            return (keywords[0].arg, None, keywords[0].value) if len(keywords) == 1 else None  # type: ignore[return-value]
         assert self.name_index is not None
         positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
-        if len(positional) <= self.name_index or not isinstance(positional[self.name_index], ast.Constant):
+        if len(positional) <= self.name_index:
             return None
-        name = positional[self.name_index].value  # type: ignore[attr-defined]
+        argument = positional[self.name_index]
+        name = names.of_ast(argument)
         rest = positional[self.name_index + 1 :]
         value = rest[0] if rest else next((k.value for k in call.keywords if k.arg == "value"), None)
-        return (name, value) if isinstance(name, str) and value is not None else None
+        return (name, argument, value) if isinstance(name, str) and value is not None else None
+
+
+@dataclass(frozen=True)
+class FlagNames:
+    """How a call of an accessor or a writer names a flag: a string literal, or a constant that
+    holds one: a bare name this module binds to a string, else (imported) one that any module
+    of the repository defines; an attribute (`flag_names.EXPRESS`) only the latter. The one
+    resolution of the index (for `ast`) and of the passes (for LibCST), so that a write and a read
+    through the same constant are seen alike."""
+
+    module: Mapping[str, str]  # this module's `NAME = "..."` constants
+    repository: Mapping[str, str]  # constants anywhere that hold a flag's name -> that name
+
+    def of(self, literal: object, bare: str | None = None, attribute: str | None = None) -> object:
+        if bare is not None:
+            return self.module.get(bare, self.repository.get(bare))
+        if attribute is not None:
+            return self.repository.get(attribute)
+        return literal
+
+    def of_ast(self, node: ast.expr) -> object:
+        if isinstance(node, ast.Name):
+            return self.of(None, bare=node.id)
+        if isinstance(node, ast.Attribute):
+            return self.of(None, attribute=node.attr)
+        return node.value if isinstance(node, ast.Constant) else None
+
+
+def string_constants(tree: ast.Module) -> dict[str, str]:
+    """A module's top-level `NAME = "..."` constants."""
+    found = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target, value = statement.targets[0], statement.value
+            if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                found[target.id] = value.value
+    return found
 
 
 def ast_dotted(node: ast.expr) -> str:

@@ -17,7 +17,7 @@ from prune_flags.constants import bool_node, constant_node, constant_value
 from prune_flags.passes.body import BodyEditor
 from prune_flags.context import RewriteContext
 from prune_flags.purity import dotted_name
-from prune_flags.shapes import CallShape
+from prune_flags.shapes import CallShape, FlagNames
 
 _ENV_GETTERS = ("os.environ.get", "os.getenv", "environ.get", "getenv")
 _ENVIRON = ("os.environ", "environ")
@@ -42,30 +42,38 @@ def shape_argument(shape: CallShape, call: cst.Call) -> cst.Arg | None:
     return positional[shape.name_index]
 
 
-class InlineLookups(BodyEditor):
+class FlagNaming(BodyEditor):
+    """What names a flag in this module, for the passes that read (lookups) and write (prune)
+    through accessor and writer calls: the one resolution, shapes.FlagNames."""
+
     def __init__(self, context: RewriteContext) -> None:
         super().__init__(context)
-        self._string_constants: dict[str, str] = {}  # module-level NAME = "flag" constants
+        self._flag_names = FlagNames({}, context.name_constants)
 
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)  # type: ignore[misc]
+        constants: dict[str, str] = {}  # module-level NAME = "..." constants
         for statement in node.body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     if isinstance(small, cst.Assign) and len(small.targets) == 1:
                         target, value = small.targets[0].target, constant_value(small.value)
                         if isinstance(target, cst.Name) and isinstance(value, str):
-                            self._string_constants[target.value] = value
+                            constants[target.value] = value
+        self._flag_names = FlagNames(constants, self.context.name_constants)
 
-    def _named_flag(self, node: cst.BaseExpression) -> Flag | None:
-        """The flag an argument names: a string literal, or a module constant holding one."""
-        value = constant_value(node)
+    def named_flag(self, node: cst.BaseExpression) -> Flag | None:
+        """The flag an argument names: a string literal, or a constant holding one."""
         if isinstance(node, cst.Name):
-            value = self._string_constants.get(node.value, self.context.name_constants.get(node.value))
+            value = self._flag_names.of(None, bare=node.value)
         elif isinstance(node, cst.Attribute):  # flag_names.EXPRESS_SHIPPING
-            value = self.context.name_constants.get(node.attr.value)
+            value = self._flag_names.of(None, attribute=node.attr.value)
+        else:
+            value = constant_value(node)
         return self.context.flags.get(value) if isinstance(value, str) else None
 
+
+class InlineLookups(FlagNaming):
     def _replace(self, original: cst.CSTNode, flag: Flag, how: str, node: cst.BaseExpression) -> cst.BaseExpression:
         start = self.get_metadata(PositionProvider, original).start
         self.context.inlined.append((start.line, start.column, flag.name))
@@ -81,12 +89,12 @@ class InlineLookups(BodyEditor):
         if any(arg.star or arg.keyword for arg in args):
             return self._accessor(original_node, updated_node)
         if func in ("getattr", "hasattr") and len(args) in ((2, 3) if func == "getattr" else (2,)):
-            flag = self._named_flag(args[1].value)
+            flag = self.named_flag(args[1].value)
             if flag is not None and flag.name.isidentifier():
                 value = constant_node(flag.value) if func == "getattr" else bool_node(True)
                 return self._replace(original_node, flag, f"read through {func}", value)
         if func in _ENV_GETTERS and len(args) in (1, 2):
-            flag = self._named_flag(args[0].value)
+            flag = self.named_flag(args[0].value)
             if flag is not None and (flag.value is None or isinstance(flag.value, str)):
                 if flag.value is None:
                     value = args[1].value if len(args) == 2 else cst.Name("None")
@@ -100,7 +108,7 @@ class InlineLookups(BodyEditor):
             argument = shape_argument(shape, updated)
             if argument is None or shape.name_is_keyword:
                 continue
-            flag = self._named_flag(argument.value)
+            flag = self.named_flag(argument.value)
             if flag is not None:
                 return self._replace(original, flag, f"read through {shape.func}", constant_node(flag.value))
         return updated
@@ -109,7 +117,7 @@ class InlineLookups(BodyEditor):
         if dotted_name(updated_node.value) not in _ENVIRON or len(updated_node.slice) != 1:
             return updated_node
         index = updated_node.slice[0].slice
-        flag = self._named_flag(index.value) if isinstance(index, cst.Index) else None
+        flag = self.named_flag(index.value) if isinstance(index, cst.Index) else None
         if flag is None or not isinstance(flag.value, str) or id(original_node) in self._not_reads:  # type: ignore[attr-defined]
             return updated_node
         return self._replace(original_node, flag, "environment variable", constant_node(flag.value))
@@ -118,7 +126,7 @@ class InlineLookups(BodyEditor):
         if len(updated_node.comparisons) == 1:
             target = updated_node.comparisons[0]
             if isinstance(target.operator, (cst.In, cst.NotIn)) and dotted_name(target.comparator) in _ENVIRON:
-                flag = self._named_flag(updated_node.left)
+                flag = self.named_flag(updated_node.left)
                 if flag is not None and (flag.value is None or isinstance(flag.value, str)):
                     is_set = flag.value is not None
                     value = is_set if isinstance(target.operator, cst.In) else not is_set
