@@ -156,6 +156,7 @@ WRITER_SPELLINGS = [
     ('LOCAL_KEY = "enable_fast"\n', "LOCAL_KEY"),
     ("from keys import FAST_KEY\n", "FAST_KEY"),
     ("import keys\n", "keys.FAST_KEY"),
+    ("from keys import FAST_KEY as FK\n", "FK"),
 ]
 
 
@@ -171,11 +172,13 @@ def test_a_write_of_another_value_through_a_constant_is_a_conflict(
     assert "enable_fast: not pruned: it is given another value at test_engine.py:6" in result.stderr
 
 
-@pytest.mark.parametrize(("setup", "name"), WRITER_SPELLINGS)
+@pytest.mark.parametrize(("setup", "name"), [*WRITER_SPELLINGS[:3], ("    from keys import FAST_KEY as FK\n", "FK")])
 def test_a_write_of_the_fixed_value_through_a_constant_goes_with_the_flag(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setup: str, name: str
 ) -> None:
-    test = f"{setup}from store import set_config\n\n\ndef test_slow():\n    set_config({name}, 0)\n    assert True\n"
+    test = "from store import set_config\n\n\ndef test_slow():\n"
+    test = f"{setup}{test}" if not setup.startswith(" ") else f"{test}{setup}"  # module level, or in the test
+    test += f"    set_config({name}, 0)\n    assert True\n"
     files = {"keys.py": 'FAST_KEY = "enable_fast"\nOTHER = "x"\n', "engine.py": ENGINE, "test_engine.py": test, "c.toml": SETTINGS_CONFIG}
     result = diff(tmp_path, monkeypatch, files, "--config", "c.toml")
     assert result.exit_code == 1, result.output
@@ -192,3 +195,17 @@ def test_a_constant_used_otherwise_keeps_the_flag_and_its_writes(tmp_path: Path,
     assert result.exit_code == 1, result.output
     assert "-    if get_config(FAST_KEY, 0):\n" in result.stdout
     assert "test_engine.py" not in result.stdout and "keys.py" not in result.stdout
+
+
+def test_a_module_constant_shadows_the_repository_constant_of_the_same_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FAST_KEY holds the flag's name in keys.py, another name in this module: its reads and
+    writes there are not the flag's."""
+    other = 'from store import get_config, set_config\n\nFAST_KEY = "other"\n\n\ndef f():\n'
+    other += "    set_config(FAST_KEY, 1)\n    return get_config(FAST_KEY, 0)\n"
+    files = {"keys.py": 'FAST_KEY = "enable_fast"\n', "engine.py": ENGINE, "other.py": other, "c.toml": SETTINGS_CONFIG}
+    result = diff(tmp_path, monkeypatch, files, "--config", "c.toml")
+    assert result.exit_code == 1, result.output
+    assert "-    if get_config(FAST_KEY, 0):\n" in result.stdout
+    assert "other.py" not in result.stdout

@@ -235,7 +235,7 @@ class _Scanner(ast.NodeVisitor):
         self.flag_names = flag_names
         # Constants holding a name asked about (`FAST_KEY = "enable_fast"`): a use of one is a read
         # of that name, except as the name a writer call writes; its definition is not.
-        self.constants = {constant: name for constant, name in flag_names.repository.items() if name in names}
+        self.constants = flag_names.holding(names)
         self._naming_written = False  # visiting the argument that names the flag a writer writes
         self.facts: dict[str, NameFacts] = {}
         self._scopes: list[str] = []  # "class" / "function"
@@ -584,14 +584,30 @@ def scan(
     Given the module's text, only the top-level statements naming one of them are walked: the
     same test that spares whole files their parse (no top-level statement depends on another)."""
     names = frozenset(names)
-    scanner = _Scanner(path, names, writers, accessors, FlagNames(string_constants(tree), constants))
+    holding = [constant for constant, name in constants.items() if name in names]
+    if text is None or not holding:
+        importing = tree.body if holding else []
+    else:
+        importing = [statement for _, _, statement in statements_holding(tree.body, lines_naming(text, holding))]
+    flag_names = FlagNames.of_module(string_constants(tree), _imported(importing, holding), constants)
+    scanner = _Scanner(path, names, writers, accessors, flag_names)
     if text is None:
         scanner.visit(tree)
         return scanner.facts
-    # `--use-x` defines use_x (lines_naming knows), and FAST_KEY may name a flag.
+    # `--use-x` defines use_x (lines_naming knows), and FAST_KEY (or FK, its alias) may name a flag.
     for _, _, statement in statements_holding(tree.body, lines_naming(text, names | scanner.constants.keys())):
         scanner.visit(statement)
     return scanner.facts
+
+
+def _imported(statements: list[ast.stmt], names: list[str]) -> list[tuple[str, str]]:
+    """(name, alias) for each `from m import NAME as ALIAS` of one of the names, at any depth."""
+    found = []
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.ImportFrom):
+                found += [(alias.name, alias.asname) for alias in node.names if alias.asname and alias.name in names]
+    return found
 
 
 def statements_holding(body: list[ast.stmt], lines: Iterable[int]) -> Iterator[tuple[int, int, ast.stmt]]:

@@ -9,7 +9,7 @@ keyword position, as the keyword); `...` for any further arguments.
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 _PLACEHOLDER = "__prune_flags_name__"
@@ -53,8 +53,23 @@ class FlagNames:
     resolution of the index (for `ast`) and of the passes (for LibCST), so that a write and a read
     through the same constant are seen alike."""
 
-    module: Mapping[str, str]  # this module's `NAME = "..."` constants
+    module: Mapping[str, str]  # this module's `NAME = "..."` constants, and its aliases of the others
     repository: Mapping[str, str]  # constants anywhere that hold a flag's name -> that name
+
+    @classmethod
+    def of_module(
+        cls, constants: Mapping[str, str], imported: Iterable[tuple[str, str]], repository: Mapping[str, str]
+    ) -> FlagNames:
+        """The names of a module with these `NAME = "..."` constants and these imports (name,
+        alias): `from keys import FAST_KEY as FK` makes FK name what FAST_KEY names."""
+        module = {alias: repository[name] for name, alias in imported if name in repository}
+        module.update(constants)
+        return cls(module, repository)
+
+    def holding(self, names: Collection[str]) -> dict[str, str]:
+        """The constants this module can see that hold one of the names -> that name."""
+        visible = {**self.repository, **self.module}
+        return {constant: name for constant, name in visible.items() if name in names}
 
     def of(self, literal: object, bare: str | None = None, attribute: str | None = None) -> object:
         if bare is not None:

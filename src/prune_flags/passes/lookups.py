@@ -50,8 +50,12 @@ class FlagNaming(BodyEditor):
         super().__init__(context)
         self._flag_names = FlagNames({}, context.name_constants)
 
-    def visit_Module(self, node: cst.Module) -> None:
-        super().visit_Module(node)  # type: ignore[misc]
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Module):  # (not visit_Module, which another pass ends)
+            self._flag_names = self._module_names(node)
+        return super().on_visit(node)
+
+    def _module_names(self, node: cst.Module) -> FlagNames:
         constants: dict[str, str] = {}  # module-level NAME = "..." constants
         for statement in node.body:
             if isinstance(statement, cst.SimpleStatementLine):
@@ -60,7 +64,10 @@ class FlagNaming(BodyEditor):
                         target, value = small.targets[0].target, constant_value(small.value)
                         if isinstance(target, cst.Name) and isinstance(value, str):
                             constants[target.value] = value
-        self._flag_names = FlagNames(constants, self.context.name_constants)
+        imported = _ImportedAliases()
+        if self.context.name_constants:
+            node.visit(imported)
+        return FlagNames.of_module(constants, imported.found, self.context.name_constants)
 
     def named_flag(self, node: cst.BaseExpression) -> Flag | None:
         """The flag an argument names: a string literal, or a constant holding one."""
@@ -71,6 +78,19 @@ class FlagNaming(BodyEditor):
         else:
             value = constant_value(node)
         return self.context.flags.get(value) if isinstance(value, str) else None
+
+
+class _ImportedAliases(cst.CSTVisitor):
+    """(name, alias) for each `from m import NAME as ALIAS`, at any depth."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[str, str]] = []
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        for alias in node.names if not isinstance(node.names, cst.ImportStar) else ():
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.found.append((alias.evaluated_name, alias.asname.name.value))
 
 
 class InlineLookups(FlagNaming):
