@@ -87,7 +87,7 @@ def similar(word, other, fuzzy=0.8):
 
 
 def diff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], *args: str):
-    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git").mkdir(parents=True)
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     monkeypatch.chdir(tmp_path)
@@ -197,15 +197,35 @@ def test_a_constant_used_otherwise_keeps_the_flag_and_its_writes(tmp_path: Path,
     assert "test_engine.py" not in result.stdout and "keys.py" not in result.stdout
 
 
-def test_a_module_constant_shadows_the_repository_constant_of_the_same_name(
+def test_a_module_binding_shadows_the_repository_constant_of_the_same_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """FAST_KEY holds the flag's name in keys.py, another name in this module: its reads and
-    writes there are not the flag's."""
-    other = 'from store import get_config, set_config\n\nFAST_KEY = "other"\n\n\ndef f():\n'
-    other += "    set_config(FAST_KEY, 1)\n    return get_config(FAST_KEY, 0)\n"
-    files = {"keys.py": 'FAST_KEY = "enable_fast"\n', "engine.py": ENGINE, "other.py": other, "c.toml": SETTINGS_CONFIG}
+    """FAST_KEY holds the flag's name in keys.py, something else in other.py: the write there is
+    not the flag's (no conflict), and as a name two modules bind differently, FAST_KEY is never
+    taken for the flag by a pass: engine.py's read through it stays."""
+    for shadow in ('"other"', "3"):
+        other = f"from store import set_config\n\nFAST_KEY = {shadow}\n\n\ndef f():\n    set_config(FAST_KEY, 1)\n"
+        files = {"keys.py": 'FAST_KEY = "enable_fast"\n', "engine.py": ENGINE, "other.py": other, "c.toml": SETTINGS_CONFIG}
+        result = diff(tmp_path / shadow.strip('"'), monkeypatch, files, "--config", "c.toml")
+        assert (result.exit_code, result.stdout) == (0, ""), result.output
+
+
+def test_a_constant_that_modules_bind_to_different_names_is_never_taken_for_the_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MODE holds the flag's name in a.py and another name in b.py: a read through MODE is not
+    inlined (it may be b's), and no constant goes."""
+    reader = "from b import MODE\nfrom store import get_config\n\n\ndef speed():\n    return get_config(MODE, 0)\n"
+    files = {"a.py": 'MODE = "enable_fast"\n', "b.py": 'MODE = "other"\n', "c.py": reader, "c.toml": SETTINGS_CONFIG}
     result = diff(tmp_path, monkeypatch, files, "--config", "c.toml")
-    assert result.exit_code == 1, result.output
-    assert "-    if get_config(FAST_KEY, 0):\n" in result.stdout
-    assert "other.py" not in result.stdout
+    assert (result.exit_code, result.stdout) == (0, "")
+
+
+def test_a_write_through_a_constant_that_may_name_the_flag_is_a_conflict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = "from a import MODE\nfrom store import set_config\n\n\ndef test_fast():\n    set_config(MODE, 1)\n"
+    files = {"a.py": 'MODE = "enable_fast"\n', "b.py": 'MODE = "other"\n', "engine.py": ENGINE.replace("keys", "a").replace("FAST_KEY", "MODE"), "test_c.py": writer, "c.toml": SETTINGS_CONFIG}
+    result = diff(tmp_path, monkeypatch, files, "--config", "c.toml")
+    assert result.exit_code == 123
+    assert "enable_fast: not pruned: it is given another value at test_c.py:6" in result.stderr

@@ -43,7 +43,7 @@ from prune_flags.index import ITSELF, CallSite, NameFacts, parse_ast, scan, scan
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
-from prune_flags.shapes import CallShape, parse_shape, spellings, string_constants
+from prune_flags.shapes import CallShape, parse_shape, spellings, module_strings
 from prune_flags.report import FileResult, Report, Skipped
 
 if TYPE_CHECKING:
@@ -134,18 +134,25 @@ class _Repository:
         )
         return any(pattern.search(self.text(path)) for path in self._candidates(frozenset([name])))
 
-    def name_constants(self, flags: frozenset[str]) -> dict[str, str]:
+    def name_constants(self, flags: frozenset[str]) -> tuple[dict[str, str], frozenset[str]]:
         """Module constants that hold a flag's name (`EXPRESS = "express-shipping"`): an accessor
         or a writer call may name the flag through them, from any module that imports them (see
-        shapes.FlagNames). Without accessors or writers, none is looked for."""
+        shapes.FlagNames). Also those among them that another module binds to another string:
+        a use of one may be the flag's (the index counts it) or not (no pass acts on it).
+        Without accessors or writers, none is looked for."""
         if not (self.accessors or self.writers):
-            return {}
+            return {}, frozenset()
         found: dict[str, str] = {}
         for path in self.mentioning(flags):
             tree = self.tree(path, self.text(path))
-            constants = string_constants(tree) if tree is not None else {}
-            found.update((constant, value) for constant, value in constants.items() if value in flags)
-        return found
+            constants = module_strings(tree) if tree is not None else {}
+            found.update((name, value) for name, value in constants.items() if value is not None and value in flags)
+        ambiguous = set()
+        for path in self.mentioning(frozenset(found)):
+            tree = self.tree(path, self.text(path))
+            constants = module_strings(tree) if tree is not None else {}
+            ambiguous.update(name for name, value in constants.items() if name in found and found[name] != value)
+        return found, frozenset(ambiguous)
 
     def defines(self, name: str) -> bool:
         """Whether a function or class of this name is defined in the files in scope."""
@@ -282,7 +289,7 @@ def run(
     repository = load(paths, config, cwd, project_root, progress)
     report = Report(flags={flag.name: flag.source for flag in config.flags})
     flag_names = frozenset(flag.name for flag in config.flags)
-    repository.flag_constants = repository.name_constants(flag_names)
+    repository.flag_constants, ambiguous = repository.name_constants(flag_names)
     flag_facts = repository.facts(flag_names)
     conflicting = conflicts(repository, config.flags, flag_facts)
     for name, sites in conflicting.items():
@@ -294,7 +301,7 @@ def run(
     workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1))
     cascade = _Cascade(repository, config, active, frozen_out, flag_owners, workers)
     constants = repository.flag_constants
-    cascade.name_constants = {constant: name for constant, name in constants.items() if name in active}
+    cascade.name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
     cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
     try:
         cascade.run()

@@ -27,7 +27,7 @@ from prune_flags.shapes import (
     ast_dotted,
     ast_dotted_matches,
     option_dest,
-    string_constants,
+    module_strings,
 )
 
 
@@ -589,7 +589,7 @@ def scan(
         importing = tree.body if holding else []
     else:
         importing = [statement for _, _, statement in statements_holding(tree.body, lines_naming(text, holding))]
-    flag_names = FlagNames.of_module(string_constants(tree), _imported(importing, holding), constants)
+    flag_names = FlagNames.of_module(module_strings(tree), _imported(importing, holding), constants)
     scanner = _Scanner(path, names, writers, accessors, flag_names)
     if text is None:
         scanner.visit(tree)

@@ -53,17 +53,18 @@ class FlagNames:
     resolution of the index (for `ast`) and of the passes (for LibCST), so that a write and a read
     through the same constant are seen alike."""
 
-    module: Mapping[str, str]  # this module's `NAME = "..."` constants, and its aliases of the others
+    # The names this module assigns (see module_strings), and its aliases of the constants.
+    module: Mapping[str, str | None]
     repository: Mapping[str, str]  # constants anywhere that hold a flag's name -> that name
 
     @classmethod
     def of_module(
-        cls, constants: Mapping[str, str], imported: Iterable[tuple[str, str]], repository: Mapping[str, str]
+        cls, assigned: Mapping[str, str | None], imported: Iterable[tuple[str, str]], repository: Mapping[str, str]
     ) -> FlagNames:
-        """The names of a module with these `NAME = "..."` constants and these imports (name,
+        """The names of a module with these top-level assignments and these imports (name,
         alias): `from keys import FAST_KEY as FK` makes FK name what FAST_KEY names."""
-        module = {alias: repository[name] for name, alias in imported if name in repository}
-        module.update(constants)
+        module: dict[str, str | None] = {alias: repository[name] for name, alias in imported if name in repository}
+        module.update(assigned)
         return cls(module, repository)
 
     def holding(self, names: Collection[str]) -> dict[str, str]:
@@ -86,14 +87,15 @@ class FlagNames:
         return node.value if isinstance(node, ast.Constant) else None
 
 
-def string_constants(tree: ast.Module) -> dict[str, str]:
-    """A module's top-level `NAME = "..."` constants."""
-    found = {}
+def module_strings(tree: ast.Module) -> dict[str, str | None]:
+    """The names a module assigns at top level: the string each holds (`NAME = "..."`), or None
+    for anything else (`NAME = 3` shadows a constant of the same name elsewhere)."""
+    found: dict[str, str | None] = {}
     for statement in tree.body:
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-            target, value = statement.targets[0], statement.value
-            if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and isinstance(value.value, str):
-                found[target.id] = value.value
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            value = statement.value.value if isinstance(statement.value, ast.Constant) else None
+            found.update((t.id, value if isinstance(value, str) else None) for t in targets if isinstance(t, ast.Name))
     return found
 
 

@@ -56,18 +56,18 @@ class FlagNaming(BodyEditor):
         return super().on_visit(node)
 
     def _module_names(self, node: cst.Module) -> FlagNames:
-        constants: dict[str, str] = {}  # module-level NAME = "..." constants
+        # The names the module assigns: the string each holds, or None (as shapes.module_strings).
+        assigned: dict[str, str | None] = {}
         for statement in node.body:
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                        target, value = small.targets[0].target, constant_value(small.value)
-                        if isinstance(target, cst.Name) and isinstance(value, str):
-                            constants[target.value] = value
+            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+                if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    value = constant_value(small.value)
+                    assigned.update((t.value, value if isinstance(value, str) else None) for t in targets if isinstance(t, cst.Name))
         imported = _ImportedAliases()
         if self.context.name_constants:
             node.visit(imported)
-        return FlagNames.of_module(constants, imported.found, self.context.name_constants)
+        return FlagNames.of_module(assigned, imported.found, self.context.name_constants)
 
     def named_flag(self, node: cst.BaseExpression) -> Flag | None:
         """The flag an argument names: a string literal, or a constant holding one."""
