@@ -48,10 +48,11 @@ class CallShape:
 @dataclass(frozen=True)
 class FlagNames:
     """How a call of an accessor or a writer names a flag: a string literal, or a constant that
-    holds one: a bare name this module binds to a string, else (imported) one that any module
-    of the repository defines; an attribute (`flag_names.EXPRESS`) only the latter. The one
-    resolution of the index (for `ast`) and of the passes (for LibCST), so that a write and a read
-    through the same constant are seen alike."""
+    holds one: a bare name as this module binds it (to a string; to anything else, which names no
+    flag; as an alias of an imported constant), else (imported by name) as the repository's
+    constants hold it; an attribute (`flag_names.EXPRESS`) only the latter. The one resolution
+    of the index (for `ast`) and of the passes (for LibCST), so that a write and a read through
+    the same constant are seen alike."""
 
     # The names this module assigns (see module_strings), and its aliases of the constants.
     module: Mapping[str, str | None]
@@ -72,18 +73,17 @@ class FlagNames:
         visible = {**self.repository, **self.module}
         return {constant: name for constant, name in visible.items() if name in names}
 
-    def of(self, literal: object, bare: str | None = None, attribute: str | None = None) -> object:
+    def of(self, bare: str | None = None, attribute: str | None = None) -> str | None:
+        """The string a constant spelt `bare` or `….attribute` holds, if it is known."""
         if bare is not None:
             return self.module.get(bare, self.repository.get(bare))
-        if attribute is not None:
-            return self.repository.get(attribute)
-        return literal
+        return self.repository.get(attribute) if attribute is not None else None
 
     def of_ast(self, node: ast.expr) -> object:
         if isinstance(node, ast.Name):
-            return self.of(None, bare=node.id)
+            return self.of(bare=node.id)
         if isinstance(node, ast.Attribute):
-            return self.of(None, attribute=node.attr)
+            return self.of(attribute=node.attr)
         return node.value if isinstance(node, ast.Constant) else None
 
 

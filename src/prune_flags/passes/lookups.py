@@ -71,10 +71,11 @@ class FlagNaming(BodyEditor):
 
     def named_flag(self, node: cst.BaseExpression) -> Flag | None:
         """The flag an argument names: a string literal, or a constant holding one."""
+        value: object
         if isinstance(node, cst.Name):
-            value = self._flag_names.of(None, bare=node.value)
+            value = self._flag_names.of(bare=node.value)
         elif isinstance(node, cst.Attribute):  # flag_names.EXPRESS_SHIPPING
-            value = self._flag_names.of(None, attribute=node.attr.value)
+            value = self._flag_names.of(attribute=node.attr.value)
         else:
             value = constant_value(node)
         return self.context.flags.get(value) if isinstance(value, str) else None
