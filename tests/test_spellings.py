@@ -229,3 +229,25 @@ def test_a_write_through_a_constant_that_may_name_the_flag_is_a_conflict(
     result = diff(tmp_path, monkeypatch, files, "--config", "c.toml")
     assert result.exit_code == 123
     assert "enable_fast: not pruned: it is given another value at test_c.py:6" in result.stderr
+
+
+def test_a_keyword_another_function_binds_to_its_own_parameter_is_no_conflict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`similar(..., fuzzy=0.5)` fills similar's own threshold: it never reaches search's flag."""
+    api = "from search import similar\n\n\ndef endpoint(word, query):\n    return similar(word, query, fuzzy=0.5)\n"
+    result = diff(tmp_path, monkeypatch, {"search.py": SEARCH, "api.py": api}, "--flag", "fuzzy=False")
+    assert result.exit_code == 1, result.output
+    assert "+def search(index, query):\n" in result.stdout and "api.py" not in result.stdout
+
+
+def test_a_keyword_a_function_may_pass_on_through_kwargs_is_a_conflict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = (
+        "from search import search\n\n\ndef timed(*args, **kwargs):\n    return search(*args, **kwargs)\n\n\n"
+        "def endpoint(index, query):\n    return timed(index, query, fuzzy=True)\n"
+    )
+    result = diff(tmp_path, monkeypatch, {"search.py": SEARCH, "api.py": api}, "--flag", "fuzzy=False")
+    assert result.exit_code == 123
+    assert "api.py:9 (passed to timed, which does not take it as the flag)" in result.stderr

@@ -39,7 +39,7 @@ from prune_flags.helpers import (
     module_names,
     rebound,
 )
-from prune_flags.index import ITSELF, CallSite, NameFacts, parse_ast, scan, scan_calls
+from prune_flags.index import ITSELF, CallSite, NameFacts, binds_everywhere, parse_ast, scan, scan_calls
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
@@ -244,7 +244,11 @@ def conflicts(repository: _Repository, flags: Sequence[Flag], facts: dict[str, N
             if write.value is ITSELF or write.kind == "parameter":
                 continue  # a parameter with another default is a local that only shares the name
             if write.kind == "keyword" and write.owner not in flag_owners:
-                if repository.defines(write.owner):
+                # A keyword a function binds to its own parameter (another variable) goes no further.
+                callee = frozenset([write.owner])
+                trees = [repository.tree(path, repository.text(path)) for path in repository.mentioning(callee)]
+                own = binds_everywhere([tree for tree in trees if tree is not None], write.owner, flag.name)
+                if repository.defines(write.owner) and not own:
                     problems.append(f"{write.site} (passed to {write.owner}, which does not take it as the flag)")
                 continue  # a keyword of a function outside the repository is that function's business
             if not same_value(write.value, flag.value):

@@ -669,6 +669,27 @@ def _call_site(call: ast.Call, site: Site, callee: str, enclosing: tuple[str, st
     return CallSite(site, callee, positional, isinstance(call.func, ast.Attribute), forwarder)
 
 
+def binds_everywhere(trees: Iterable[ast.Module], function: str, keyword: str) -> bool:
+    """Whether every definition named `function` in the trees (functions, methods, and classes
+    through their `__init__`) has a parameter named `keyword` of its own: a `keyword=` argument
+    then stays there, never travelling on through **kwargs. False when there is none."""
+    found = False
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name == function:
+                initializers = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
+                node = initializers[0] if initializers else node
+            elif not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function):
+                continue
+            if isinstance(node, ast.ClassDef):
+                return False  # its fields, or a base's __init__, take the keyword: not told here
+            arguments = node.args
+            if keyword not in {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}:
+                return False
+            found = True
+    return found
+
+
 @dataclass
 class TreeNames:
     """How a module uses names, from one walk: what the engine compares before and after a
