@@ -33,8 +33,9 @@ class RewriteContext:
     writers: tuple[CallShape, ...] = ()  # setter calls that write a flag by its name
     # For each flag, the functions and classes that take it: `flag=` goes only from calls of these.
     flag_owners: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    # Dead switch flags whose command-line option went: their names go from option tables.
-    option_flags: frozenset[str] = frozenset()
+    # Dead switch flags whose command-line option went, with the option's long strings: their
+    # names go from option tables.
+    option_flags: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # Constants anywhere in the repository that hold a flag's name, for accessor calls.
     name_constants: Mapping[str, str] = field(default_factory=dict)
     # Fields, class attributes and module constants with no reader left in the repository,
@@ -64,7 +65,8 @@ class RewriteContext:
         # A file given imports for an inlined helper is rewritten whole (see rewrite), and the
         # top-level import binding the root of the call's spelling counts too.
         names |= {spelling.partition(".")[0] for spelling, call in self.helpers.items() if call.imports}
-        return frozenset(names | {name.replace("_", "-") for name in self.option_flags})
+        # Dead switches are among them (files.lines_naming knows `--use-x`); `--turbo` may fill one.
+        return frozenset(names.union(*self.option_flags.values()))
 
     def record(self, line: int, action: str, reason: str, flag: str) -> None:
         self.changes.append(Change(line=line, flag=flag, action=action, reason=reason))

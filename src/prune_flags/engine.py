@@ -39,11 +39,11 @@ from prune_flags.helpers import (
     module_names,
     rebound,
 )
-from prune_flags.index import ITSELF, CallSite, NameFacts, parse_ast, scan, scan_calls
+from prune_flags.index import ITSELF, CallSite, NameFacts, binds_everywhere, parse_ast, scan, scan_calls
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
-from prune_flags.shapes import CallShape, parse_shape
+from prune_flags.shapes import CallShape, parse_shape, spellings, module_strings
 from prune_flags.report import FileResult, Report, Skipped
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ class _Repository:
     cwd: Path
     writers: tuple[CallShape, ...] = ()  # the config's setter shapes: their calls write flags
     accessors: tuple[CallShape, ...] = ()  # the config's getter shapes: their calls read flags
+    flag_constants: dict[str, str] = field(default_factory=dict)  # see name_constants
     raw: dict[Path, bytes] = field(default_factory=dict)
     sources: dict[Path, SourceFile] = field(default_factory=dict)
     rewritten: dict[Path, str] = field(default_factory=dict)
@@ -91,7 +92,7 @@ class _Repository:
     def _candidates(self, names: frozenset[str]) -> list[Path]:
         """Files whose bytes contain one of the names: the only ones worth decoding."""
         if names not in self._candidate_cache:
-            holding = set().union(*(self._files_with(name) for name in names))
+            holding = set().union(*(self._files_with(word) for name in names for word in spellings(name)))
             self._candidate_cache[names] = [path for path in self.raw if path in holding]
         return [path for path in self._candidate_cache[names] if path not in self.skipped and self.source(path)]
 
@@ -133,18 +134,25 @@ class _Repository:
         )
         return any(pattern.search(self.text(path)) for path in self._candidates(frozenset([name])))
 
-    def name_constants(self, flags: frozenset[str]) -> dict[str, str]:
+    def name_constants(self, flags: frozenset[str]) -> tuple[dict[str, str], frozenset[str]]:
         """Module constants that hold a flag's name (`EXPRESS = "express-shipping"`): an accessor
-        call may name the flag through them, from any module that imports them."""
+        or a writer call may name the flag through them, from any module that imports them (see
+        shapes.FlagNames). Also those among them that another module binds to another string:
+        a use of one may be the flag's (the index counts it) or not (no pass acts on it).
+        Without accessors or writers, none is looked for."""
+        if not (self.accessors or self.writers):
+            return {}, frozenset()
         found: dict[str, str] = {}
         for path in self.mentioning(flags):
             tree = self.tree(path, self.text(path))
-            for statement in tree.body if tree is not None else []:
-                if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-                    target, value = statement.targets[0], statement.value
-                    if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and value.value in flags:
-                        found[target.id] = value.value
-        return found
+            constants = module_strings(tree) if tree is not None else {}
+            found.update((name, value) for name, value in constants.items() if value is not None and value in flags)
+        ambiguous = set()
+        for path in self.mentioning(frozenset(found)):
+            tree = self.tree(path, self.text(path))
+            constants = module_strings(tree) if tree is not None else {}
+            ambiguous.update(name for name, value in constants.items() if name in found and found[name] != value)
+        return found, frozenset(ambiguous)
 
     def defines(self, name: str) -> bool:
         """Whether a function or class of this name is defined in the files in scope."""
@@ -173,12 +181,14 @@ class _Repository:
 
     def facts(self, names: frozenset[str], original: bool = False) -> dict[str, NameFacts]:
         merged: dict[str, NameFacts] = {name: NameFacts() for name in names}
-        for path in self.mentioning(names, original):
+        constants = {constant: name for constant, name in self.flag_constants.items() if name in names}
+        for path in self.mentioning(names | frozenset(constants), original):
             text = self.text(path, original)
             tree = self.tree(path, text)
             if tree is None:
                 continue
-            for name, facts in scan(tree, self.display(path), names, self.writers, self.accessors, text).items():
+            found = scan(tree, self.display(path), names, self.writers, self.accessors, text, constants)
+            for name, facts in found.items():
                 merged[name].merge(facts)
         return merged
 
@@ -239,30 +249,44 @@ def conflicts(repository: _Repository, flags: Sequence[Flag], facts: dict[str, N
             if write.value is ITSELF or write.kind == "parameter":
                 continue  # a parameter with another default is a local that only shares the name
             if write.kind == "keyword" and write.owner not in flag_owners:
-                if repository.defines(write.owner):
+                # A keyword a function binds to its own parameter (another variable) goes no further.
+                callee = frozenset([write.owner])
+                trees = [repository.tree(path, repository.text(path)) for path in repository.mentioning(callee)]
+                own = binds_everywhere([tree for tree in trees if tree is not None], write.owner, flag.name)
+                if repository.defines(write.owner) and not own:
                     problems.append(f"{write.site} (passed to {write.owner}, which does not take it as the flag)")
                 continue  # a keyword of a function outside the repository is that function's business
             if not same_value(write.value, flag.value):
                 problems.append(str(write.site))
-        problems += _positional_passes(repository, flag_facts)
+        problems += _positional_passes(repository, flag, flag_facts)
         if problems:
             found[flag.name] = problems
     return found
 
 
-def _positional_passes(repository: _Repository, facts: NameFacts) -> list[str]:
-    """Calls that fill a flag parameter by position: removing the parameter would shift them."""
-    parameters = [w for w in facts.writes if w.kind == "parameter" and w.position is not None]
-    if not parameters:
-        return []
-    calls = repository.calls(frozenset(w.owner for w in parameters))
+def _positional_passes(repository: _Repository, flag: Flag, facts: NameFacts) -> list[str]:
+    """Calls that fill a flag parameter by position: removing the parameter would shift them.
+    Only parameters that are the flag count (a parameter with another default is another
+    variable), and only arguments that reach its place: a starred sequence of unknown length
+    does not, unless it forwards the `*args` of a function whose own callers reach that far."""
+    parameters = [
+        w for w in facts.writes if w.kind == "parameter" and w.position is not None and same_value(w.value, flag.value)
+    ]
+    calls = repository.calls(frozenset(w.owner for w in parameters)) if parameters else []
+    forwarders = frozenset(call.forwarder for call in calls if call.forwarder is not None)
+    # However far a forwarder's callers reach: at most every positional argument they pass.
+    forwarded = {name: 0 for name in forwarders}
+    for call in repository.calls(forwarders) if forwarders else []:
+        forwarded[call.callee] = max(forwarded[call.callee], call.positional)
     problems = []
     for parameter in parameters:
+        assert parameter.position is not None
         for call in calls:
             offset = 1 if parameter.method and call.through_attribute else 0
-            assert parameter.position is not None
-            if call.callee == parameter.owner and (call.starred or call.positional + offset > parameter.position):
-                problems.append(f"{call.site} (passes {parameter.owner}'s parameter by position)")
+            reach = call.positional + offset + (forwarded[call.forwarder] if call.forwarder is not None else 0)
+            if call.callee == parameter.owner and reach > parameter.position:
+                how = f" through {call.forwarder}'s *args" if reach > call.positional + offset else ""
+                problems.append(f"{call.site} (passes {parameter.owner}'s parameter by position{how})")
     return problems
 
 
@@ -280,6 +304,7 @@ def run(
     repository = load(paths, config, cwd, project_root, progress, contents)
     report = Report(flags={flag.name: flag.source for flag in config.flags})
     flag_names = frozenset(flag.name for flag in config.flags)
+    repository.flag_constants, ambiguous = repository.name_constants(flag_names)
     flag_facts = repository.facts(flag_names)
     conflicting = conflicts(repository, config.flags, flag_facts)
     for name, sites in conflicting.items():
@@ -290,8 +315,9 @@ def run(
     flag_owners = {name: owners(flag, flag_facts[name]) for name, flag in active.items()}
     workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1))
     cascade = _Cascade(repository, config, active, frozen_out, flag_owners, workers)
-    cascade.name_constants = repository.name_constants(frozenset(active)) if config.accessors else {}
-    cascade.option_flags = frozenset(name for name in active if flag_facts[name].is_option)
+    constants = repository.flag_constants
+    cascade.name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
+    cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
     try:
         cascade.run()
         edited = {
@@ -368,7 +394,7 @@ class _Cascade:
         self.workers = workers
         self.flag_owners = flag_owners
         self.name_constants: dict[str, str] = {}
-        self.option_flags: frozenset[str] = frozenset()  # flags a command-line option defines
+        self.option_flags: dict[str, frozenset[str]] = {}  # flags a command-line option defines -> its strings
         self.config = config
         self.flags = flags
         self.frozen_out = frozen_out
@@ -397,23 +423,24 @@ class _Cascade:
 
     def _names(self) -> frozenset[str]:
         globals_ = {name for names in self.dead_globals.values() for name in names}
-        spellings = {name.replace("_", "-") for name in self.option_flags if name in self.dead}  # `--use-x`
         return (
             frozenset(self.flags)
             | frozenset(self.dead)
             | frozenset(globals_)
             | frozenset(self.name_constants)
-            | frozenset(spellings)
             | frozenset(helper.name for helper in self.helpers.values())
+            | frozenset(s for name, strings in self.option_flags.items() if name in self.dead for s in strings)
         )
 
     def context(self, path: Path, asserts: bool = True) -> RewriteContext:
-        option_flags = frozenset(
-            name for name in self.option_flags if name in self.dead and isinstance(self.flags[name].value, bool)
-        )
+        option_flags = {
+            name: strings
+            for name, strings in self.option_flags.items()
+            if name in self.dead and isinstance(self.flags[name].value, bool)
+        }
         # Only the dead names the file mentions (and the switches its option tables may spell
         # `--use-x`): what a worker is sent grows with the file, not with the run.
-        dead = self._dead_in(path) | option_flags
+        dead = self._dead_in(path) | frozenset(option_flags)
         return RewriteContext(
             path=self.repository.display(path),
             flags=self.flags,
@@ -431,12 +458,15 @@ class _Cascade:
     def _dead_in(self, path: Path) -> frozenset[str]:
         """The dead names a rewrite of the file acts on: the flags it names, and the other dead
         names it writes or asserts on."""
-        display = self.repository.display(path)
+        display, text = self.repository.display(path), self.repository.sources[path].text
+        # A dead flag counts where only a constant holding its name or its option's own string
+        # (`--turbo`, its `dest` another name) names it.
+        aliases = {string: name for name, strings in self.option_flags.items() for string in strings}
+        aliases.update(self.name_constants)
+        spelled = {aliases[word] for word in names_in(text, aliases) if aliases[word] in self.dead}
         return frozenset(
-            name
-            for name in names_in(self.repository.sources[path].text, self.dead)
-            if name in self.flags or display in self.dead_places.get(name, ())
-        )
+            name for name in names_in(text, self.dead) if name in self.flags or display in self.dead_places.get(name, ())
+        ) | spelled
 
     def _rewrite_round(self) -> list[Path]:
         tasks: list[tuple[Path, str, RewriteContext, bool]] = []
@@ -584,9 +614,9 @@ class _Cascade:
             tree = self.repository.tree(path, text)
             if tree is None or not names:
                 continue
-            found = scan(
-                tree, self.repository.display(path), names, self.repository.writers, self.repository.accessors, text
-            )
+            repository = self.repository
+            display, constants = repository.display(path), repository.flag_constants
+            found = scan(tree, display, names, repository.writers, repository.accessors, text, constants)
             fields = {name for name in fields if name not in found or not found[name].field_reads}
             globals_ = {name for name in globals_ if name not in found or not found[name].global_reads}
         return fields, globals_

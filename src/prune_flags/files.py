@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from prune_flags.shapes import spellings
+
 if TYPE_CHECKING:
     from pathspec.pattern import Pattern
 
@@ -193,41 +195,54 @@ def mentions_any(data: str, names: Iterable[str]) -> bool:
 
 
 def names_in(text: str, names: Iterable[str]) -> frozenset[str]:
-    """The names that occur in text as whole words. An identifier does exactly when it is one of
+    """The names that occur in text as whole words, in any of their spellings (`use_x`, or
+    `use-x` as in `--use-x`: see shapes.spellings). An identifier does exactly when it is one of
     the text's words, a set worked out once per text: a run asks about thousands of names at
     once, and one pattern of all of them would cost a pass per name over every text."""
+    return frozenset(name for name, _ in _spellings_in(text, names))
+
+
+def _spellings_in(text: str, names: Iterable[str]) -> set[tuple[str, str]]:
+    """(name, spelling) for each spelling of the names that occurs in text as a whole word."""
     words = _words(text)
     plain, others = _split_names(names if isinstance(names, frozenset) else frozenset(names))
-    found = words & plain
-    for name in others:
-        if all(part in words for part in _word_parts(name)) and name in text:  # `--use-x`
-            pattern = _whole_word_pattern(frozenset([name]))
+    found = {(name, name) for name in words & plain}
+    for name, spelling in others:
+        if all(part in words for part in _word_parts(spelling)) and spelling in text:  # `use-x`
+            pattern = _whole_word_pattern(frozenset([spelling]))
             if pattern is not None and pattern.search(text):
-                found |= {name}
+                found.add((name, spelling))
     return found
 
 
 @functools.lru_cache(maxsize=64)
-def _split_names(names: frozenset[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+def _split_names(names: frozenset[str]) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
     """The names that are one word each (found by a set intersection with a text's words), and
-    the others (`--use-x`, "new-ui-"), looked for one by one."""
-    others = tuple(name for name in names if _word_parts(name) != (name,))
-    return names.difference(others), others
+    the other spellings (`use-x`, "new-ui-") with their names, looked for one by one."""
+    plain = frozenset(name for name in names if _word_parts(name) == (name,))
+    others = tuple(
+        (name, spelling)
+        for name in names
+        for spelling in spellings(name)
+        if not (spelling == name and name in plain)
+    )
+    return plain, others
 
 
 def lines_naming(text: str, names: Iterable[str]) -> frozenset[int]:
-    """The lines (1-based) on which any of the names occurs as a whole word: not preceded or
-    followed by a word character (so that "new-ui-", read through an accessor, counts too).
-    Found with `str.find`, not a pattern of the names: every file has its own few, and compiling
-    a pattern for each cost more than the search."""
+    """The lines (1-based) on which any of the names occurs as a whole word, in any of its
+    spellings: not preceded or followed by a word character (so that "new-ui-", read through an
+    accessor, counts too, and `use-x` in `"--use-x"`). Found with `str.find`, not a pattern of
+    the names: every file has its own few, and compiling a pattern for each cost more than the
+    search."""
     lines = set()
-    for name in names_in(text, names):
-        position = text.find(name)
+    for _, spelling in _spellings_in(text, names):
+        position = text.find(spelling)
         while position != -1:
-            end = position + len(name)
+            end = position + len(spelling)
             if not _is_word_character(text, position - 1) and not _is_word_character(text, end):
                 lines.add(bisect.bisect_right(_line_starts(text), position))
-            position = text.find(name, position + 1)
+            position = text.find(spelling, position + 1)
     return frozenset(lines)
 
 

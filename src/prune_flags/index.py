@@ -17,11 +17,21 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from types import MappingProxyType
+from typing import Iterable, Iterator, Mapping
 
 from prune_flags.files import lines_naming
 from prune_flags.values import FIELD_CONSTRUCTORS, PURE_BUILTINS, UNKNOWN
-from prune_flags.shapes import CLICK_OPTIONS, OPTION_METHODS, CallShape, ast_dotted, ast_dotted_matches, option_dest
+from prune_flags.shapes import (
+    CLICK_OPTIONS,
+    OPTION_METHODS,
+    CallShape,
+    FlagNames,
+    ast_dotted,
+    ast_dotted_matches,
+    option_dest,
+    module_strings,
+)
 
 
 KEEP_PRAGMA = "# prune-flags: keep"
@@ -49,17 +59,21 @@ class Write:
     owner: str = ""
     position: int | None = None  # a positional parameter's index, counting self
     method: bool = False  # the parameter's function takes self/cls: an attribute call passes it
+    option_strings: tuple[str, ...] = ()  # an option's long strings, `--use-x`, `--turbo`
 
 
 @dataclass(frozen=True)
 class CallSite:
-    """A call of a function by its (last) name: enough to tell whether it passes a parameter positionally."""
+    """A call of a function by its (last) name: enough to tell which positional parameters it fills."""
 
     site: Site
     callee: str
-    positional: int  # positional arguments written at the call
+    # The positional arguments it surely passes: plain ones, and the elements of a starred
+    # literal, `f(*(a, b))`. A starred sequence of unknown length fills nothing it can be seen to.
+    positional: int
     through_attribute: bool  # `obj.f(...)`: a method's self is passed implicitly
-    starred: bool  # `f(*args)`: any position may be filled
+    # `f(*args)` inside `def forwarder(..., *args)`: as far as forwarder's callers reach.
+    forwarder: str | None = None
 
 
 class _Itself:
@@ -100,6 +114,11 @@ class NameFacts:
     @property
     def is_option(self) -> bool:
         return any(write.kind == "option" for write in self.writes)
+
+    @property
+    def option_strings(self) -> frozenset[str]:
+        """The long strings of the options that define the name: how argument lists spell it."""
+        return frozenset(string for write in self.writes if write.kind == "option" for string in write.option_strings)
 
     @property
     def field_reads(self) -> list[Site]:
@@ -153,22 +172,25 @@ def _field_default(call: ast.Call) -> object:
     return UNKNOWN
 
 
-def _accessor_reads(shape: CallShape, call: ast.Call, name: str) -> bool:
+def _accessor_reads(shape: CallShape, call: ast.Call, name: str, names: FlagNames) -> bool:
     """Whether `call` reads `name` through an accessor shape such as `extra_args.get({name}, ...)`."""
     if shape.name_is_keyword or not ast_dotted_matches(call.func, shape.func):
         return False
     assert shape.name_index is not None
     positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
-    return len(positional) > shape.name_index and literal(positional[shape.name_index]) == name
+    return len(positional) > shape.name_index and names.of_ast(positional[shape.name_index]) == name
 
 
-def _option_dest(call: ast.Call) -> str | None:
+def _option(call: ast.Call) -> tuple[str | None, tuple[str, ...]]:
+    """The flag an option call defines, and its long option strings (`--turbo` may fill
+    `dest="fast_path"`: tables spell the option so). (None, ()) for any other call."""
     func = ast_dotted(call.func)
     if not (func.rsplit(".", 1)[-1] in OPTION_METHODS or func in CLICK_OPTIONS):
-        return None
+        return None, ()
     strings = [arg.value for arg in call.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
     explicit = next((literal(k.value) for k in call.keywords if k.arg == "dest"), None)
-    return option_dest(strings, explicit if isinstance(explicit, str) else None)
+    dest = option_dest(strings, explicit if isinstance(explicit, str) else None)
+    return dest, tuple(string for string in strings if string.startswith("--"))
 
 
 def literal(node: ast.expr | None) -> object:
@@ -207,12 +229,22 @@ def assert_subjects(test: ast.expr) -> frozenset[str] | None:
 
 class _Scanner(ast.NodeVisitor):
     def __init__(
-        self, path: str, names: frozenset[str], writers: tuple[CallShape, ...] = (), accessors: tuple[CallShape, ...] = ()
+        self,
+        path: str,
+        names: frozenset[str],
+        writers: tuple[CallShape, ...] = (),
+        accessors: tuple[CallShape, ...] = (),
+        flag_names: FlagNames = FlagNames({}, {}),
     ) -> None:
         self.path = path
         self.names = names
         self.writers = writers
         self.accessors = accessors
+        self.flag_names = flag_names
+        # Constants holding a name asked about (`FAST_KEY = "enable_fast"`): a use of one is a read
+        # of that name, except as the name a writer call writes; its definition is not.
+        self.constants = flag_names.holding(names)
+        self._naming_written = False  # visiting the argument that names the flag a writer writes
         self.facts: dict[str, NameFacts] = {}
         self._scopes: list[str] = []  # "class" / "function"
         self._globals: list[set[str]] = [set()]
@@ -227,7 +259,9 @@ class _Scanner(ast.NodeVisitor):
             return ITSELF
         if isinstance(node, ast.Call) and ast_dotted(node.func) in FIELD_CONSTRUCTORS:
             return _field_default(node)
-        if isinstance(node, ast.Call) and any(_accessor_reads(shape, node, name) for shape in self.accessors):
+        if isinstance(node, ast.Call) and any(
+            _accessor_reads(shape, node, name, self.flag_names) for shape in self.accessors
+        ):
             return ITSELF  # `self.x = extra_args.get("x", False)`: the accessor is inlined to the flag's value
         if isinstance(node, ast.Name) and node.id == name:
             for parameters in reversed(self._flag_params):
@@ -356,7 +390,20 @@ class _Scanner(ast.NodeVisitor):
             self._write(target, "name", self._value(node.value, name), node)
             if isinstance(target, ast.Subscript):
                 self._environment_write(target, node.value, node)
-        self.visit(node.value)
+        if not self._defines_constant(node):
+            self.visit(node.value)
+
+    def _defines_constant(self, node: ast.Assign) -> bool:
+        """`FAST_KEY = "enable_fast"` at module level: a spelling of the flag, not a read of it
+        (the uses of FAST_KEY are)."""
+        target = node.targets[0]
+        return (
+            not self._scopes
+            and len(node.targets) == 1
+            and isinstance(target, ast.Name)
+            and isinstance(node.value, ast.Constant)
+            and self.constants.get(target.id) == node.value.value
+        )
 
     def _environment_write(self, target: ast.Subscript, value: ast.expr, node: ast.AST) -> None:
         """`os.environ["NAME"] = value` gives an environment flag a value."""
@@ -405,6 +452,7 @@ class _Scanner(ast.NodeVisitor):
             self.visit(node.msg)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        self._constant_use(node.attr, node)
         if node.attr in self.names:
             if self._assert is not None:
                 self._of(node.attr).assert_reads.append(self._assert)
@@ -416,6 +464,14 @@ class _Scanner(ast.NodeVisitor):
         # A parameter or local that only shares the name reads itself, not the module's name.
         if node.id in self.names and isinstance(node.ctx, ast.Load) and not self._is_local(node.id):
             self._of(node.id).name_reads.append(self._site(node))
+        if isinstance(node.ctx, ast.Load):
+            self._constant_use(node.id, node)
+
+    def _constant_use(self, constant: str, node: ast.AST) -> None:
+        """A use of a constant holding a flag's name (`FAST_KEY`, `keys.FAST_KEY`, "FAST_KEY") may
+        hand the name to any reader: it reads the flag, unless it names what a writer call writes."""
+        if constant in self.constants and not self._naming_written:
+            self._of(self.constants[constant]).string_reads.append(self._site(node))
 
     def _is_local(self, name: str) -> bool:
         for index, scope in enumerate(self._locals):
@@ -426,8 +482,10 @@ class _Scanner(ast.NodeVisitor):
         return False
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str) and node.value in self.names:
+        if isinstance(node.value, str) and node.value in self.names and not self._naming_written:
             self._of(node.value).string_reads.append(self._site(node))
+        if isinstance(node.value, str):
+            self._constant_use(node.value, node)
 
     def _table(self, node: ast.List | ast.Tuple | ast.Set | ast.Dict) -> None:
         elements = node.keys if isinstance(node, ast.Dict) else node.elts
@@ -453,17 +511,21 @@ class _Scanner(ast.NodeVisitor):
         if patched is not None and patched[0] in self.names:
             self._of(patched[0]).writes.append(Write(self._site(node), "patch", patched[1]))
         for shape in self.writers:
-            written = shape.written_value(node)
+            written = shape.written_value(node, self.flag_names)
             if written is not None and written[0] in self.names:
-                self._of(written[0]).writes.append(Write(self._site(node), "writer", literal(written[1])))
+                name, argument, value = written
+                self._of(name).writes.append(Write(self._site(node), "writer", literal(value)))
                 for child in ast.iter_child_nodes(node):
-                    if not (isinstance(child, ast.Constant) and child.value == written[0]):
-                        self.visit(child)  # the flag's name in a setter call is not a read
+                    # The flag's name in a setter call is not a read of the flag (a constant
+                    # holding it is still a use of the constant).
+                    self._naming_written = child is argument
+                    self.visit(child)
+                self._naming_written = False
                 return
-        dest = _option_dest(node)
+        dest, strings = _option(node)
         if dest in self.names:
             # The option defines the flag (the user declared it stale): a definition, not a read.
-            self._of(dest).writes.append(Write(self._site(node), "option", ITSELF))
+            self._of(dest).writes.append(Write(self._site(node), "option", ITSELF, option_strings=strings))
             for child in (node.func, *node.args):
                 if not isinstance(child, ast.Constant):  # option names and dest are not reads
                     self.visit(child)
@@ -533,16 +595,25 @@ def scan(
     writers: tuple[CallShape, ...] = (),
     accessors: tuple[CallShape, ...] = (),
     text: str | None = None,
+    constants: Mapping[str, str] = MappingProxyType({}),
 ) -> dict[str, NameFacts]:
-    """Facts about `names` in one parsed module, with the config's setter and accessor call shapes.
+    """Facts about `names` in one parsed module, with the config's setter and accessor call shapes
+    and the constants of the repository that hold a flag's name (see shapes.FlagNames).
     Given the module's text, only the top-level statements naming one of them are walked: the
     same test that spares whole files their parse (no top-level statement depends on another)."""
     names = frozenset(names)
-    scanner = _Scanner(path, names, writers, accessors)
+    holding = [constant for constant, name in constants.items() if name in names]
+    if text is None or not holding:
+        importing = tree.body if holding else []
+    else:
+        importing = [statement for _, _, statement in statements_holding(tree.body, lines_naming(text, holding))]
+    flag_names = FlagNames.of_module(module_strings(tree), _imported(importing, holding), constants)
+    scanner = _Scanner(path, names, writers, accessors, flag_names)
     if text is None:
         scanner.visit(tree)
         return scanner.facts
-    for _, _, statement in statements_holding(tree.body, lines_naming(text, _spellings(names))):
+    # `--use-x` defines use_x (lines_naming knows), and FAST_KEY (or FK, its alias) may name a flag.
+    for _, _, statement in statements_holding(tree.body, lines_naming(text, names | scanner.constants.keys())):
         scanner.visit(statement)
     for statement in kept_by_pragma(tree.body, text):
         scanner.kept(statement)
@@ -580,9 +651,14 @@ def nested_blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
     return blocks + [clause.body for clause in clauses]
 
 
-@functools.lru_cache(maxsize=64)
-def _spellings(names: frozenset[str]) -> frozenset[str]:
-    return names | {name.replace("_", "-") for name in names}  # `--use-x` defines use_x
+def _imported(statements: list[ast.stmt], names: list[str]) -> list[tuple[str, str]]:
+    """(name, alias) for each `from m import NAME as ALIAS` of one of the names, at any depth."""
+    found = []
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.ImportFrom):
+                found += [(alias.name, alias.asname) for alias in node.names if alias.asname and alias.name in names]
+    return found
 
 
 def statements_holding(body: list[ast.stmt], lines: Iterable[int]) -> Iterator[tuple[int, int, ast.stmt]]:
@@ -616,20 +692,52 @@ def is_string_statement(statement: ast.stmt) -> bool:
 def scan_calls(tree: ast.Module, path: str, callees: frozenset[str]) -> list[CallSite]:
     """Every call of a function named in `callees` (by its last name), with how it passes arguments."""
     found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            dotted = ast_dotted(node.func)
-            callee = dotted.rsplit(".", 1)[-1]
-            if callee in callees:
-                found.append(
-                    CallSite(
-                        Site(path, node.lineno),
-                        callee,
-                        sum(not isinstance(arg, ast.Starred) for arg in node.args),
-                        isinstance(node.func, ast.Attribute),
-                        any(isinstance(arg, ast.Starred) for arg in node.args),
-                    )
-                )
+    # (node, the enclosing function's name and its `*args` parameter's name)
+    stack: list[tuple[ast.AST, tuple[str, str] | None]] = [(tree, None)]
+    while stack:
+        node, enclosing = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            enclosing = (node.name, node.args.vararg.arg) if node.args.vararg is not None else None
+        elif isinstance(node, ast.Lambda):
+            enclosing = None
+        if isinstance(node, ast.Call) and (callee := ast_dotted(node.func).rsplit(".", 1)[-1]) in callees:
+            found.append(_call_site(node, Site(path, node.lineno), callee, enclosing))
+        stack.extend((child, enclosing) for child in ast.iter_child_nodes(node))
+    return found
+
+
+def _call_site(call: ast.Call, site: Site, callee: str, enclosing: tuple[str, str] | None) -> CallSite:
+    positional, forwarder = 0, None
+    for argument in call.args:
+        if not isinstance(argument, ast.Starred):
+            positional += 1
+        elif isinstance(argument.value, (ast.Tuple, ast.List)) and not any(
+            isinstance(element, ast.Starred) for element in argument.value.elts
+        ):
+            positional += len(argument.value.elts)
+        elif enclosing is not None and isinstance(argument.value, ast.Name) and argument.value.id == enclosing[1]:
+            forwarder = enclosing[0]
+    return CallSite(site, callee, positional, isinstance(call.func, ast.Attribute), forwarder)
+
+
+def binds_everywhere(trees: Iterable[ast.Module], function: str, keyword: str) -> bool:
+    """Whether every definition named `function` in the trees (functions, methods, and classes
+    through their `__init__`) has a parameter named `keyword` of its own: a `keyword=` argument
+    then stays there, never travelling on through **kwargs. False when there is none."""
+    found = False
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name == function:
+                initializers = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
+                node = initializers[0] if initializers else node
+            elif not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function):
+                continue
+            if isinstance(node, ast.ClassDef):
+                return False  # its fields, or a base's __init__, take the keyword: not told here
+            arguments = node.args
+            if keyword not in {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}:
+                return False
+            found = True
     return found
 
 

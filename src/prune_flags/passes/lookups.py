@@ -17,9 +17,10 @@ from libcst.metadata import PositionProvider
 from prune_flags.config import Flag
 from prune_flags.constants import bool_node, constant_node, constant_value
 from prune_flags.context import RewriteContext
+from prune_flags.passes.body import BodyEditor
 from prune_flags.passes.parens import ExpressionEditor
 from prune_flags.purity import dotted_name
-from prune_flags.shapes import CallShape
+from prune_flags.shapes import CallShape, FlagNames
 
 _ENV_GETTERS = ("os.environ.get", "os.getenv", "environ.get", "getenv")
 _ENVIRON = ("os.environ", "environ")
@@ -45,30 +46,59 @@ def shape_argument(shape: CallShape, call: cst.Call) -> cst.Arg | None:
     return positional[shape.name_index]
 
 
-class InlineLookups(ExpressionEditor):
+class FlagNaming(BodyEditor):
+    """What names a flag in this module, for the passes that read (lookups) and write (prune)
+    through accessor and writer calls: the one resolution, shapes.FlagNames."""
+
     def __init__(self, context: RewriteContext) -> None:
         super().__init__(context)
-        self._string_constants: dict[str, str] = {}  # module-level NAME = "flag" constants
+        self._flag_names = FlagNames({}, context.name_constants)
 
-    def visit_Module(self, node: cst.Module) -> None:
-        super().visit_Module(node)  # type: ignore[misc]
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Module):  # (not visit_Module, which another pass ends)
+            self._flag_names = self._module_names(node)
+        return super().on_visit(node)
+
+    def _module_names(self, node: cst.Module) -> FlagNames:
+        # The names the module assigns: the string each holds, or None (as shapes.module_strings).
+        assigned: dict[str, str | None] = {}
         for statement in node.body:
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                        target, value = small.targets[0].target, constant_value(small.value)
-                        if isinstance(target, cst.Name) and isinstance(value, str):
-                            self._string_constants[target.value] = value
+            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+                if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    value = constant_value(small.value)
+                    assigned.update((t.value, value if isinstance(value, str) else None) for t in targets if isinstance(t, cst.Name))
+        imported = _ImportedAliases()
+        if self.context.name_constants:
+            node.visit(imported)
+        return FlagNames.of_module(assigned, imported.found, self.context.name_constants)
 
-    def _named_flag(self, node: cst.BaseExpression) -> Flag | None:
-        """The flag an argument names: a string literal, or a module constant holding one."""
-        value = constant_value(node)
+    def named_flag(self, node: cst.BaseExpression) -> Flag | None:
+        """The flag an argument names: a string literal, or a constant holding one."""
+        value: object
         if isinstance(node, cst.Name):
-            value = self._string_constants.get(node.value, self.context.name_constants.get(node.value))
+            value = self._flag_names.of(bare=node.value)
         elif isinstance(node, cst.Attribute):  # flag_names.EXPRESS_SHIPPING
-            value = self.context.name_constants.get(node.attr.value)
+            value = self._flag_names.of(attribute=node.attr.value)
+        else:
+            value = constant_value(node)
         return self.context.flags.get(value) if isinstance(value, str) else None
 
+
+class _ImportedAliases(cst.CSTVisitor):
+    """(name, alias) for each `from m import NAME as ALIAS`, at any depth."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[str, str]] = []
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        for alias in node.names if not isinstance(node.names, cst.ImportStar) else ():
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.found.append((alias.evaluated_name, alias.asname.name.value))
+
+
+class InlineLookups(FlagNaming, ExpressionEditor):
     def _replace(
         self, original: cst.BaseExpression, updated: cst.BaseExpression, flag: Flag, how: str, node: cst.BaseExpression
     ) -> cst.BaseExpression:
@@ -90,12 +120,12 @@ class InlineLookups(ExpressionEditor):
         if any(arg.star or arg.keyword for arg in args):
             return self._accessor(original_node, updated_node)
         if func in ("getattr", "hasattr") and len(args) in ((2, 3) if func == "getattr" else (2,)):
-            flag = self._named_flag(args[1].value)
+            flag = self.named_flag(args[1].value)
             if flag is not None and flag.name.isidentifier():
                 value = constant_node(flag.value) if func == "getattr" else bool_node(True)
                 return self._replace(original_node, updated_node, flag, f"read through {func}", value)
         if func in _ENV_GETTERS and len(args) in (1, 2):
-            flag = self._named_flag(args[0].value)
+            flag = self.named_flag(args[0].value)
             if flag is not None and (flag.value is None or isinstance(flag.value, str)):
                 if flag.value is None:
                     value = args[1].value if len(args) == 2 else cst.Name("None")
@@ -109,7 +139,7 @@ class InlineLookups(ExpressionEditor):
             argument = shape_argument(shape, updated)
             if argument is None or shape.name_is_keyword:
                 continue
-            flag = self._named_flag(argument.value)
+            flag = self.named_flag(argument.value)
             if flag is not None:
                 return self._replace(original, updated, flag, f"read through {shape.func}", constant_node(flag.value))
         return updated
@@ -118,7 +148,7 @@ class InlineLookups(ExpressionEditor):
         if dotted_name(updated_node.value) not in _ENVIRON or len(updated_node.slice) != 1:
             return updated_node
         index = updated_node.slice[0].slice
-        flag = self._named_flag(index.value) if isinstance(index, cst.Index) else None
+        flag = self.named_flag(index.value) if isinstance(index, cst.Index) else None
         if flag is None or not isinstance(flag.value, str) or id(original_node) in self._not_reads:  # type: ignore[attr-defined]
             return updated_node
         return self._replace(original_node, updated_node, flag, _ENVIRONMENT, constant_node(flag.value))
@@ -127,7 +157,7 @@ class InlineLookups(ExpressionEditor):
         if len(updated_node.comparisons) == 1:
             target = updated_node.comparisons[0]
             if isinstance(target.operator, (cst.In, cst.NotIn)) and dotted_name(target.comparator) in _ENVIRON:
-                flag = self._named_flag(updated_node.left)
+                flag = self.named_flag(updated_node.left)
                 if flag is not None and (flag.value is None or isinstance(flag.value, str)):
                     is_set = flag.value is not None
                     value = is_set if isinstance(target.operator, cst.In) else not is_set

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from prune_flags.passes.body import BodyEditor, Edit, detached_lines, is_empty
-from prune_flags.passes.lookups import shape_argument
+from prune_flags.passes.body import Edit, detached_lines, is_empty
+from prune_flags.passes.lookups import FlagNaming, shape_argument
 from prune_flags.context import Death
 from prune_flags.config import Flag
 from prune_flags.constants import constant_value
@@ -19,7 +19,7 @@ from prune_flags.values import same_value
 from prune_flags.purity import is_pure
 
 
-class PruneDeadWrites(BodyEditor):
+class PruneDeadWrites(FlagNaming):
     def edit_statement(self, original: cst.BaseStatement, updated: cst.BaseStatement) -> Edit | None:
         """A function, method or class with no caller left goes whole: decorators, docstring,
         the comments attached above it."""
@@ -78,20 +78,21 @@ class PruneDeadWrites(BodyEditor):
         func = call.func
         if isinstance(func, cst.Name) and func.value == "setattr" and len(call.args) == 3:
             name, value = constant_value(call.args[1].value), call.args[2].value
+            flag = self.context.flags.get(name) if isinstance(name, str) else None
         else:
             for shape in self.context.writers:
                 argument = shape_argument(shape, call)
                 if argument is not None:
                     if shape.name_is_keyword:
-                        name, value = argument.keyword.value if argument.keyword else None, argument.value
+                        name = argument.keyword.value if argument.keyword else None
+                        flag, value = self.context.flags.get(name) if name else None, argument.value
                     else:
                         rest = [a for a in call.args if a is not argument and a.keyword is None]
-                        name = constant_value(argument.value)
+                        flag = self.named_flag(argument.value)  # "enable_fast", or FAST_KEY holding it
                         value = rest[0].value if rest else None  # type: ignore[assignment]
                     break
             else:
                 return None
-        flag = self.context.flags.get(name) if isinstance(name, str) else None
         if flag is None or value is None or flag.name not in self.context.dead_names:
             return None
         return flag if same_value(constant_value(value), flag.value) else None

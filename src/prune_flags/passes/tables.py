@@ -13,15 +13,9 @@ import libcst as cst
 
 from prune_flags.constants import constant_value
 from prune_flags.passes.body import BodyEditor
+from prune_flags.shapes import spells_option
 
 Element = TypeVar("Element", cst.BaseElement, cst.BaseDictElement)
-
-
-def spells(text: str, name: str) -> bool:
-    """Whether a string names the option of flag `name`: `use_x`, `--use-x`, `--group.use_x`."""
-    bare = text.lstrip("-")
-    spellings = {name, name.replace("_", "-")}
-    return text == name or (text.startswith("-") and (bare in spellings or bare.rpartition(".")[2] in spellings))
 
 
 class PruneOptionTables(BodyEditor):
@@ -29,7 +23,8 @@ class PruneOptionTables(BodyEditor):
         value = constant_value(node)
         if not isinstance(value, str):
             return None
-        return next((name for name in self.context.option_flags if spells(value, name)), None)
+        flags = self.context.option_flags
+        return next((name for name, strings in flags.items() if spells_option(value, name, strings)), None)
 
     def _prune(self, original: cst.CSTNode, elements: Sequence[Element], key: str) -> list[Element] | None:
         kept = []
