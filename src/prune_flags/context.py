@@ -47,6 +47,9 @@ class RewriteContext:
     # Helpers the cleanup folded to a constant or to one of their parameters, by the callee as
     # this file spells it (`_get_channel`, `channels._get_channel`): their calls are inlined.
     helpers: Mapping[str, HelperCall] = field(default_factory=dict)
+    # Names that files the run skipped read: however unused the cleanup leaves them, their imports
+    # stay (a skipped file may import them from this module).
+    kept_imports: frozenset[str] = frozenset()
     # Lines of the asserts whose every subject is a dead name.
     removable_asserts: frozenset[int] = frozenset()
     # Lines that name something this run acts on; a block without any is not walked (None: walk all).

@@ -23,6 +23,7 @@ from prune_flags.files import (
     SourceFile,
     decode_source,
     discover_python_files,
+    lines_naming,
     mentions_any,
     names_in,
     read_bytes,
@@ -39,7 +40,7 @@ from prune_flags.helpers import (
     module_names,
     rebound,
 )
-from prune_flags.index import ITSELF, CallSite, NameFacts, parse_ast, scan, scan_calls
+from prune_flags.index import ITSELF, CallSite, NameFacts, Site, parse_ast, scan, scan_calls
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
@@ -180,7 +181,42 @@ class _Repository:
                 continue
             for name, facts in scan(tree, self.display(path), names, self.writers, self.accessors, text).items():
                 merged[name].merge(facts)
+        for path in self.skipped_holding(names):  # found skipped by the loop above too
+            for name, facts in self._skipped_reads(path, names).items():
+                merged[name].merge(facts)
         return merged
+
+    def skipped_holding(self, names: frozenset[str]) -> list[Path]:
+        """Skipped files whose bytes hold one of the names."""
+        if not self.skipped or not names:
+            return []
+        holding = set().union(*(self._files_with(name) for name in names))
+        return [path for path in self.skipped if path in holding]
+
+    def skipped_displays(self) -> frozenset[str]:
+        return frozenset(self.display(path) for path in self.skipped)
+
+    def _skipped_reads(self, path: Path, names: frozenset[str]) -> dict[str, NameFacts]:
+        """What a skipped file reads of `names`, in its original text: it runs as it is, so what it
+        reads must stay defined. A file `ast` parses is scanned, its asserts being plain reads (they
+        do not go with what they check); in one that does not, each line naming a name reads it."""
+        source = self.sources.get(path)
+        text = source.text if source is not None else self.raw[path].decode("utf-8", "replace")
+        display = self.display(path)
+        try:
+            tree: ast.Module | None = parse_ast(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None
+        if tree is None:
+            return {
+                name: NameFacts(string_reads=[Site(display, line) for line in sorted(lines_naming(text, [name]))])
+                for name in names_in(text, names)
+            }
+        found = scan(tree, display, names, self.writers, self.accessors, text)
+        for facts in found.values():
+            facts.attribute_reads += [read.site for read in facts.assert_reads]
+            facts.assert_reads = []
+        return found
 
 
 class NoPythonFiles(Exception):
@@ -277,34 +313,46 @@ def run(
     active = {flag.name: flag for flag in config.flags if flag.name not in conflicting}
     frozen_out = set(repository.mentioning(frozenset(conflicting)))
     flag_owners = {name: owners(flag, flag_facts[name]) for name, flag in active.items()}
+    name_constants = repository.name_constants(frozenset(active)) if config.accessors else {}
+    option_flags = frozenset(name for name in active if flag_facts[name].is_option)
     workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1))
-    cascade = _Cascade(repository, config, active, frozen_out, flag_owners, workers)
-    cascade.name_constants = repository.name_constants(frozenset(active)) if config.accessors else {}
-    cascade.option_flags = frozenset(name for name in active if flag_facts[name].is_option)
     try:
-        cascade.run()
-        edited = {
-            path: (source, rewritten.text)
-            for path, source in list(repository.sources.items())
-            if (rewritten := cascade.results.get(path)) is not None
-            and path not in repository.skipped
-            and rewritten.text != source.text
-        }
-        black = _black_settings(config, project_root) if edited else None  # read once for all files
-        finished = {path: _finish(black, source, text) for path, (source, text) in edited.items()}
-        checks = [(text, cascade.context(path, asserts=False), path.name == "__init__.py") for path, text in finished.items()]
-        problems = workers.map(recheck, checks)
+        # A file skipped once others were planned around its rewrite (a later round, or the safety
+        # gate) still reads what it read: the cleanup starts over with it skipped from the start.
+        # Each start skips one file more, so this ends.
+        while True:
+            repository.rewritten.clear()
+            cascade = _Cascade(repository, config, active, frozen_out, flag_owners, workers)
+            cascade.name_constants, cascade.option_flags = name_constants, option_flags
+            cascade.run()
+            if cascade.unsettled:
+                continue
+            edited = {
+                path: (source, rewritten.text)
+                for path, source in list(repository.sources.items())
+                if (rewritten := cascade.results.get(path)) is not None
+                and path not in repository.skipped
+                and rewritten.text != source.text
+            }
+            black = _black_settings(config, project_root) if edited else None  # read once for all files
+            finished = {path: _finish(black, source, text) for path, (source, text) in edited.items()}
+            checks = [(text, cascade.context(path, asserts=False), path.name == "__init__.py") for path, text in finished.items()]
+            problems = {path: problem for path, problem in zip(finished, workers.map(recheck, checks)) if problem}
+            if not problems:
+                break
+            repository.skipped.update(problems)
     finally:
         workers.close()
-    for (path, text), problem in zip(finished.items(), problems):
-        if problem:
-            repository.skipped[path] = problem
-            continue
+    for path, text in finished.items():
         source = repository.sources[path]
         report.files.append(
             FileResult(path, repository.display(path), source.text, text, cascade.results[path].changes, source.encoding)
         )
-    report.skipped.extend(Skipped(repository.display(p), error) for p, error in sorted(repository.skipped.items()))
+    kept = cascade.kept_by_skipped()
+    report.skipped.extend(
+        Skipped(repository.display(path), error + kept.get(repository.display(path), ""))
+        for path, error in sorted(repository.skipped.items())
+    )
     return report
 
 
@@ -377,11 +425,17 @@ class _Cascade:
         self._modules: dict[Path, tuple[str, bool]] | None = None  # dotted names, on first need
         self._original_known: dict[str, NameFacts] = {}  # see _original_facts
         self._original_skipped: frozenset[Path] = frozenset()
+        # Names that only skipped files read (name -> those files): they keep their definitions,
+        # and every import of them stays.
+        self.kept: dict[str, set[str]] = {}
+        # A file rewritten in an earlier round could not be rewritten in a later one: what was
+        # learnt from its rewritten text no longer holds, and the run starts over (see run).
+        self.unsettled = False
 
     def run(self) -> None:
         while True:
             changed = self._rewrite_round()
-            if not self._learn(changed):
+            if self.unsettled or not self._learn(changed):
                 return
 
     def _names(self) -> frozenset[str]:
@@ -415,7 +469,12 @@ class _Cascade:
             dead_globals=self.dead_globals.get(path, {}),
             helpers=self.helper_calls.get(path, {}),
             removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),
+            kept_imports=self._kept_in(path),
         )
+
+    def _kept_in(self, path: Path) -> frozenset[str]:
+        """The names kept for skipped files that this file mentions: its imports of them stay."""
+        return names_in(self.repository.sources[path].text, self.kept) if self.kept else frozenset()
 
     def _dead_in(self, path: Path) -> frozenset[str]:
         """The dead names a rewrite of the file acts on: the flags it names, and the other dead
@@ -440,6 +499,7 @@ class _Cascade:
                 self.removable_asserts.get(path),
                 frozenset(self.dead_globals.get(path, {})),
                 frozenset(self.helper_calls.get(path, {}).items()),
+                self._kept_in(path),
             )
             if self._inputs.get(path) != inputs:
                 self._inputs[path] = inputs
@@ -449,6 +509,7 @@ class _Cascade:
             if isinstance(outcome, str):
                 self.repository.skipped[path] = outcome
                 self.results.pop(path, None)
+                self.unsettled = self.unsettled or self.repository.rewritten.pop(path, None) is not None
                 continue
             self.results[path] = outcome
             if self.repository.text(path) != outcome.text:
@@ -486,10 +547,11 @@ class _Cascade:
         }
         names = frozenset(fields | globals_)
         facts = self.repository.facts(names)
+        skipped = self.repository.skipped_displays()
         dead_fields = {
             name
             for name in fields
-            if not facts[name].field_reads
+            if not _live(facts[name].field_reads, skipped)
             and (name in self.flags or not _constructed(facts[name]))
             and not self._protected(name, facts[name])
         }
@@ -497,10 +559,15 @@ class _Cascade:
         dead_globals = {
             name: paths
             for name, paths in self._module_definitions(facts, globals_).items()
-            if not facts[name].global_reads and not self._protected(name, facts[name])
+            if not _live(facts[name].global_reads, skipped) and not self._protected(name, facts[name])
         }
+        # A name only skipped files read would be dead but for them: it stays, with its imports.
+        kept = {name: facts[name].field_reads for name in dead_fields if facts[name].field_reads}
+        kept.update({name: facts[name].global_reads for name in dead_globals if facts[name].global_reads})
+        dead_fields -= kept.keys()
+        dead_globals = {name: paths for name, paths in dead_globals.items() if name not in kept}
+        learnt = self._keep_for_skipped(kept)
         original = self._original_facts(frozenset(dead_fields) | frozenset(dead_globals))
-        learnt = False
         for name in sorted(dead_fields):
             if any(w.kind in _FIELD_WRITES for w in facts[name].writes) or facts[name].assert_reads:
                 self.dead[name] = Death(causes.get(name, name), self._reason(name, original[name]))
@@ -517,6 +584,27 @@ class _Cascade:
                 learnt = True
         self._plan_asserts()
         return learnt or new_helpers
+
+    def kept_by_skipped(self) -> dict[str, str]:
+        """For each skipped file (by display), what it keeps alive, said after why it was skipped."""
+        by_file: dict[str, list[str]] = {}
+        for name, files in sorted(self.kept.items()):
+            for display in files:
+                by_file.setdefault(display, []).append(name)
+        return {
+            display: f"; it reads {', '.join(names)}, so {'it keeps its' if len(names) == 1 else 'they keep their'}"
+            " definitions and imports elsewhere"
+            for display, names in by_file.items()
+        }
+
+    def _keep_for_skipped(self, kept: dict[str, list[Site]]) -> bool:
+        """Note the names kept alive only by skipped files' reads, and which files; True when a
+        name is new (the files importing it are rewritten again, keeping the import)."""
+        new = False
+        for name, reads in kept.items():
+            new = new or name not in self.kept
+            self.kept.setdefault(name, set()).update(read.path for read in reads)
+        return new
 
     def _learn_helpers(self, changed: list[Path]) -> bool:
         """Functions this round reduced to one `return` of a constant or of a parameter (issue 5,
@@ -657,6 +745,11 @@ class _Cascade:
 
 
 _FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option", "class-def", "setattr", "writer")
+
+
+def _live(reads: list[Site], skipped: frozenset[str]) -> list[Site]:
+    """The reads outside skipped files: those a rewrite may remove."""
+    return [read for read in reads if read.path not in skipped]
 
 
 def _qualified(path: str, name: str) -> str:

@@ -97,7 +97,7 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     # An __init__.py re-exports what it imports; a name in a string (`__all__`) counts as used.
     unused_imports = frozenset()
     if lost and not is_package_init:
-        unused_imports = frozenset((lost & set(after.imported)) - set(after.strings))
+        unused_imports = frozenset((lost & set(after.imported)) - set(after.strings) - context.kept_imports)
     if unused_imports:
         import_context = RewriteContext(path=context.path, flags=context.flags, inlined=inlined)
         line_map = _line_map(text, new_text)

@@ -1,0 +1,119 @@
+"""The engine never plans around a rewrite that did not happen, credits each change to the flag
+that caused it, leaves alone files it has nothing to do in, and refuses flags read as objects.
+
+Each test drives `engine.run` (or the command line) on a small tree and checks what would be
+written, what the report says, and the exit code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from typer.testing import CliRunner
+
+from prune_flags import engine
+from prune_flags.cli import app
+from prune_flags.config import load_config
+from prune_flags.context import RewriteContext
+from prune_flags.report import Report
+
+
+def make_tree(root: Path, files: dict[str, str]) -> Path:
+    (root / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def run(root: Path, *flags: str) -> Report:
+    config = load_config([root], None, list(flags))
+    return engine.run(config, [root], root, jobs=1)
+
+
+def new_texts(report: Report) -> dict[str, str]:
+    return {result.display: result.new_text for result in report.changed_files}
+
+
+def invoke(root: Path, monkeypatch: pytest.MonkeyPatch, *args: str):
+    monkeypatch.chdir(root)
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+# -- item 4: a skipped reader keeps what it reads ------------------------------------------------
+SETTINGS = "USE_X = False\n"
+READER = "from settings import USE_X\n\n\ndef run():\n    if USE_X:\n        return 1\n    return 0\n"
+
+
+def failing_for(display: str, original: Callable, error: str) -> Callable:
+    """`original` (a task function of the engine), except that it fails for one file."""
+
+    def function(task: tuple) -> object:
+        context = next(part for part in task if isinstance(part, RewriteContext))
+        return error if context.path == display else original(task)
+
+    return function
+
+
+def test_a_file_the_safety_gate_rejects_keeps_the_definitions_it_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rewrite of main.py fails the final check: main.py stays as it is, still importing
+    USE_X, so settings.py must keep it (before, USE_X was deleted all the same)."""
+    root = make_tree(tmp_path / "repo", {"settings.py": SETTINGS, "main.py": READER})
+    problem = "internal error while pruning USE_X: a second run would change the result again; left untouched"
+    monkeypatch.setattr(engine, "recheck", failing_for("main.py", engine.recheck, problem))
+    report = run(root, "USE_X=False")
+    assert new_texts(report) == {}
+    assert [(s.display, s.error) for s in report.skipped] == [
+        ("main.py", problem + "; it reads USE_X, so it keeps its definitions and imports elsewhere")
+    ]
+
+
+def test_a_file_that_fails_in_a_later_round_keeps_what_it_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """reader.py is rewritten in the first round (the flag inlined, the branch reading `cache`
+    folded) and fails in the second, when `cache` is dead: it stays as it was, reading `fast` and
+    `cache`, so node.py keeps both fields (before, both writes went)."""
+    node = "class Node:\n    def __init__(self):\n        self.fast = False\n        self.cache = {}\n"
+    reader = (
+        "def use(node, x):\n    if node.fast:\n        return node.cache[x]\n    return x\n\n\n"
+        "def reset(node):\n    node.cache = {}\n"
+    )
+    root = make_tree(tmp_path / "repo", {"node.py": node, "reader.py": reader})
+    calls = {"reader.py": 0}
+    original = engine.rewrite_outcome
+
+    def second_fails(task: tuple) -> object:
+        context = task[2]
+        if context.path == "reader.py":
+            calls["reader.py"] += 1
+            if calls["reader.py"] == 2:
+                return "internal error while pruning fast: boom"
+        return original(task)
+
+    monkeypatch.setattr(engine, "rewrite_outcome", second_fails)
+    report = run(root, "fast=False")
+    assert calls["reader.py"] == 2
+    assert new_texts(report) == {}
+    assert [(s.display, s.error) for s in report.skipped] == [
+        ("reader.py", "internal error while pruning fast: boom; it reads fast, so it keeps its definitions and imports elsewhere")
+    ]
+
+
+def test_a_skipped_reader_is_named_on_stderr_and_in_the_json_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    legacy = "from settings import USE_X\n\ntry:\n    VALUE = int(USE_X)\nexcept ValueError :\n    VALUE = 0\n"
+    root = make_tree(tmp_path / "repo", {"settings.py": SETTINGS, "main.py": READER, "legacy.py": legacy})
+    result = invoke(root, monkeypatch, "diff", "--no-color", "--report", "r.json", "--flag", "USE_X=False", ".")
+    assert result.exit_code == 123
+    why = (
+        "skipped: LibCST does not give back this file's exact bytes, so it cannot be edited safely; "
+        "it reads USE_X, so it keeps its definitions and imports elsewhere"
+    )
+    assert f"prune-flags: skipped legacy.py: {why}" in result.stderr.splitlines()
+    report = json.loads((root / "r.json").read_text())
+    assert report["skipped"] == [{"path": "legacy.py", "error": why}]
+    assert [entry["path"] for entry in report["files"]] == ["main.py"]  # settings.py keeps USE_X
+    assert "+from settings import USE_X" not in result.stdout and "-from settings import USE_X" not in result.stdout
