@@ -117,3 +117,41 @@ def test_a_skipped_reader_is_named_on_stderr_and_in_the_json_report(tmp_path: Pa
     assert report["skipped"] == [{"path": "legacy.py", "error": why}]
     assert [entry["path"] for entry in report["files"]] == ["main.py"]  # settings.py keeps USE_X
     assert "+from settings import USE_X" not in result.stdout and "-from settings import USE_X" not in result.stdout
+
+
+# -- item 8: each change names the flag whose cleanup caused it ----------------------------------
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def test_each_change_is_credited_to_the_flag_whose_cleanup_caused_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four flags in one file, each with bookkeeping of its own: a write, an import or a function
+    that lost its last read goes in the name of the flag whose branch held that read (before,
+    everything in opts.py went in the name of the first flag changed there)."""
+    case = FIXTURES / "core_credit_two_flags"
+    root = make_tree(tmp_path / "repo", {p.name: p.read_text() for p in (case / "before").iterdir()})
+    result = invoke(root, monkeypatch, "diff", "--no-color", "--report", "r.json", "--config", str(case / "config.toml"), ".")
+    assert result.exit_code == 1, result.output
+    report = json.loads((root / "r.json").read_text())
+    credited = {
+        (entry["path"], change["line"], change["action"]): change["flag"]
+        for entry in report["files"]
+        for change in entry["changes"]
+        if change["action"] not in ("inlined", "removed-branch", "removed-import")
+    }
+    assert credited == {
+        ("opts.py", 7, "removed-write"): "force_x",
+        ("opts.py", 8, "removed-write"): "legacy_x",
+        ("opts.py", 9, "removed-write"): "force_x",
+        ("opts.py", 10, "removed-write"): "legacy_x",
+        ("settings.py", 1, "removed-write"): "FORCE_X",
+        ("settings.py", 2, "removed-write"): "LEGACY_X",
+        ("hooks.py", 1, "removed-function"): "LEGACY_X",
+        ("hooks.py", 5, "removed-function"): "FORCE_X",
+    }
+    imports = sorted(  # two names on one line: each its own change
+        (change["flag"], change["reason"].split(" ")[0])
+        for entry in report["files"]
+        for change in entry["changes"]
+        if change["action"] == "removed-import"
+    )
+    assert imports == [("FORCE_X", "FORCE_X"), ("FORCE_X", "force_hook"), ("LEGACY_X", "LEGACY_X"), ("LEGACY_X", "legacy_hook")]

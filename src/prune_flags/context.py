@@ -85,6 +85,12 @@ class RewriteContext:
             return max(above)[1]
         return next(iter(self.flags), "")
 
+    def flag_changed_near(self, line: int) -> str:
+        """The flag of the change recorded nearest at or above `line` (the last one on that line):
+        what removed the code there. Without one, the nearest inlining."""
+        above = [(change.line, index, change.flag) for index, change in enumerate(self.changes) if change.line <= line]
+        return max(above)[2] if above else self.flag_near(line)
+
 
 @dataclass(frozen=True)
 class Rewritten:
@@ -93,3 +99,5 @@ class Rewritten:
     # The loads of each name before and after (see index.tree_names): what lost its readers.
     loads_before: Mapping[str, int] = field(default_factory=dict)
     loads_after: Mapping[str, int] = field(default_factory=dict)
+    # For each name that lost loads, the flag whose cleanup took them.
+    causes: Mapping[str, str] = field(default_factory=dict)

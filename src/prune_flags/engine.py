@@ -526,17 +526,16 @@ class _Cascade:
             before = self.repository.tree(path, self.repository.sources[path].text)
             if before is None:
                 continue
-            old, new = self.results[path].loads_before, self.results[path].loads_after
-            flag = next((c.flag for c in self.results[path].changes if c.flag), "")
+            result = self.results[path]
             module_names = _module_level_names(before)
-            for key, count in old.items():
-                if count > new.get(key, 0):
+            for key, count in result.loads_before.items():
+                if count > result.loads_after.get(key, 0):
                     name = key.lstrip(".")
                     if key.startswith("."):
                         fields.add(name)
                     elif name in module_names:
                         globals_.add(name)
-                    causes.setdefault(name, flag)
+                    causes.setdefault(name, result.causes[key])
         # A helper goes with its last caller however its calls were spelt: `channels._get_channel(ctx)`
         # drops only `._get_channel` loads, which alone make it a field candidate, never a global.
         globals_ |= {h.name for h in self.helpers.values() if "." not in h.qualname and h.name in fields}
@@ -570,7 +569,7 @@ class _Cascade:
         original = self._original_facts(frozenset(dead_fields) | frozenset(dead_globals))
         for name in sorted(dead_fields):
             if any(w.kind in _FIELD_WRITES for w in facts[name].writes) or facts[name].assert_reads:
-                self.dead[name] = Death(causes.get(name, name), self._reason(name, original[name]))
+                self.dead[name] = Death(self._cause(name, causes), self._reason(name, original[name]))
                 self.dead_places[name] = frozenset(
                     [write.site.path for write in original[name].writes]
                     + [read.site.path for read in original[name].assert_reads]
@@ -579,7 +578,7 @@ class _Cascade:
         for name, paths in dead_globals.items():
             for path in paths:
                 self.dead_globals.setdefault(path, {})[name] = Death(
-                    causes.get(name, name), self._reason(name, original[name], module_level=True)
+                    self._cause(name, causes), self._reason(name, original[name], module_level=True)
                 )
                 learnt = True
         self._plan_asserts()
@@ -596,6 +595,11 @@ class _Cascade:
             " definitions and imports elsewhere"
             for display, names in by_file.items()
         }
+
+    def _cause(self, name: str, causes: dict[str, str]) -> str:
+        """The flag whose cleanup a dead name goes with: a flag's own, else the flag whose change
+        took the name's last read."""
+        return name if name in self.flags else causes.get(name, name)
 
     def _keep_for_skipped(self, kept: dict[str, list[Site]]) -> bool:
         """Note the names kept alive only by skipped files' reads, and which files; True when a
