@@ -155,3 +155,73 @@ def test_each_change_is_credited_to_the_flag_whose_cleanup_caused_it(tmp_path: P
         if change["action"] == "removed-import"
     )
     assert imports == [("FORCE_X", "FORCE_X"), ("FORCE_X", "force_hook"), ("LEGACY_X", "LEGACY_X"), ("LEGACY_X", "legacy_hook")]
+
+
+# -- item 12: files with nothing to do are never parsed by LibCST; deep files are rewritten -------
+def test_a_file_naming_the_flag_only_inside_strings_is_never_handed_to_libcst(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The standard library's help topics name `coroutine` only inside strings: nothing to do
+    there (before, LibCST parsed it and ran out of recursion: a skipped file, exit 123)."""
+    import pydoc_data.topics
+
+    from prune_flags import rewrite
+
+    topics = Path(pydoc_data.topics.__file__).read_text(encoding="utf-8")
+    assert "coroutine" in topics
+    root = make_tree(tmp_path / "repo", {"topics.py": topics, "run.py": "coroutine = False\nprint(coroutine)\n"})
+
+    def no_libcst(text: str) -> object:
+        assert "coroutine = False" in text, "LibCST was handed a file with nothing to do"
+        return original(text)
+
+    original = rewrite._wrapped
+    monkeypatch.setattr(rewrite, "_wrapped", no_libcst)
+    report = run(root, "coroutine=False")
+    assert report.skipped == []
+    assert new_texts(report) == {"run.py": "print(False)\n"}
+
+
+def deep_module(pieces: int) -> str:
+    """Valid Python nested deeper than the default recursion limit lets LibCST walk: a sum of
+    `pieces` terms and a string of `pieces` implicitly concatenated parts, both naming FAST."""
+    total = " + ".join(["FAST"] + ["1"] * pieces)
+    strings = "\n    ".join(f'"FAST piece {i} "' for i in range(pieces))
+    return (
+        "FAST = False\n"
+        f"TOTAL = {total}\n"
+        f"HELP = (\n    {strings}\n)\n\n\n"
+        "def pick(x):\n    if FAST:\n        return TOTAL\n    return x + len(HELP)\n"
+    )
+
+
+def test_a_deep_but_valid_file_that_needs_a_rewrite_is_rewritten(tmp_path: Path) -> None:
+    """Before, LibCST ran out of recursion on it: the file was skipped (exit 123)."""
+    before = deep_module(600)
+    root = make_tree(tmp_path / "repo", {"deep.py": before})
+    report = run(root, "FAST=False")
+    assert report.skipped == []
+    after = new_texts(report)["deep.py"]
+    total = "TOTAL = " + " + ".join(["FAST"] + ["1"] * 600) + "\n"  # pure, and its only read went
+    assert after == before.replace("FAST = False\n", "").replace(total, "").replace("    if FAST:\n        return TOTAL\n", "")
+    outputs = []
+    for text in (before, after):  # the same behaviour, FAST at its value
+        namespace: dict[str, object] = {}
+        exec(compile(text, "deep.py", "exec"), namespace)
+        outputs.append(namespace["pick"](2))  # type: ignore[operator]
+    assert outputs[0] == outputs[1]
+
+
+def test_a_file_too_deep_even_for_the_big_stack_is_skipped_with_its_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(engine, "DEEP_RECURSION", 1000)
+    root = make_tree(tmp_path / "repo", {"deep.py": deep_module(600), "other.py": "FAST = False\nprint(FAST)\n"})
+    report = run(root, "FAST=False")
+    assert [(s.display, s.error) for s in report.skipped] == [
+        (
+            "deep.py",
+            engine.too_deep("analyse") + "; it reads FAST, so it keeps its definitions and imports elsewhere",
+        )
+    ]
+    assert new_texts(report) == {"other.py": "FAST = False\nprint(False)\n"}

@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 import os
 import re
+import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
@@ -164,9 +166,12 @@ class _Repository:
         key = (path, text)
         if key not in self._trees:
             try:
-                self._trees[key] = parse_ast(text)
+                self._trees[key] = deeply(parse_ast, text)
             except SyntaxError as err:
                 self.skipped[path] = f"does not parse: {err.msg} (line {err.lineno})"
+                return None
+            except RecursionError:
+                self.skipped[path] = too_deep("parse")
                 return None
             if len(self._trees) > TREE_CACHE:  # trees of a big tree do not all fit in memory at once
                 del self._trees[next(iter(self._trees))]
@@ -175,16 +180,24 @@ class _Repository:
     def facts(self, names: frozenset[str], original: bool = False) -> dict[str, NameFacts]:
         merged: dict[str, NameFacts] = {name: NameFacts() for name in names}
         for path in self.mentioning(names, original):
-            text = self.text(path, original)
-            tree = self.tree(path, text)
-            if tree is None:
-                continue
-            for name, facts in scan(tree, self.display(path), names, self.writers, self.accessors, text).items():
+            for name, facts in (self.scanned(path, self.text(path, original), names) or {}).items():
                 merged[name].merge(facts)
         for path in self.skipped_holding(names):  # found skipped by the loop above too
             for name, facts in self._skipped_reads(path, names).items():
                 merged[name].merge(facts)
         return merged
+
+    def scanned(self, path: Path, text: str, names: frozenset[str]) -> dict[str, NameFacts] | None:
+        """The facts about `names` in one text of a file; None, and the file skipped, when it does
+        not parse or nests too deeply to walk."""
+        tree = self.tree(path, text)
+        if tree is None:
+            return None
+        try:
+            return deeply(scan, tree, self.display(path), names, self.writers, self.accessors, text)
+        except RecursionError:
+            self.skipped[path] = too_deep("analyse")
+            return None
 
     def skipped_holding(self, names: frozenset[str]) -> list[Path]:
         """Skipped files whose bytes hold one of the names."""
@@ -204,15 +217,12 @@ class _Repository:
         text = source.text if source is not None else self.raw[path].decode("utf-8", "replace")
         display = self.display(path)
         try:
-            tree: ast.Module | None = parse_ast(text)
+            found = deeply(scan, deeply(parse_ast, text), display, names, self.writers, self.accessors, text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            tree = None
-        if tree is None:
             return {
                 name: NameFacts(string_reads=[Site(display, line) for line in sorted(lines_naming(text, [name]))])
                 for name in names_in(text, names)
             }
-        found = scan(tree, display, names, self.writers, self.accessors, text)
         for facts in found.values():
             facts.attribute_reads += [read.site for read in facts.assert_reads]
             facts.assert_reads = []
@@ -428,15 +438,19 @@ class _Cascade:
         # Names that only skipped files read (name -> those files): they keep their definitions,
         # and every import of them stays.
         self.kept: dict[str, set[str]] = {}
-        # A file rewritten in an earlier round could not be rewritten in a later one: what was
-        # learnt from its rewritten text no longer holds, and the run starts over (see run).
-        self.unsettled = False
 
     def run(self) -> None:
         while True:
             changed = self._rewrite_round()
-            if self.unsettled or not self._learn(changed):
+            if self.unsettled or not self._learn(changed) or self.unsettled:
                 return
+
+    @property
+    def unsettled(self) -> bool:
+        """A file rewritten in an earlier round was skipped since (its rewrite or its analysis
+        failed): what was learnt from its rewritten text no longer holds, and the run starts
+        over (see run)."""
+        return any(path in self.repository.skipped for path in self.repository.rewritten)
 
     def _names(self) -> frozenset[str]:
         globals_ = {name for names in self.dead_globals.values() for name in names}
@@ -509,7 +523,6 @@ class _Cascade:
             if isinstance(outcome, str):
                 self.repository.skipped[path] = outcome
                 self.results.pop(path, None)
-                self.unsettled = self.unsettled or self.repository.rewritten.pop(path, None) is not None
                 continue
             self.results[path] = outcome
             if self.repository.text(path) != outcome.text:
@@ -661,13 +674,9 @@ class _Cascade:
         `len`) never cost a repository-wide index."""
         names = frozenset(fields | globals_)
         for path in changed:
-            text = self.repository.text(path)
-            tree = self.repository.tree(path, text)
-            if tree is None or not names:
+            found = self.repository.scanned(path, self.repository.text(path), names) if names else None
+            if found is None:
                 continue
-            found = scan(
-                tree, self.repository.display(path), names, self.repository.writers, self.repository.accessors, text
-            )
             fields = {name for name in fields if name not in found or not found[name].field_reads}
             globals_ = {name for name in globals_ if name not in found or not found[name].global_reads}
         return fields, globals_
@@ -772,9 +781,11 @@ def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
     flags = ", ".join(sorted(context.flags))
     try:
         parse_ast(text)
-        again = rewrite(text, context, is_package_init)
+        again = deeply(rewrite, text, context, is_package_init)
     except (SyntaxError, FileFailure) as err:
         return f"internal error while pruning {flags}: the result does not parse ({err}); left untouched"
+    except RecursionError:
+        return too_deep("run again for the safety gate")
     except Exception as err:  # a bug of ours must cost one file, never the run
         return f"internal error while pruning {flags}: {_brief(err)}; left untouched"
     if again.text != text:
@@ -788,9 +799,11 @@ def rewrite_outcome(task: tuple[Path, str, RewriteContext, bool]) -> Rewritten |
 
     path, text, context, is_package_init = task
     try:
-        return rewrite(text, context, is_package_init)
+        return deeply(rewrite, text, context, is_package_init)
     except FileFailure as failure:
         return str(failure)
+    except RecursionError:
+        return too_deep("rewrite")
     except Exception as error:  # a bug of ours must cost one file, never the run
         return f"internal error while pruning {', '.join(sorted(context.flags))}: {_brief(error)}"
 
@@ -820,6 +833,53 @@ class Workers:
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown()
+
+
+# A file nested deeper than Python's default 1,000 frames allow (thousands of implicitly
+# concatenated strings, a long chain of `+`), which Python itself compiles, is walked again in a
+# thread of its own with room for this many frames: 512 MiB of stack, about 17 KiB a frame, more
+# than a frame of LibCST or of the `ast` parser in C takes, so the limit is met before the stack ends.
+DEEP_RECURSION = 30_000
+DEEP_STACK = 512 * 1024 * 1024
+Result = TypeVar("Result")
+
+
+def deeply(function: Callable[..., Result], *args: object) -> Result:
+    """`function(*args)`; if it runs out of recursion, once more in a thread with a big stack and a
+    high recursion limit (the limit is the process's: restored after; the caller waits, so nothing
+    else recurses meanwhile). A RecursionError there too is the caller's to report."""
+    try:
+        return function(*args)
+    except RecursionError:
+        pass
+    outcome: list[tuple[bool, object]] = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, function(*args)))
+        except BaseException as error:  # handed to the caller's thread
+            outcome.append((False, error))
+
+    limit, size = sys.getrecursionlimit(), threading.stack_size()
+    try:
+        sys.setrecursionlimit(max(limit, DEEP_RECURSION))
+        threading.stack_size(DEEP_STACK)
+        thread = threading.Thread(target=target, name="prune-flags-deep")
+        thread.start()
+        thread.join()
+    except (RuntimeError, ValueError, MemoryError):  # no thread with such a stack here
+        raise RecursionError("no thread with a big enough stack") from None
+    finally:
+        sys.setrecursionlimit(limit)
+        threading.stack_size(size)
+    succeeded, value = outcome[0]
+    if not succeeded:
+        raise value  # type: ignore[misc]
+    return value  # type: ignore[return-value]
+
+
+def too_deep(what: str) -> str:
+    return f"nests too deeply to {what}, even with a raised recursion limit; left untouched"
 
 
 def _brief(error: Exception) -> str:

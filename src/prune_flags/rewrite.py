@@ -18,9 +18,10 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from prune_flags.files import lines_naming
-from prune_flags.index import TreeNames, parse_ast, statements_holding, tree_names
+from prune_flags.index import TreeNames, parse_ast, scan, statements_holding, tree_names
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags.passes import RemoveUnusedImports, Rewriter
+from prune_flags.passes.tables import spells
 from prune_flags.report import Change
 from prune_flags.window import View, view_of
 
@@ -63,6 +64,8 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     if not lines:
         return Rewritten(text, ())
     before = _parse(text)
+    if not context.removable_asserts and not _acts_on(before, text, context):
+        return Rewritten(text, ())  # the names only in longer strings and comments: nothing to parse
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
     # An import an inlined helper needs joins the module's import block, which the view may not hold.
     whole = any(call.imports for call in context.helpers.values())
@@ -111,6 +114,22 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
         _parse(new_text)
         changes += [Change(line_map.get(c.line, c.line), c.flag, c.action, c.reason) for c in import_context.changes]
     return Rewritten(new_text, tuple(changes), loads_before, after.loads, causes)
+
+
+def _acts_on(tree: ast.Module, text: str, context: RewriteContext) -> bool:
+    """Whether the `ast` holds something a pass acts on: a read, write or definition of a name the
+    run acts on as the index sees them (an attribute, a bare name, a string equal to it, a keyword,
+    a parameter, an option), or a string spelling a dead switch's option (`"--use-x"`). A file that
+    names them only inside longer strings or in comments (`pydoc_data/topics.py`) is never handed
+    to LibCST."""
+    names = context.acted_on()
+    if scan(tree, context.path, names, context.writers, context.accessors, text):
+        return True
+    return bool(context.option_flags) and any(
+        isinstance(node, ast.Constant) and isinstance(node.value, str) and any(spells(node.value, f) for f in context.option_flags)
+        for _, _, statement in statements_holding(tree.body, lines_naming(text, names))
+        for node in ast.walk(statement)
+    )
 
 
 def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, cst.Module]:
