@@ -225,3 +225,49 @@ def test_a_file_too_deep_even_for_the_big_stack_is_skipped_with_its_reason(
         )
     ]
     assert new_texts(report) == {"other.py": "FAST = False\nprint(False)\n"}
+
+
+# -- item 3: a flag read as an object is refused -------------------------------------------------
+def test_a_flag_read_as_an_object_is_refused_with_where_and_the_accessor_to_declare(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, each read became the constant with the rest left on it: `False.value`, `False()`,
+    `False[0]`, `False.enabled`, and `page.legacy()` became `False()`."""
+    case = FIXTURES / "core_flag_object_refused"
+    root = make_tree(tmp_path / "repo", {p.name: p.read_text() for p in (case / "before").iterdir()})
+    result = invoke(root, monkeypatch, "diff", "--no-color", "--report", "r.json", "--config", str(case / "config.toml"), ".")
+    assert result.exit_code == 123, result.output
+    report = json.loads((root / "r.json").read_text())
+    assert [entry["path"] for entry in report["files"]] == ["plain.py"]
+    assert report["refused"] == [
+        {"flag": "CHECKS", "why": "read-as-object", "locations": ["app.py:9"], "scope_with": []},
+        {"flag": "TABLE", "why": "read-as-object", "locations": ["app.py:11"], "scope_with": []},
+        {"flag": "USE_NEW", "why": "read-as-object", "locations": ["app.py:7"], "scope_with": []},
+        {"flag": "legacy", "why": "read-as-object", "locations": ["app.py:13", "app.py:14"], "scope_with": []},
+    ]
+    refusals = [line for line in result.stderr.splitlines() if "not pruned" in line]
+    assert refusals == [
+        'prune-flags: CHECKS: not pruned: it is read as an object at app.py:9 (CHECKS(...)); declare how it is'
+        ' read, as an accessor template such as accessors = ["{name}(...)"]',
+        'prune-flags: TABLE: not pruned: it is read as an object at app.py:11 (TABLE[...]); declare how it is'
+        ' read, as an accessor template such as accessors = ["{name}[...]"]',
+        'prune-flags: USE_NEW: not pruned: it is read as an object at app.py:7 (USE_NEW.value); declare how it is'
+        ' read, as an accessor template such as accessors = ["{name}.value"]',
+        "prune-flags: legacy: not pruned: it is read as an object at app.py:13 (config.legacy.enabled),"
+        ' app.py:14 (page.legacy(...)); declare how it is read, as an accessor template such as'
+        ' accessors = ["config.{name}.enabled"]',
+    ]
+
+
+def test_a_flag_read_as_a_value_and_a_local_that_shares_its_name_read_as_an_object_is_pruned(tmp_path: Path) -> None:
+    """Only reads of the flag count: a parameter or local named like it holds something else."""
+    text = (
+        "FAST = False\n\n\ndef run(fast_mode, FAST_items=None):\n    if FAST:\n        return 1\n    return 0\n\n\n"
+        "def other(FAST):\n    return FAST.value\n"
+    )
+    root = make_tree(tmp_path / "repo", {"mod.py": text})
+    report = run(root, "FAST=False")
+    assert report.refused == []
+    assert new_texts(report) == {
+        "mod.py": "def run(fast_mode, FAST_items=None):\n    return 0\n\n\ndef other(FAST):\n    return FAST.value\n"
+    }

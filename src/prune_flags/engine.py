@@ -47,7 +47,7 @@ from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import CallShape, parse_shape
-from prune_flags.report import FileResult, Report, Skipped
+from prune_flags.report import FileResult, Refusal, Report, Skipped
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -291,6 +291,24 @@ def conflicts(repository: _Repository, flags: Sequence[Flag], facts: dict[str, N
     return found
 
 
+def _read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
+    """Flags read as objects (`USE_NEW.value`, `FLAG()`, `obj.flag[0]`): the name holds an object
+    whose value the code asks for, so no read of it may become the constant, and nothing of it
+    goes. The message names where, and the accessor template that would read it."""
+    found = []
+    for name, flag_facts in sorted(facts.items()):
+        reads = sorted(flag_facts.object_reads, key=lambda read: (read.site.path, read.site.line))
+        if not reads:
+            continue
+        where = ", ".join(f"{read.site} ({read.template.format(name=name)})" for read in reads)
+        message = (
+            f"{name}: not pruned: it is read as an object at {where}; declare how it is read, as an accessor "
+            f"template such as accessors = [\"{reads[0].template}\"]"
+        )
+        found.append(Refusal(name, "read-as-object", tuple(dict.fromkeys(str(read.site) for read in reads)), message))
+    return found
+
+
 def _positional_passes(repository: _Repository, facts: NameFacts) -> list[str]:
     """Calls that fill a flag parameter by position: removing the parameter would shift them."""
     parameters = [w for w in facts.writes if w.kind == "parameter" and w.position is not None]
@@ -316,12 +334,16 @@ def run(
     report = Report(flags={flag.name: flag.source for flag in config.flags})
     flag_names = frozenset(flag.name for flag in config.flags)
     flag_facts = repository.facts(flag_names)
-    conflicting = conflicts(repository, config.flags, flag_facts)
-    for name, sites in conflicting.items():
-        where = ", ".join(sites)
-        report.conflicts.append(f"{name}: not pruned: it is given another value at {where}")
-    active = {flag.name: flag for flag in config.flags if flag.name not in conflicting}
-    frozen_out = set(repository.mentioning(frozenset(conflicting)))
+    # A flag read as an object is refused as such: its definition (`Flag(...)`) gives it "another
+    # value" too, but what the user must do is declare how it is read.
+    report.refused += _read_as_objects(flag_facts)
+    for name, sites in conflicts(repository, config.flags, flag_facts).items():
+        if name not in flag_facts or not flag_facts[name].object_reads:
+            message = f"{name}: not pruned: it is given another value at {', '.join(sites)}"
+            report.refused.append(Refusal(name, "another-value", tuple(site.split(" ")[0] for site in sites), message))
+    refused = frozenset(refusal.flag for refusal in report.refused)
+    active = {flag.name: flag for flag in config.flags if flag.name not in refused}
+    frozen_out = set(repository.mentioning(refused))
     flag_owners = {name: owners(flag, flag_facts[name]) for name, flag in active.items()}
     name_constants = repository.name_constants(frozenset(active)) if config.accessors else {}
     option_flags = frozenset(name for name in active if flag_facts[name].is_option)
