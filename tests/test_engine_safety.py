@@ -218,13 +218,8 @@ def test_a_file_too_deep_even_for_the_big_stack_is_skipped_with_its_reason(
     monkeypatch.setattr(engine, "DEEP_RECURSION", 1000)
     root = make_tree(tmp_path / "repo", {"deep.py": deep_module(600), "other.py": "FAST = False\nprint(FAST)\n"})
     report = run(root, "FAST=False")
-    assert [(s.display, s.error) for s in report.skipped] == [
-        (
-            "deep.py",
-            engine.too_deep("analyse") + "; it reads FAST, so it keeps its definitions and imports elsewhere",
-        )
-    ]
-    assert new_texts(report) == {"other.py": "FAST = False\nprint(False)\n"}
+    assert [(s.display, s.error) for s in report.skipped] == [("deep.py", engine.too_deep("analyse"))]
+    assert new_texts(report) == {"other.py": "print(False)\n"}  # deep.py's FAST is its own
 
 
 # -- item 3: a flag read as an object is refused -------------------------------------------------
@@ -271,3 +266,19 @@ def test_a_flag_read_as_a_value_and_a_local_that_shares_its_name_read_as_an_obje
     assert new_texts(report) == {
         "mod.py": "def run(fast_mode, FAST_items=None):\n    return 0\n\n\ndef other(FAST):\n    return FAST.value\n"
     }
+
+
+def test_a_skipped_file_keeps_only_what_is_not_its_own(tmp_path: Path) -> None:
+    """A skipped file's bare reads of a name it binds at its top level are its own (whether `ast`
+    parses it or not): settings.py's USE_X goes; `.fast`, an attribute, is nobody's own and stays."""
+    own_cr = "USE_X = False\rif USE_X:\r    print(1)\r"  # old Mac line endings: LibCST cannot round-trip it
+    own_broken = "USE_X = True\nif USE_X\n    print(node.fast)\n"
+    node = "class Node:\n    def __init__(self):\n        self.fast = False\n"
+    root = make_tree(
+        tmp_path / "repo",
+        {"settings.py": SETTINGS, "main.py": READER, "cr.py": own_cr, "broken.py": own_broken, "node.py": node},
+    )
+    (root / "cr.py").write_bytes(own_cr.encode())
+    report = run(root, "USE_X=False", "fast=False")
+    assert sorted(s.display for s in report.skipped) == ["broken.py", "cr.py"]
+    assert new_texts(report) == {"settings.py": "\n", "main.py": "def run():\n    return 0\n"}

@@ -25,7 +25,6 @@ from prune_flags.files import (
     SourceFile,
     decode_source,
     discover_python_files,
-    lines_naming,
     mentions_any,
     names_in,
     read_bytes,
@@ -117,8 +116,8 @@ class _Repository:
         return self._candidate_cache[key]
 
     def by_display(self) -> dict[str, Path]:
-        """Decoded files by the path the index names them with."""
-        return {self.display(path): path for path in self.sources}
+        """Decoded files, and skipped ones (the index reads them too), by the path it names them with."""
+        return {self.display(path): path for path in [*self.sources, *self.skipped]}
 
     def mentioning(self, names: frozenset[str], original: bool = False) -> list[Path]:
         if not names:
@@ -212,21 +211,33 @@ class _Repository:
     def _skipped_reads(self, path: Path, names: frozenset[str]) -> dict[str, NameFacts]:
         """What a skipped file reads of `names`, in its original text: it runs as it is, so what it
         reads must stay defined. A file `ast` parses is scanned, its asserts being plain reads (they
-        do not go with what they check); in one that does not, each line naming a name reads it."""
+        do not go with what they check); in one that does not, each place naming a name reads it.
+        A bare name that the file binds at its top level is its own, not another module's."""
         source = self.sources.get(path)
         text = source.text if source is not None else self.raw[path].decode("utf-8", "replace")
         display = self.display(path)
         try:
             found = deeply(scan, deeply(parse_ast, text), display, names, self.writers, self.accessors, text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return {
-                name: NameFacts(string_reads=[Site(display, line) for line in sorted(lines_naming(text, [name]))])
-                for name in names_in(text, names)
-            }
+            return {name: _mentions(text, name, display) for name in names_in(text, names)}
         for facts in found.values():
             facts.attribute_reads += [read.site for read in facts.assert_reads]
             facts.assert_reads = []
+            if any(write.kind in ("module", "module-def", "global") for write in facts.writes):
+                facts.name_reads = []
         return found
+
+
+def _mentions(text: str, name: str, display: str) -> NameFacts:
+    """The reads of `name` in a text `ast` cannot parse: every place it is spelt, but for bare
+    ones (not `.name`) when the file binds it at its top level (`name = ...`, `def name`)."""
+    word = re.escape(name)
+    own = re.search(rf"^((def|class)\s+{word}\b|{word}\s*(:[^=\n]*)?=(?!=))", text, re.M) is not None
+    reads = []
+    for match in re.finditer(rf"(?<!\w){word}(?!\w)", text):
+        if not own or text[max(0, match.start() - 80) : match.start()].rstrip().endswith("."):
+            reads.append(Site(display, text.count("\n", 0, match.start()) + 1))
+    return NameFacts(string_reads=sorted(set(reads), key=lambda site: site.line))
 
 
 class NoPythonFiles(Exception):

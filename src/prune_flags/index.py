@@ -548,7 +548,8 @@ def scan(
     same test that spares whole files their parse (no top-level statement depends on another)."""
     names = frozenset(names)
     scanner = _Scanner(path, names, writers, accessors)
-    if text is None:
+    # Lines are counted by "\n": with old Mac line endings ("\r" alone) they are not the `ast`'s.
+    if text is None or text.count("\r") != text.count("\r\n"):
         scanner.visit(tree)
         return scanner.facts
     for _, _, statement in statements_holding(tree.body, lines_naming(text, _spellings(names))):
