@@ -8,6 +8,8 @@ written, what the report says, and the exit code.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -117,6 +119,20 @@ def test_a_skipped_reader_is_named_on_stderr_and_in_the_json_report(tmp_path: Pa
     assert report["skipped"] == [{"path": "legacy.py", "error": why}]
     assert [entry["path"] for entry in report["files"]] == ["main.py"]  # settings.py keeps USE_X
     assert "+from settings import USE_X" not in result.stdout and "-from settings import USE_X" not in result.stdout
+
+
+def test_after_a_skipped_reader_the_program_still_runs_as_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Differential: the skipped file still imports what it read, and every module prints what it
+    printed with USE_X at its value (before, `from settings import USE_X` failed in legacy.py)."""
+    legacy = "from settings import USE_X\n\ntry:\n    VALUE = int(USE_X)\nexcept ValueError :\n    VALUE = 0\n"
+    files = {"settings.py": SETTINGS, "main.py": READER, "legacy.py": legacy}
+    before, after = make_tree(tmp_path / "before", files), make_tree(tmp_path / "after", files)
+    assert invoke(after, monkeypatch, "apply", "--flag", "USE_X=False", ".").exit_code == 123
+    program = "import legacy, main; print(legacy.VALUE, main.run())"
+    outputs = [
+        subprocess.run([sys.executable, "-c", program], cwd=root, capture_output=True, text=True) for root in (before, after)
+    ]
+    assert [(o.returncode, o.stdout, o.stderr) for o in outputs] == [(0, "0 0\n", "")] * 2
 
 
 # -- item 8: each change names the flag whose cleanup caused it ----------------------------------
