@@ -101,11 +101,16 @@ def test_a_file_that_fails_in_a_later_round_keeps_what_it_read(tmp_path: Path, m
     assert calls["reader.py"] == 2
     assert new_texts(report) == {}
     assert [(s.display, s.error) for s in report.skipped] == [
-        ("reader.py", "internal error while pruning fast: boom; it reads fast, so it keeps its definitions and imports elsewhere")
+        (
+            "reader.py",
+            "internal error while pruning fast: boom; it reads fast, so it keeps its definitions and imports elsewhere",
+        )
     ]
 
 
-def test_a_skipped_reader_is_named_on_stderr_and_in_the_json_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_skipped_reader_is_named_on_stderr_and_in_the_json_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     legacy = "from settings import USE_X\n\ntry:\n    VALUE = int(USE_X)\nexcept ValueError :\n    VALUE = 0\n"
     root = make_tree(tmp_path / "repo", {"settings.py": SETTINGS, "main.py": READER, "legacy.py": legacy})
     result = invoke(root, monkeypatch, "diff", "--no-color", "--report", "r.json", "--flag", "USE_X=False", ".")
@@ -121,7 +126,9 @@ def test_a_skipped_reader_is_named_on_stderr_and_in_the_json_report(tmp_path: Pa
     assert "+from settings import USE_X" not in result.stdout and "-from settings import USE_X" not in result.stdout
 
 
-def test_after_a_skipped_reader_the_program_still_runs_as_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_after_a_skipped_reader_the_program_still_runs_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Differential: the skipped file still imports what it read, and every module prints what it
     printed with USE_X at its value (before, `from settings import USE_X` failed in legacy.py)."""
     legacy = "from settings import USE_X\n\ntry:\n    VALUE = int(USE_X)\nexcept ValueError :\n    VALUE = 0\n"
@@ -130,7 +137,8 @@ def test_after_a_skipped_reader_the_program_still_runs_as_before(tmp_path: Path,
     assert invoke(after, monkeypatch, "apply", "--flag", "USE_X=False", ".").exit_code == 123
     program = "import legacy, main; print(legacy.VALUE, main.run())"
     outputs = [
-        subprocess.run([sys.executable, "-c", program], cwd=root, capture_output=True, text=True) for root in (before, after)
+        subprocess.run([sys.executable, "-c", program], cwd=root, capture_output=True, text=True)
+        for root in (before, after)
     ]
     assert [(o.returncode, o.stdout, o.stderr) for o in outputs] == [(0, "0 0\n", "")] * 2
 
@@ -139,13 +147,17 @@ def test_after_a_skipped_reader_the_program_still_runs_as_before(tmp_path: Path,
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
-def test_each_change_is_credited_to_the_flag_whose_cleanup_caused_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_change_is_credited_to_the_flag_whose_cleanup_caused_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Four flags in one file, each with bookkeeping of its own: a write, an import or a function
     that lost its last read goes in the name of the flag whose branch held that read (before,
     everything in opts.py went in the name of the first flag changed there)."""
     case = FIXTURES / "core_credit_two_flags"
     root = make_tree(tmp_path / "repo", {p.name: p.read_text() for p in (case / "before").iterdir()})
-    result = invoke(root, monkeypatch, "diff", "--no-color", "--report", "r.json", "--config", str(case / "config.toml"), ".")
+    result = invoke(
+        root, monkeypatch, "diff", "--no-color", "--report", "r.json", "--config", str(case / "config.toml"), "."
+    )
     assert result.exit_code == 1, result.output
     report = json.loads((root / "r.json").read_text())
     credited = {
@@ -170,7 +182,12 @@ def test_each_change_is_credited_to_the_flag_whose_cleanup_caused_it(tmp_path: P
         for change in entry["changes"]
         if change["action"] == "removed-import"
     )
-    assert imports == [("FORCE_X", "FORCE_X"), ("FORCE_X", "force_hook"), ("LEGACY_X", "LEGACY_X"), ("LEGACY_X", "legacy_hook")]
+    assert imports == [
+        ("FORCE_X", "FORCE_X"),
+        ("FORCE_X", "force_hook"),
+        ("LEGACY_X", "LEGACY_X"),
+        ("LEGACY_X", "legacy_hook"),
+    ]
 
 
 # -- item 12: files with nothing to do are never parsed by LibCST; deep files are rewritten -------
@@ -219,7 +236,9 @@ def test_a_deep_but_valid_file_that_needs_a_rewrite_is_rewritten(tmp_path: Path)
     assert report.skipped == []
     after = new_texts(report)["deep.py"]
     total = "TOTAL = " + " + ".join(["FAST"] + ["1"] * 600) + "\n"  # pure, and its only read went
-    assert after == before.replace("FAST = False\n", "").replace(total, "").replace("    if FAST:\n        return TOTAL\n", "")
+    assert after == before.replace("FAST = False\n", "").replace(total, "").replace(
+        "    if FAST:\n        return TOTAL\n", ""
+    )
     outputs = []
     for text in (before, after):  # the same behaviour, FAST at its value
         namespace: dict[str, object] = {}
@@ -246,7 +265,9 @@ def test_a_flag_read_as_an_object_is_refused_with_where_and_the_accessor_to_decl
     `False[0]`, `False.enabled`, and `page.legacy()` became `False()`."""
     case = FIXTURES / "core_flag_object_refused"
     root = make_tree(tmp_path / "repo", {p.name: p.read_text() for p in (case / "before").iterdir()})
-    result = invoke(root, monkeypatch, "diff", "--no-color", "--report", "r.json", "--config", str(case / "config.toml"), ".")
+    result = invoke(
+        root, monkeypatch, "diff", "--no-color", "--report", "r.json", "--config", str(case / "config.toml"), "."
+    )
     assert result.exit_code == 123, result.output
     report = json.loads((root / "r.json").read_text())
     assert [entry["path"] for entry in report["files"]] == ["plain.py"]
@@ -258,14 +279,14 @@ def test_a_flag_read_as_an_object_is_refused_with_where_and_the_accessor_to_decl
     ]
     refusals = [line for line in result.stderr.splitlines() if "not pruned" in line]
     assert refusals == [
-        'prune-flags: CHECKS: not pruned: it is read as an object at app.py:9 (CHECKS(...)); declare how it is'
+        "prune-flags: CHECKS: not pruned: it is read as an object at app.py:9 (CHECKS(...)); declare how it is"
         ' read, as an accessor template such as accessors = ["{name}(...)"]',
-        'prune-flags: TABLE: not pruned: it is read as an object at app.py:11 (TABLE[...]); declare how it is'
+        "prune-flags: TABLE: not pruned: it is read as an object at app.py:11 (TABLE[...]); declare how it is"
         ' read, as an accessor template such as accessors = ["{name}[...]"]',
-        'prune-flags: USE_NEW: not pruned: it is read as an object at app.py:7 (USE_NEW.value); declare how it is'
+        "prune-flags: USE_NEW: not pruned: it is read as an object at app.py:7 (USE_NEW.value); declare how it is"
         ' read, as an accessor template such as accessors = ["{name}.value"]',
         "prune-flags: legacy: not pruned: it is read as an object at app.py:13 (config.legacy.enabled),"
-        ' app.py:14 (page.legacy(...)); declare how it is read, as an accessor template such as'
+        " app.py:14 (page.legacy(...)); declare how it is read, as an accessor template such as"
         ' accessors = ["config.{name}.enabled"]',
     ]
 

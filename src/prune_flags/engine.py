@@ -379,7 +379,9 @@ def run(
             }
             black = _black_settings(config, project_root) if edited else None  # read once for all files
             finished = {path: _finish(black, source, text) for path, (source, text) in edited.items()}
-            checks = [(text, cascade.context(path, asserts=False), path.name == "__init__.py") for path, text in finished.items()]
+            checks = [
+                (text, cascade.context(path, asserts=False), path.name == "__init__.py") for path, text in finished.items()
+            ]
             problems = {path: problem for path, problem in zip(finished, workers.map(recheck, checks)) if problem}
             if not problems:
                 break

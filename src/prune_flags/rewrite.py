@@ -126,7 +126,9 @@ def _acts_on(tree: ast.Module, text: str, context: RewriteContext) -> bool:
     if scan(tree, context.path, names, context.writers, context.accessors, text):
         return True
     return bool(context.option_flags) and any(
-        isinstance(node, ast.Constant) and isinstance(node.value, str) and any(spells(node.value, f) for f in context.option_flags)
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and any(spells(node.value, flag) for flag in context.option_flags)
         for _, _, statement in statements_holding(tree.body, lines_naming(text, names))
         for node in ast.walk(statement)
     )
