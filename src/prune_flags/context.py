@@ -48,6 +48,9 @@ class RewriteContext:
     # Helpers the cleanup folded to a constant or to one of their parameters, by the callee as
     # this file spells it (`_get_channel`, `channels._get_channel`): their calls are inlined.
     helpers: Mapping[str, HelperCall] = field(default_factory=dict)
+    # Names that files the run skipped read: however unused the cleanup leaves them, their imports
+    # stay (a skipped file may import them from this module).
+    kept_imports: frozenset[str] = frozenset()
     # Lines of the asserts whose every subject is a dead name.
     removable_asserts: frozenset[int] = frozenset()
     # Lines that name something this run acts on; a block without any is not walked (None: walk all).
@@ -84,6 +87,12 @@ class RewriteContext:
             return max(above)[1]
         return next(iter(self.flags), "")
 
+    def flag_changed_near(self, line: int) -> str:
+        """The flag of the change recorded nearest at or above `line` (the last one on that line):
+        what removed the code there. Without one, the nearest inlining."""
+        above = [(change.line, index, change.flag) for index, change in enumerate(self.changes) if change.line <= line]
+        return max(above)[2] if above else self.flag_near(line)
+
 
 @dataclass(frozen=True)
 class Rewritten:
@@ -92,3 +101,5 @@ class Rewritten:
     # The loads of each name before and after (see index.tree_names): what lost its readers.
     loads_before: Mapping[str, int] = field(default_factory=dict)
     loads_after: Mapping[str, int] = field(default_factory=dict)
+    # For each name that lost loads, the flag whose cleanup took them.
+    causes: Mapping[str, str] = field(default_factory=dict)

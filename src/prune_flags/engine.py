@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 import os
 import re
+import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypeVar
@@ -39,12 +41,12 @@ from prune_flags.helpers import (
     module_names,
     rebound,
 )
-from prune_flags.index import ITSELF, CallSite, NameFacts, binds_everywhere, parse_ast, scan, scan_calls
+from prune_flags.index import ITSELF, CallSite, NameFacts, Site, binds_everywhere, parse_ast, scan, scan_calls
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import CallShape, parse_shape, spellings, module_strings
-from prune_flags.report import FileResult, Report, Skipped
+from prune_flags.report import FileResult, Refusal, Report, Skipped
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -115,8 +117,8 @@ class _Repository:
         return self._candidate_cache[key]
 
     def by_display(self) -> dict[str, Path]:
-        """Decoded files by the path the index names them with."""
-        return {self.display(path): path for path in self.sources}
+        """Decoded files, and skipped ones (the index reads them too), by the path it names them with."""
+        return {self.display(path): path for path in [*self.sources, *self.skipped]}
 
     def mentioning(self, names: frozenset[str], original: bool = False) -> list[Path]:
         if not names:
@@ -171,9 +173,12 @@ class _Repository:
         key = (path, text)
         if key not in self._trees:
             try:
-                self._trees[key] = parse_ast(text)
+                self._trees[key] = deeply(parse_ast, text)
             except SyntaxError as err:
                 self.skipped[path] = f"does not parse: {err.msg} (line {err.lineno})"
+                return None
+            except RecursionError:
+                self.skipped[path] = too_deep("parse")
                 return None
             if len(self._trees) > TREE_CACHE:  # trees of a big tree do not all fit in memory at once
                 del self._trees[next(iter(self._trees))]
@@ -183,14 +188,65 @@ class _Repository:
         merged: dict[str, NameFacts] = {name: NameFacts() for name in names}
         constants = {constant: name for constant, name in self.flag_constants.items() if name in names}
         for path in self.mentioning(names | frozenset(constants), original):
-            text = self.text(path, original)
-            tree = self.tree(path, text)
-            if tree is None:
-                continue
-            found = scan(tree, self.display(path), names, self.writers, self.accessors, text, constants)
-            for name, facts in found.items():
+            for name, facts in (self.scanned(path, self.text(path, original), names) or {}).items():
+                merged[name].merge(facts)
+        for path in self.skipped_holding(names):  # found skipped by the loop above too
+            for name, facts in self._skipped_reads(path, names).items():
                 merged[name].merge(facts)
         return merged
+
+    def scanned(self, path: Path, text: str, names: frozenset[str]) -> dict[str, NameFacts] | None:
+        """The facts about `names` in one text of a file; None, and the file skipped, when it does
+        not parse or nests too deeply to walk."""
+        tree = self.tree(path, text)
+        if tree is None:
+            return None
+        try:
+            return deeply(scan, tree, self.display(path), names, self.writers, self.accessors, text, self.flag_constants)
+        except RecursionError:
+            self.skipped[path] = too_deep("analyse")
+            return None
+
+    def skipped_holding(self, names: frozenset[str]) -> list[Path]:
+        """Skipped files whose bytes hold one of the names."""
+        if not self.skipped or not names:
+            return []
+        holding = set().union(*(self._files_with(name) for name in names))
+        return [path for path in self.skipped if path in holding]
+
+    def skipped_displays(self) -> frozenset[str]:
+        return frozenset(self.display(path) for path in self.skipped)
+
+    def _skipped_reads(self, path: Path, names: frozenset[str]) -> dict[str, NameFacts]:
+        """What a skipped file reads of `names`, in its original text: it runs as it is, so what it
+        reads must stay defined. A file `ast` parses is scanned, its asserts being plain reads (they
+        do not go with what they check); in one that does not, each place naming a name reads it.
+        A bare name that the file binds at its top level is its own, not another module's."""
+        source = self.sources.get(path)
+        text = source.text if source is not None else self.raw[path].decode("utf-8", "replace")
+        display = self.display(path)
+        try:
+            found = deeply(scan, deeply(parse_ast, text), display, names, self.writers, self.accessors, text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return {name: _mentions(text, name, display) for name in names_in(text, names)}
+        for facts in found.values():
+            facts.attribute_reads += [read.site for read in facts.assert_reads]
+            facts.assert_reads = []
+            if any(write.kind in ("module", "module-def", "global") for write in facts.writes):
+                facts.name_reads = []
+        return found
+
+
+def _mentions(text: str, name: str, display: str) -> NameFacts:
+    """The reads of `name` in a text `ast` cannot parse: every place it is spelt, but for bare
+    ones (not `.name`) when the file binds it at its top level (`name = ...`, `def name`)."""
+    word = re.escape(name)
+    own = re.search(rf"^((def|class)\s+{word}\b|{word}\s*(:[^=\n]*)?=(?!=))", text, re.M) is not None
+    reads = []
+    for match in re.finditer(rf"(?<!\w){word}(?!\w)", text):
+        if not own or text[max(0, match.start() - 80) : match.start()].rstrip().endswith("."):
+            reads.append(Site(display, text.count("\n", 0, match.start()) + 1))
+    return NameFacts(string_reads=sorted(set(reads), key=lambda site: site.line))
 
 
 class NoPythonFiles(Exception):
@@ -264,6 +320,24 @@ def conflicts(repository: _Repository, flags: Sequence[Flag], facts: dict[str, N
     return found
 
 
+def _read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
+    """Flags read as objects (`USE_NEW.value`, `FLAG()`, `obj.flag[0]`): the name holds an object
+    whose value the code asks for, so no read of it may become the constant, and nothing of it
+    goes. The message names where, and the accessor template that would read it."""
+    found = []
+    for name, flag_facts in sorted(facts.items()):
+        reads = sorted(flag_facts.object_reads, key=lambda read: (read.site.path, read.site.line))
+        if not reads:
+            continue
+        where = ", ".join(f"{read.site} ({read.template.format(name=name)})" for read in reads)
+        message = (
+            f"{name}: not pruned: it is read as an object at {where}; declare how it is read, as an accessor "
+            f"template such as accessors = [\"{reads[0].template}\"]"
+        )
+        found.append(Refusal(name, "read-as-object", tuple(dict.fromkeys(str(read.site) for read in reads)), message))
+    return found
+
+
 def _positional_passes(repository: _Repository, flag: Flag, facts: NameFacts) -> list[str]:
     """Calls that fill a flag parameter by position: removing the parameter would shift them.
     Only parameters that are the flag count (a parameter with another default is another
@@ -306,42 +380,60 @@ def run(
     flag_names = frozenset(flag.name for flag in config.flags)
     repository.flag_constants, ambiguous = repository.name_constants(flag_names)
     flag_facts = repository.facts(flag_names)
-    conflicting = conflicts(repository, config.flags, flag_facts)
-    for name, sites in conflicting.items():
-        where = ", ".join(sites)
-        report.conflicts.append(f"{name}: not pruned: it is given another value at {where}")
-    active = {flag.name: flag for flag in config.flags if flag.name not in conflicting}
-    frozen_out = set(repository.mentioning(frozenset(conflicting)))
+    # A flag read as an object is refused as such: its definition (`Flag(...)`) gives it "another
+    # value" too, but what the user must do is declare how it is read.
+    report.refused += _read_as_objects(flag_facts)
+    for name, sites in conflicts(repository, config.flags, flag_facts).items():
+        if name not in flag_facts or not flag_facts[name].object_reads:
+            message = f"{name}: not pruned: it is given another value at {', '.join(sites)}"
+            report.refused.append(Refusal(name, "another-value", tuple(site.split(" ")[0] for site in sites), message))
+    refused = frozenset(refusal.flag for refusal in report.refused)
+    active = {flag.name: flag for flag in config.flags if flag.name not in refused}
+    frozen_out = set(repository.mentioning(refused))
     flag_owners = {name: owners(flag, flag_facts[name]) for name, flag in active.items()}
-    workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1))
-    cascade = _Cascade(repository, config, active, frozen_out, flag_owners, workers)
     constants = repository.flag_constants
-    cascade.name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
-    cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
+    name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
+    option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
+    workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1))
     try:
-        cascade.run()
-        edited = {
-            path: (source, rewritten.text)
-            for path, source in list(repository.sources.items())
-            if (rewritten := cascade.results.get(path)) is not None
-            and path not in repository.skipped
-            and rewritten.text != source.text
-        }
-        black = _black_settings(config, project_root) if edited else None  # read once for all files
-        finished = {path: _finish(black, source, text) for path, (source, text) in edited.items()}
-        checks = [(text, cascade.context(path, asserts=False), path.name == "__init__.py") for path, text in finished.items()]
-        problems = workers.map(recheck, checks)
+        # A file skipped once others were planned around its rewrite (a later round, or the safety
+        # gate) still reads what it read: the cleanup starts over with it skipped from the start.
+        # Each start skips one file more, so this ends.
+        while True:
+            repository.rewritten.clear()
+            cascade = _Cascade(repository, config, active, frozen_out, flag_owners, workers)
+            cascade.name_constants, cascade.option_flags = name_constants, option_flags
+            cascade.run()
+            if cascade.unsettled:
+                continue
+            edited = {
+                path: (source, rewritten.text)
+                for path, source in list(repository.sources.items())
+                if (rewritten := cascade.results.get(path)) is not None
+                and path not in repository.skipped
+                and rewritten.text != source.text
+            }
+            black = _black_settings(config, project_root) if edited else None  # read once for all files
+            finished = {path: _finish(black, source, text) for path, (source, text) in edited.items()}
+            checks = [
+                (text, cascade.context(path, asserts=False), path.name == "__init__.py") for path, text in finished.items()
+            ]
+            problems = {path: problem for path, problem in zip(finished, workers.map(recheck, checks)) if problem}
+            if not problems:
+                break
+            repository.skipped.update(problems)
     finally:
         workers.close()
-    for (path, text), problem in zip(finished.items(), problems):
-        if problem:
-            repository.skipped[path] = problem
-            continue
+    for path, text in finished.items():
         source = repository.sources[path]
         report.files.append(
             FileResult(path, repository.display(path), source.text, text, cascade.results[path].changes, source.encoding)
         )
-    report.skipped.extend(Skipped(repository.display(p), error) for p, error in sorted(repository.skipped.items()))
+    kept = cascade.kept_by_skipped()
+    report.skipped.extend(
+        Skipped(repository.display(path), error + kept.get(repository.display(path), ""))
+        for path, error in sorted(repository.skipped.items())
+    )
     return report
 
 
@@ -414,12 +506,22 @@ class _Cascade:
         self._modules: dict[Path, tuple[str, bool]] | None = None  # dotted names, on first need
         self._original_known: dict[str, NameFacts] = {}  # see _original_facts
         self._original_skipped: frozenset[Path] = frozenset()
+        # Names that only skipped files read (name -> those files): they keep their definitions,
+        # and every import of them stays.
+        self.kept: dict[str, set[str]] = {}
 
     def run(self) -> None:
         while True:
             changed = self._rewrite_round()
-            if not self._learn(changed):
+            if self.unsettled or not self._learn(changed) or self.unsettled:
                 return
+
+    @property
+    def unsettled(self) -> bool:
+        """A file rewritten in an earlier round was skipped since (its rewrite or its analysis
+        failed): what was learnt from its rewritten text no longer holds, and the run starts
+        over (see run)."""
+        return any(path in self.repository.skipped for path in self.repository.rewritten)
 
     def _names(self) -> frozenset[str]:
         globals_ = {name for names in self.dead_globals.values() for name in names}
@@ -453,7 +555,12 @@ class _Cascade:
             dead_globals=self.dead_globals.get(path, {}),
             helpers=self.helper_calls.get(path, {}),
             removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),
+            kept_imports=self._kept_in(path),
         )
+
+    def _kept_in(self, path: Path) -> frozenset[str]:
+        """The names kept for skipped files that this file mentions: its imports of them stay."""
+        return names_in(self.repository.sources[path].text, self.kept) if self.kept else frozenset()
 
     def _dead_in(self, path: Path) -> frozenset[str]:
         """The dead names a rewrite of the file acts on: the flags it names, and the other dead
@@ -481,6 +588,7 @@ class _Cascade:
                 self.removable_asserts.get(path),
                 frozenset(self.dead_globals.get(path, {})),
                 frozenset(self.helper_calls.get(path, {}).items()),
+                self._kept_in(path),
             )
             if self._inputs.get(path) != inputs:
                 self._inputs[path] = inputs
@@ -506,17 +614,16 @@ class _Cascade:
             before = self.repository.tree(path, self.repository.sources[path].text)
             if before is None:
                 continue
-            old, new = self.results[path].loads_before, self.results[path].loads_after
-            flag = next((c.flag for c in self.results[path].changes if c.flag), "")
+            result = self.results[path]
             module_names = _module_level_names(before)
-            for key, count in old.items():
-                if count > new.get(key, 0):
+            for key, count in result.loads_before.items():
+                if count > result.loads_after.get(key, 0):
                     name = key.lstrip(".")
                     if key.startswith("."):
                         fields.add(name)
                     elif name in module_names:
                         globals_.add(name)
-                    causes.setdefault(name, flag)
+                    causes.setdefault(name, result.causes[key])
         # A helper goes with its last caller however its calls were spelt: `channels._get_channel(ctx)`
         # drops only `._get_channel` loads, which alone make it a field candidate, never a global.
         globals_ |= {h.name for h in self.helpers.values() if "." not in h.qualname and h.name in fields}
@@ -527,10 +634,11 @@ class _Cascade:
         }
         names = frozenset(fields | globals_)
         facts = self.repository.facts(names)
+        skipped = self.repository.skipped_displays()
         dead_fields = {
             name
             for name in fields
-            if not facts[name].field_reads
+            if not _live(facts[name].field_reads, skipped)
             and (name in self.flags or not _constructed(facts[name]))
             and not self._protected(name, facts[name])
         }
@@ -538,13 +646,18 @@ class _Cascade:
         dead_globals = {
             name: paths
             for name, paths in self._module_definitions(facts, globals_).items()
-            if not facts[name].global_reads and not self._protected(name, facts[name])
+            if not _live(facts[name].global_reads, skipped) and not self._protected(name, facts[name])
         }
+        # A name only skipped files read would be dead but for them: it stays, with its imports.
+        kept = {name: facts[name].field_reads for name in dead_fields if facts[name].field_reads}
+        kept.update({name: facts[name].global_reads for name in dead_globals if facts[name].global_reads})
+        dead_fields -= kept.keys()
+        dead_globals = {name: paths for name, paths in dead_globals.items() if name not in kept}
+        learnt = self._keep_for_skipped(kept)
         original = self._original_facts(frozenset(dead_fields) | frozenset(dead_globals))
-        learnt = False
         for name in sorted(dead_fields):
             if any(w.kind in _FIELD_WRITES for w in facts[name].writes) or facts[name].assert_reads:
-                self.dead[name] = Death(causes.get(name, name), self._reason(name, original[name]))
+                self.dead[name] = Death(self._cause(name, causes), self._reason(name, original[name]))
                 self.dead_places[name] = frozenset(
                     [write.site.path for write in original[name].writes]
                     + [read.site.path for read in original[name].assert_reads]
@@ -553,11 +666,37 @@ class _Cascade:
         for name, paths in dead_globals.items():
             for path in paths:
                 self.dead_globals.setdefault(path, {})[name] = Death(
-                    causes.get(name, name), self._reason(name, original[name], module_level=True)
+                    self._cause(name, causes), self._reason(name, original[name], module_level=True)
                 )
                 learnt = True
         self._plan_asserts()
         return learnt or new_helpers
+
+    def kept_by_skipped(self) -> dict[str, str]:
+        """For each skipped file (by display), what it keeps alive, said after why it was skipped."""
+        by_file: dict[str, list[str]] = {}
+        for name, files in sorted(self.kept.items()):
+            for display in files:
+                by_file.setdefault(display, []).append(name)
+        return {
+            display: f"; it reads {', '.join(names)}, so {'it keeps its' if len(names) == 1 else 'they keep their'}"
+            " definitions and imports elsewhere"
+            for display, names in by_file.items()
+        }
+
+    def _cause(self, name: str, causes: dict[str, str]) -> str:
+        """The flag whose cleanup a dead name goes with: a flag's own, else the flag whose change
+        took the name's last read."""
+        return name if name in self.flags else causes.get(name, name)
+
+    def _keep_for_skipped(self, kept: dict[str, list[Site]]) -> bool:
+        """Note the names kept alive only by skipped files' reads, and which files; True when a
+        name is new (the files importing it are rewritten again, keeping the import)."""
+        new = False
+        for name, reads in kept.items():
+            new = new or name not in self.kept
+            self.kept.setdefault(name, set()).update(read.path for read in reads)
+        return new
 
     def _learn_helpers(self, changed: list[Path]) -> bool:
         """Functions this round reduced to one `return` of a constant or of a parameter (issue 5,
@@ -610,13 +749,9 @@ class _Cascade:
         `len`) never cost a repository-wide index."""
         names = frozenset(fields | globals_)
         for path in changed:
-            text = self.repository.text(path)
-            tree = self.repository.tree(path, text)
-            if tree is None or not names:
+            found = self.repository.scanned(path, self.repository.text(path), names) if names else None
+            if found is None:
                 continue
-            repository = self.repository
-            display, constants = repository.display(path), repository.flag_constants
-            found = scan(tree, display, names, repository.writers, repository.accessors, text, constants)
             fields = {name for name in fields if name not in found or not found[name].field_reads}
             globals_ = {name for name in globals_ if name not in found or not found[name].global_reads}
         return fields, globals_
@@ -700,6 +835,11 @@ class _Cascade:
 _FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option", "class-def", "setattr", "writer")
 
 
+def _live(reads: list[Site], skipped: frozenset[str]) -> list[Site]:
+    """The reads outside skipped files: those a rewrite may remove."""
+    return [read for read in reads if read.path not in skipped]
+
+
 def _qualified(path: str, name: str) -> str:
     """`pkg/mod.py` and `helper` -> `pkg.mod.helper`, as `keep` spells names."""
     module = path[: -len(".py")] if path.endswith(".py") else path
@@ -716,9 +856,11 @@ def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
     flags = ", ".join(sorted(context.flags))
     try:
         parse_ast(text)
-        again = rewrite(text, context, is_package_init)
+        again = deeply(rewrite, text, context, is_package_init)
     except (SyntaxError, FileFailure) as err:
         return f"internal error while pruning {flags}: the result does not parse ({err}); left untouched"
+    except RecursionError:
+        return too_deep("run again for the safety gate")
     except Exception as err:  # a bug of ours must cost one file, never the run
         return f"internal error while pruning {flags}: {_brief(err)}; left untouched"
     if again.text != text:
@@ -732,9 +874,11 @@ def rewrite_outcome(task: tuple[Path, str, RewriteContext, bool]) -> Rewritten |
 
     path, text, context, is_package_init = task
     try:
-        return rewrite(text, context, is_package_init)
+        return deeply(rewrite, text, context, is_package_init)
     except FileFailure as failure:
         return str(failure)
+    except RecursionError:
+        return too_deep("rewrite")
     except Exception as error:  # a bug of ours must cost one file, never the run
         return f"internal error while pruning {', '.join(sorted(context.flags))}: {_brief(error)}"
 
@@ -764,6 +908,53 @@ class Workers:
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown()
+
+
+# A file nested deeper than Python's default 1,000 frames allow (thousands of implicitly
+# concatenated strings, a long chain of `+`), which Python itself compiles, is walked again in a
+# thread of its own with room for this many frames: 512 MiB of stack, about 17 KiB a frame, more
+# than a frame of LibCST or of the `ast` parser in C takes, so the limit is met before the stack ends.
+DEEP_RECURSION = 30_000
+DEEP_STACK = 512 * 1024 * 1024
+Result = TypeVar("Result")
+
+
+def deeply(function: Callable[..., Result], *args: object) -> Result:
+    """`function(*args)`; if it runs out of recursion, once more in a thread with a big stack and a
+    high recursion limit (the limit is the process's: restored after; the caller waits, so nothing
+    else recurses meanwhile). A RecursionError there too is the caller's to report."""
+    try:
+        return function(*args)
+    except RecursionError:
+        pass
+    outcome: list[tuple[bool, object]] = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, function(*args)))
+        except BaseException as error:  # handed to the caller's thread
+            outcome.append((False, error))
+
+    limit, size = sys.getrecursionlimit(), threading.stack_size()
+    try:
+        sys.setrecursionlimit(max(limit, DEEP_RECURSION))
+        threading.stack_size(DEEP_STACK)
+        thread = threading.Thread(target=target, name="prune-flags-deep")
+        thread.start()
+        thread.join()
+    except (RuntimeError, ValueError, MemoryError):  # no thread with such a stack here
+        raise RecursionError("no thread with a big enough stack") from None
+    finally:
+        sys.setrecursionlimit(limit)
+        threading.stack_size(size)
+    succeeded, value = outcome[0]
+    if not succeeded:
+        raise value  # type: ignore[misc]
+    return value  # type: ignore[return-value]
+
+
+def too_deep(what: str) -> str:
+    return f"nests too deeply to {what}, even with a raised recursion limit; left untouched"
 
 
 def _brief(error: Exception) -> str:

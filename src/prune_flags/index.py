@@ -92,6 +92,15 @@ class AssertRead:
     subjects: frozenset[str] | None  # attribute names the assert checks; None: it checks more than attributes
 
 
+@dataclass(frozen=True)
+class ObjectRead:
+    """A read that is the receiver of an attribute, call or subscript (`FLAG.value`, `FLAG()`,
+    `obj.flag[0]`): the name holds an object, not the value a flag is fixed at."""
+
+    site: Site
+    template: str  # how it is read, as an accessor template would say it: `{name}.value`
+
+
 @dataclass
 class NameFacts:
     attribute_reads: list[Site] = field(default_factory=list)
@@ -102,6 +111,7 @@ class NameFacts:
     table_mentions: list[Site] = field(default_factory=list)
     assert_reads: list[AssertRead] = field(default_factory=list)
     writes: list[Write] = field(default_factory=list)
+    object_reads: list[ObjectRead] = field(default_factory=list)  # also among the reads above
 
     def merge(self, other: NameFacts) -> None:
         self.attribute_reads += other.attribute_reads
@@ -110,6 +120,7 @@ class NameFacts:
         self.table_mentions += other.table_mentions
         self.assert_reads += other.assert_reads
         self.writes += other.writes
+        self.object_reads += other.object_reads
 
     @property
     def is_option(self) -> bool:
@@ -451,8 +462,23 @@ class _Scanner(ast.NodeVisitor):
         if node.msg is not None:
             self.visit(node.msg)
 
+    def _receiver(self, node: ast.expr, use: str) -> None:
+        """A candidate read that `use` applies to (`.value`, `(...)`, `[...]`): an object read."""
+        if isinstance(node, ast.Attribute) and node.attr in self.names:
+            base = ast_dotted(node.value) or "..."
+            self._of(node.attr).object_reads.append(ObjectRead(self._site(node), f"{base}.{{name}}{use}"))
+        elif isinstance(node, ast.Name) and node.id in self.names:
+            # A local that only shares the name holds something else; a flag parameter is the flag.
+            if not self._is_local(node.id) or any(node.id in parameters for parameters in self._flag_params):
+                self._of(node.id).object_reads.append(ObjectRead(self._site(node), f"{{name}}{use}"))
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        self._receiver(node.value, "[...]")
+        self.generic_visit(node)
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self._constant_use(node.attr, node)
+        self._receiver(node.value, f".{node.attr}")
         if node.attr in self.names:
             if self._assert is not None:
                 self._of(node.attr).assert_reads.append(self._assert)
@@ -501,6 +527,7 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
+        self._receiver(func, "(...)")
         callee = ast_dotted(func).rsplit(".", 1)[-1]
         for keyword in node.keywords:
             if keyword.arg in self.names:
@@ -612,9 +639,12 @@ def scan(
     if text is None:
         scanner.visit(tree)
         return scanner.facts
-    # `--use-x` defines use_x (lines_naming knows), and FAST_KEY (or FK, its alias) may name a flag.
-    for _, _, statement in statements_holding(tree.body, lines_naming(text, names | scanner.constants.keys())):
-        scanner.visit(statement)
+    if text.count("\r") != text.count("\r\n"):
+        scanner.visit(tree)  # lines are counted by "\n": with old Mac line endings they are not the `ast`'s
+    else:
+        # `--use-x` defines use_x (lines_naming knows), and FAST_KEY (or FK, its alias) may name a flag.
+        for _, _, statement in statements_holding(tree.body, lines_naming(text, names | scanner.constants.keys())):
+            scanner.visit(statement)
     for statement in kept_by_pragma(tree.body, text):
         scanner.kept(statement)
     return scanner.facts

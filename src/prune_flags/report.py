@@ -41,12 +41,28 @@ class Skipped:
     error: str
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A flag left alone everywhere, why (a kebab-case word), and where (`path:line`)."""
+
+    flag: str
+    why: str  # "another-value": something gives it another value; "read-as-object": `FLAG.value`
+    locations: tuple[str, ...]
+    message: str  # the sentence on stderr, naming the locations
+    scope_with: tuple[str, ...] = ()  # qualified keys that would scope an ambiguous flag
+
+
 @dataclass
 class Report:
     flags: dict[str, str]  # name -> value source
     files: list[FileResult] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
-    conflicts: list[str] = field(default_factory=list)  # messages, each naming path:line
+    refused: list[Refusal] = field(default_factory=list)
+
+    @property
+    def conflicts(self) -> list[str]:
+        """Each refused flag's message."""
+        return [refusal.message for refusal in self.refused]
 
     @property
     def changed_files(self) -> list[FileResult]:
@@ -86,6 +102,10 @@ class Report:
                 for result in self.changed_files
             ],
             "skipped": [{"path": s.display, "error": s.error} for s in self.skipped],
+            "refused": [
+                {"flag": r.flag, "why": r.why, "locations": list(r.locations), "scope_with": list(r.scope_with)}
+                for r in self.refused
+            ],
             "summary": {"files_changed": len(self.changed_files), "lines_removed": removed, "lines_added": added},
         }
 

@@ -12,15 +12,16 @@ import functools
 import re
 from dataclasses import replace
 from collections import Counter
-from typing import Collection, Iterator
+from typing import Collection, Iterable, Iterator
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from prune_flags.files import lines_naming
-from prune_flags.index import TreeNames, parse_ast, statements_holding, tree_names
+from prune_flags.index import TreeNames, parse_ast, scan, statements_holding, tree_names
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags.passes import RemoveUnusedImports, Rewriter
+from prune_flags.passes.tables import spells
 from prune_flags.report import Change
 from prune_flags.window import View, view_of
 
@@ -63,6 +64,8 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     if not lines:
         return Rewritten(text, ())
     before = _parse(text)
+    if not context.removable_asserts and not _acts_on(before, text, context):
+        return Rewritten(text, ())  # the names only in longer strings and comments: nothing to parse
     carriers = _carriers(text, before, lines, context.flags.keys())  # their lines are the flag's too
     lines |= lines_naming(text, carriers)
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
@@ -91,15 +94,19 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
             new_locals = (lost & set(after.function_locals)) - set(context.dead_locals)
         if not new_locals:
             break
-        death = Death(attempt.flag_near(0), "its last read went with the code this cleanup removed")
-        context = replace(context, dead_locals={**context.dead_locals, **dict.fromkeys(new_locals, death)})
+        reason = "its last read went with the code this cleanup removed"
+        causes = _causes(view.text, new_view_text, new_locals, attempt)
+        dead_locals = {name: Death(causes[name], reason) for name in new_locals}
+        context = replace(context, dead_locals={**context.dead_locals, **dead_locals})
         lines = lines_naming(text, context.acted_on() | carriers) | context.removable_asserts
     changes = [replace(change, line=view.file_line(change.line)) for change in attempt.changes]
     inlined = [(view.file_line(line), column, flag) for line, column, flag in attempt.inlined]
+    causes = _causes(view.text, new_view_text, loads_before, attempt)
     # An __init__.py re-exports what it imports; a name in a string (`__all__`) counts as used.
-    unused_imports = frozenset()
+    unused_imports = {}
     if lost and not is_package_init:
-        unused_imports = frozenset((lost & set(after.imported)) - set(after.strings))
+        unused = (lost & set(after.imported)) - set(after.strings) - context.kept_imports
+        unused_imports = {name: causes[name] for name in unused}
     if unused_imports:
         import_context = RewriteContext(path=context.path, flags=context.flags, inlined=inlined)
         line_map = _line_map(text, new_text)
@@ -108,7 +115,25 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
         ).code
         _parse(new_text)
         changes += [Change(line_map.get(c.line, c.line), c.flag, c.action, c.reason) for c in import_context.changes]
-    return Rewritten(new_text, tuple(changes), loads_before, after.loads)
+    return Rewritten(new_text, tuple(changes), loads_before, after.loads, causes)
+
+
+def _acts_on(tree: ast.Module, text: str, context: RewriteContext) -> bool:
+    """Whether the `ast` holds something a pass acts on: a read, write or definition of a name the
+    run acts on as the index sees them (an attribute, a bare name, a string equal to it, a keyword,
+    a parameter, an option), or a string spelling a dead switch's option (`"--use-x"`). A file that
+    names them only inside longer strings or in comments (`pydoc_data/topics.py`) is never handed
+    to LibCST."""
+    names = context.acted_on()
+    if scan(tree, context.path, names, context.writers, context.accessors, text):
+        return True
+    return bool(context.option_flags) and any(
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and any(spells(node.value, flag) for flag in context.option_flags)
+        for _, _, statement in statements_holding(tree.body, lines_naming(text, names))
+        for node in ast.walk(statement)
+    )
 
 
 def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, cst.Module]:
@@ -212,6 +237,18 @@ def _names_made_unused(old: Counter[str], after: TreeNames) -> set[str]:
         for name, count in old.items()
         if not name.startswith(".") and after.loads[name] < count and after.loads[name] - after.own_updates[name] <= 0
     }
+
+
+def _causes(old_view: str, new_view: str, keys: Iterable[str], attempt: RewriteContext) -> dict[str, str]:
+    """For each name (`.attr` or bare) that lost loads in the view, the flag whose change removed
+    them: the change nearest above the first line naming it that the rewrite did not keep as it
+    was. Two flags cleaned up in one file each take their own bookkeeping with them."""
+    kept = set(_line_map(old_view, new_view).values())
+    causes = {}
+    for key in keys:
+        lost_on = sorted(lines_naming(old_view, [key.lstrip(".")]) - kept)
+        causes[key] = attempt.flag_changed_near(lost_on[0] if lost_on else 0)
+    return causes
 
 
 def _line_map(original: str, rewritten: str) -> dict[int, int]:

@@ -9,7 +9,7 @@ statements anywhere in the module, and the statement when no name is left.
 from __future__ import annotations
 
 import bisect
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import libcst as cst
 
@@ -28,9 +28,9 @@ def bound_name(alias: cst.ImportAlias) -> str:
 
 
 class RemoveUnusedImports(BodyEditor):
-    def __init__(self, context: RewriteContext, unused: frozenset[str]) -> None:
+    def __init__(self, context: RewriteContext, unused: Mapping[str, str]) -> None:
         super().__init__(context)
-        self.unused = unused
+        self.unused = unused  # each name -> the flag whose cleanup took its last use
 
     def edit_small_statement(
         self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
@@ -46,7 +46,7 @@ class RemoveUnusedImports(BodyEditor):
                     original,
                     "removed-import",
                     f"{bound_name(alias)} has no use left in this module after the cleanup",
-                    self.context.flag_near(self.line_of(original)),
+                    self.unused[bound_name(alias)],
                 )
         if not kept:
             return []
