@@ -380,31 +380,40 @@ def run(
     flag_names = frozenset(flag.name for flag in config.flags)
     repository.flag_constants, ambiguous = repository.name_constants(flag_names)
     flag_facts = repository.facts(flag_names)
-    # A flag read as an object is refused as such: its definition (`Flag(...)`) gives it "another
-    # value" too, but what the user must do is declare how it is read.
-    report.refused += _read_as_objects(flag_facts)
-    for name, sites in conflicts(repository, config.flags, flag_facts).items():
-        if name not in flag_facts or not flag_facts[name].object_reads:
+    # A flag read as an object that something also gives another value (`USE_X = Flag(...)`) is
+    # refused as read as an object: what the user must do is declare how it is read.
+    conflicting = conflicts(repository, config.flags, flag_facts)
+    report.refused += _read_as_objects({name: flag_facts[name] for name in conflicting})
+    for name, sites in conflicting.items():
+        if not flag_facts[name].object_reads:
             message = f"{name}: not pruned: it is given another value at {', '.join(sites)}"
             report.refused.append(Refusal(name, "another-value", tuple(site.split(" ")[0] for site in sites), message))
-    refused = frozenset(refusal.flag for refusal in report.refused)
-    active = {flag.name: flag for flag in config.flags if flag.name not in refused}
-    frozen_out = set(repository.mentioning(refused))
-    flag_owners = {name: owners(flag, flag_facts[name]) for name, flag in active.items()}
-    constants = repository.flag_constants
-    name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
-    option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
+    # Other flags read as objects are tried: a fold may take every such read with the dead code
+    # (`callable(self.namer)` with namer = None); a read left after the cleanup refuses the flag.
+    tried_as_objects = frozenset(name for name in flag_names - frozenset(conflicting) if flag_facts[name].object_reads)
     workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1))
     try:
         # A file skipped once others were planned around its rewrite (a later round, or the safety
-        # gate) still reads what it read: the cleanup starts over with it skipped from the start.
-        # Each start skips one file more, so this ends.
+        # gate) still reads what it read, and a flag still read as an object is refused: the
+        # cleanup starts over without them. Each start skips a file or refuses a flag more, so
+        # this ends.
         while True:
             repository.rewritten.clear()
-            cascade = _Cascade(repository, config, active, frozen_out, flag_owners, workers)
-            cascade.name_constants, cascade.option_flags = name_constants, option_flags
+            refused = frozenset(refusal.flag for refusal in report.refused)
+            active = {flag.name: flag for flag in config.flags if flag.name not in refused}
+            flag_owners = {name: owners(flag, flag_facts[name]) for name, flag in active.items()}
+            cascade = _Cascade(repository, config, active, set(repository.mentioning(refused)), flag_owners, workers)
+            constants = repository.flag_constants
+            cascade.name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
+            cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
             cascade.run()
             if cascade.unsettled:
+                continue
+            # (named at their lines in the original texts, which are the ones the report speaks of)
+            left = repository.facts(tried_as_objects & frozenset(active))
+            still_objects = {name: flag_facts[name] for name, facts in left.items() if facts.object_reads}
+            if still_objects:
+                report.refused += _read_as_objects(still_objects)
                 continue
             edited = {
                 path: (source, rewritten.text)

@@ -21,7 +21,7 @@ from prune_flags.files import lines_naming
 from prune_flags.index import TreeNames, parse_ast, scan, statements_holding, tree_names
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags.passes import RemoveUnusedImports, Rewriter
-from prune_flags.passes.tables import spells
+from prune_flags.shapes import spells_option
 from prune_flags.report import Change
 from prune_flags.window import View, view_of
 
@@ -125,12 +125,12 @@ def _acts_on(tree: ast.Module, text: str, context: RewriteContext) -> bool:
     names them only inside longer strings or in comments (`pydoc_data/topics.py`) is never handed
     to LibCST."""
     names = context.acted_on()
-    if scan(tree, context.path, names, context.writers, context.accessors, text):
+    if scan(tree, context.path, names, context.writers, context.accessors, text, context.name_constants):
         return True
     return bool(context.option_flags) and any(
         isinstance(node, ast.Constant)
         and isinstance(node.value, str)
-        and any(spells(node.value, flag) for flag in context.option_flags)
+        and any(spells_option(node.value, flag, strings) for flag, strings in context.option_flags.items())
         for _, _, statement in statements_holding(tree.body, lines_naming(text, names))
         for node in ast.walk(statement)
     )
