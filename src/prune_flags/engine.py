@@ -92,11 +92,14 @@ class _Repository:
         return source.text if original else self.rewritten.get(path, source.text)
 
     def _candidates(self, names: frozenset[str]) -> list[Path]:
-        """Files whose bytes contain one of the names: the only ones worth decoding."""
+        """Files whose bytes contain one of the names: the only ones worth decoding; and rewritten
+        files whose text came to name one (a helper's call inlined as `CHANNEL`, with its import)."""
         if names not in self._candidate_cache:
             holding = set().union(*(self._files_with(word) for name in names for word in spellings(name)))
             self._candidate_cache[names] = [path for path in self.raw if path in holding]
-        return [path for path in self._candidate_cache[names] if path not in self.skipped and self.source(path)]
+        cached = self._candidate_cache[names]
+        gained = [path for path, text in self.rewritten.items() if path not in cached and mentions_any(text, names)]
+        return [path for path in cached + gained if path not in self.skipped and self.source(path)]
 
     def _files_with(self, name: str) -> list[Path]:
         """The files holding a name. The first few lookups read every file's bytes; past that,
