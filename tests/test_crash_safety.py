@@ -10,6 +10,7 @@ The delays come from a fixed seed.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import random
 import shutil
@@ -18,6 +19,8 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.context import BaseContext
 from pathlib import Path
 
 import pytest
@@ -91,16 +94,22 @@ def judge(trial: Trial, work: Path, old: dict[str, bytes], new: dict[str, bytes]
     return trial
 
 
-def forked_write(report: engine.Report, delay: float) -> None:
-    pid = os.fork()
-    if pid == 0:  # the child: write the cleanup, as `apply` does, and vanish
-        try:
-            engine.write_changes(report)
-        finally:
-            os._exit(0)
+def write_when_told(report: engine.Report, channel: Connection) -> None:
+    """The child: write the cleanup, as `apply` does, once the parent starts its clock."""
+    channel.send("ready")
+    channel.recv()
+    engine.write_changes(report)
+
+
+def forked_write(forks: BaseContext, report: engine.Report, delay: float) -> None:
+    ours, theirs = forks.Pipe()
+    child = forks.Process(target=write_when_told, args=(report, theirs))
+    child.start()
+    ours.recv()
+    ours.send("go")
     time.sleep(delay)
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+    child.kill()
+    child.join()
 
 
 APPLY = [sys.executable, "-m", "prune_flags", "apply", "--no-format", "--flag", "fast=False", "."]
@@ -134,13 +143,17 @@ def trials(tmp_path_factory: pytest.TempPathFactory) -> Trials:
     full = time.perf_counter() - started
     assert snapshot(work)[0] == new
 
+    # Forked by a fork server: this process may have threads by now (other tests' Dask), and a
+    # child forked beside them may deadlock (Python 3.12+ warns of it).
+    forks = multiprocessing.get_context("forkserver")
+    forks.set_forkserver_preload(["prune_flags.engine"])
     rng = random.Random(SEED)
     runs: list[Trial] = []
     rerun: tuple[bool, list[str]] | None = None
     for _ in range(FORKED_TRIALS):
         restore(template, work)
         trial = Trial("write phase", rng.uniform(0, took * 1.2))
-        forked_write(report, trial.delay)
+        forked_write(forks, report, trial.delay)
         runs.append(judge(trial, work, old, new))
         if trial.temporaries and rerun is None:
             rerun = finish(work, new)

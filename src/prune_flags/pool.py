@@ -2,6 +2,11 @@
 
 A run killed with SIGKILL has no chance to shut its pool down, and the workers would wait for
 work forever; each worker watches its parent instead, and exits once it is gone.
+
+Workers are forked where that is safe (they inherit what the run imported), and spawned
+elsewhere: on macOS, on a platform without `fork`, or from a process with threads. Never the
+fork server (the default from Python 3.14 on Linux): its workers are the server's children,
+not the run's, and would find their parent gone at once.
 """
 
 from __future__ import annotations
@@ -10,6 +15,8 @@ import os
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable
+
+from prune_flags.warm import fork_is_safe
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -20,12 +27,21 @@ def process_pool(
 ) -> ProcessPoolExecutor:
     # Imported here: concurrent.futures brings logging and multiprocessing (40 ms), which a run
     # small enough to rewrite in its own process never needs.
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    return ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(os.getpid(), initializer, initargs))
+    start_method = "fork" if fork_is_safe() else "spawn"
+    return ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context(start_method),
+        initializer=_start_worker,
+        initargs=(os.getpid(), initializer, initargs),
+    )
 
 
-def _start_worker(parent: int, initializer: Callable[..., object] | None, initargs: tuple[Any, ...]) -> None:
+def _start_worker(
+    parent: int, initializer: Callable[..., object] | None, initargs: tuple[Any, ...]
+) -> None:
     threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
     if initializer is not None:
         initializer(*initargs)

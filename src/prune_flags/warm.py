@@ -7,8 +7,9 @@ builds the index; then the child rewrites what the parent sends it, one batch at
 parent never imports LibCST unless it starts a pool for a large round.
 
 The child reads requests until its pipe closes, which happens when the parent exits, however
-it exits (killed too), so it never outlives the run. Where there is no `fork`, or the child is
-gone, the parent rewrites in its own process, as it would without this.
+it exits (killed too), so it never outlives the run. Where forking is unsafe (see
+`fork_is_safe`), or the child is gone, the parent rewrites in its own process, as it would
+without this.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import sys
 from typing import IO, Any, Callable
 
 
@@ -37,17 +39,44 @@ class Rewriter:
             self._requests.flush()
             return pickle.load(self._replies)
         except (OSError, EOFError, pickle.PickleError):
-            self.alive = False
+            self._close()
             return None
+
+    def _close(self) -> None:
+        self.alive = False
+        for pipe in (self._requests, self._replies):
+            try:
+                # Closes the descriptor even when flushing what the dead child never read fails;
+                # left open, that flush fails again at exit, and Python prints it.
+                pipe.close()
+            except OSError:
+                pass
 
 
 _rewriter: Rewriter | None = None
 
 
+def fork_is_safe() -> bool:
+    """Whether this process can fork a child that runs Python: a platform with `fork` other than
+    macOS (whose system libraries are not safe to use in a forked child), and no thread but
+    this one (a forked child inherits the locks other threads held, never released; Python
+    3.12+ warns of the deadlock)."""
+    return hasattr(os, "fork") and sys.platform != "darwin" and _thread_count() == 1
+
+
+def _thread_count() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))  # every thread, those started in C too
+    except OSError:
+        import threading
+
+        return threading.active_count()
+
+
 def start() -> None:
-    """Fork the child, once per process, where the platform can."""
+    """Fork the child, once per process, where it is safe (see `fork_is_safe`)."""
     global _rewriter
-    if _rewriter is not None or not hasattr(os, "fork"):
+    if _rewriter is not None or not fork_is_safe():
         return
     request_read, request_write = os.pipe()
     reply_read, reply_write = os.pipe()
