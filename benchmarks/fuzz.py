@@ -48,7 +48,10 @@ def hunt(examples: int, seed_value: int, only: frozenset[str] | None, without: f
     def one(program: Program) -> None:
         nonlocal ran
         ran += 1
-        finding = check(program, black)
+        try:
+            finding = check(program, black)
+        except ValueError as error:  # a generator bug: shown with the findings, the hunt goes on
+            finding = Finding("generator", "generator: the program itself is invalid", str(error), "")
         if finding is not None:
             found[finding.signature].append((program, finding))
         if ran % 250 == 0:
@@ -84,6 +87,9 @@ def main() -> int:
         print(f"\n=== {len(members)} x {signature}")
         shown: set[str] = set()
         for program, finding in sorted(members, key=lambda member: len(member[0].source))[: options.reduce]:
+            if finding.kind == "generator":
+                print(finding)
+                continue
             small, small_finding = reduce(program, finding, options.black)
             if small.source in shown:
                 continue

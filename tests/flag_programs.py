@@ -49,6 +49,8 @@ FIELD_FLAG = "fast"  # self.fast = <value> in Node.__init__, read as self.fast i
 CLASS_FLAG = "legacy"  # legacy = <value> in Node's body, read as self.legacy and Node.legacy
 INPUTS = (0, 1, 2, 3)  # every entry point is called with each
 RUN_SECONDS = 5  # a program (before or after) that runs longer is a finding: the driver never loops
+LOG_LIMIT = 10_000  # log entries: more is a runaway loop
+APPLY_SECONDS = 60  # a rewrite that takes longer is a finding (a program is under 40 lines)
 
 # Precedence levels, lowest binding first, as Python's grammar orders them.
 TERNARY, OR, AND, NOT, COMPARE, ADD, MULTIPLY, UNARY, ATOM = range(1, 10)
@@ -210,14 +212,34 @@ def or_over_operands(draw, builder: Builder, where: Where, depth: int) -> Expr:
     return Expr(f"{left.at(OR)} or {right.at(OR + 1)}", OR)
 
 
+@st.composite
+def plain_condition(draw, builder: Builder, where: Where) -> Expr:
+    """A condition that is not a flag: a parameter test or a logged call, maybe negated."""
+    leaf = draw(st.sampled_from([parameter_test, logged_call]))(builder, where, MAX_EXPRESSION_DEPTH)
+    operand = draw(leaf)
+    return Expr(f"not {operand.at(NOT)}", NOT) if draw(st.booleans()) else operand
+
+
+@expression_idiom(compound=True)
+def flag_with_condition(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    """`FAST or x > 1`, `self.fast and not log(...)`: a flag guarding an ordinary condition, the
+    commonest flag shape; the idioms that wrap an operand put it under `not`, `*`, `.attr`..."""
+    read = draw(flag_read(builder, where, depth))
+    condition = draw(plain_condition(builder, where))
+    operator, level = draw(st.sampled_from([("or", OR), ("and", AND)]))
+    if draw(st.booleans()):
+        return Expr(f"{read.text} {operator} {condition.at(level + 1)}", level)
+    return Expr(f"{condition.at(level)} {operator} {read.text}", level)
+
+
 @expression_idiom(compound=True)
 def negated_mixed_chain(draw, builder: Builder, where: Where, depth: int) -> Expr:
     """`not (FAST or x > 1 and not f())`: a negated chain that mixes `or` and `and`."""
-    first, second, third = (draw(expressions(builder, where, MAX_EXPRESSION_DEPTH)) for _ in range(3))
-    last = f"not {third.at(NOT)}" if draw(st.booleans()) else third.at(NOT)
+    first = draw(flag_read(builder, where, depth))
+    second, third = draw(plain_condition(builder, where)), draw(plain_condition(builder, where))
     if draw(st.booleans()):
-        return Expr(f"not ({first.at(AND)} or {second.at(NOT)} and {last})", NOT)
-    return Expr(f"not ({first.at(NOT)} and ({second.at(NOT)} or {last}))", NOT)
+        return Expr(f"not ({first.text} or {second.at(AND)} and {third.at(AND + 1)})", NOT)
+    return Expr(f"not ({first.text} and ({second.at(OR)} or {third.at(OR + 1)}))", NOT)
 
 
 @expression_idiom(compound=True)
@@ -341,13 +363,14 @@ def multiline_condition(draw, builder: Builder, where: Where, pad: str) -> list[
 @statement_idiom(nested)
 def bounded_while(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     counter = builder.tag("n")
-    test = condition(draw, builder, where)
-    body = draw(blocks(builder, deeper(where, loop=True), pad + "    "))
+    test = draw(expressions(builder, where))
+    body = draw(blocks(builder, deeper(where, loop=True), pad + "    ", most=2))
     if draw(st.booleans()):  # the counter in the test
-        return [f"{pad}{counter} = 0", f"{pad}while {counter} < 3 and {test}:", f"{pad}    {counter} += 1", *body]
+        head = f"while {counter} < 3 and {test.at(AND + 1)}:"
+        return [f"{pad}{counter} = 0", f"{pad}{head}", f"{pad}    {counter} += 1", *body]
     return [
         f"{pad}{counter} = 0",
-        f"{pad}while {test}:",
+        f"{pad}while {test.text}:",
         f"{pad}    {counter} += 1",
         f"{pad}    if {counter} > 2:",
         f"{pad}        break",
@@ -460,8 +483,8 @@ def programs(draw, only: Optional[frozenset[str]] = None, without: frozenset[str
 
 # -- running a program ---------------------------------------------------------------------------
 class RanTooLong(BaseException):
-    """Raised into a program that runs past RUN_SECONDS (a BaseException: `except Exception` in
-    the program does not catch it)."""
+    """Raised into a program that runs past RUN_SECONDS, or a rewrite past APPLY_SECONDS (a
+    BaseException: `except Exception` in the program does not catch it)."""
 
 
 @contextlib.contextmanager
@@ -474,12 +497,22 @@ def time_limit(seconds: float) -> Iterator[None]:
         raise RanTooLong()
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Repeating: an exception raised while the garbage collector runs a callback is swallowed.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+class BoundedLog(list):
+    """The program's LOG, which stops a runaway loop before it fills the memory."""
+
+    def append(self, item: object) -> None:
+        if len(self) >= LOG_LIMIT:
+            raise RanTooLong()
+        super().append(item)
 
 
 def drive(source: str, entries: tuple[str, ...]) -> str:
@@ -493,19 +526,18 @@ def drive(source: str, entries: tuple[str, ...]) -> str:
             for entry in entries:
                 owner, _, method = entry.rpartition(".")
                 for x in INPUTS:
-                    namespace["LOG"].clear()
+                    namespace["LOG"] = BoundedLog()
+                    target = namespace.get(owner or entry)
+                    if target is None:
+                        out.append(f"{entry}({x}) missing")
+                        continue
                     try:
-                        if owner:
-                            result = repr(getattr(namespace[owner](), method)(x))
-                        else:
-                            result = repr(namespace[entry](x))
-                    except KeyError:
-                        result = "missing"
+                        result = repr(getattr(target(), method)(x) if owner else target(x))
                     except Exception as error:  # what it raises is part of its behaviour
                         result = f"raises {type(error).__name__}: {error}"
                     out.append(f"{entry}({x}) = {result}; log {namespace['LOG']!r}")
     except RanTooLong:
-        out.append(f"ran past {RUN_SECONDS} s")
+        out.append(f"ran past {RUN_SECONDS} s or {LOG_LIMIT} log entries")
     except Exception as error:  # at import time
         out.append(f"import raises {type(error).__name__}: {error}")
     return "\n".join(out)
@@ -549,7 +581,11 @@ def pyproject(flags: dict[str, object], black: bool) -> str:
 
 def apply(directory: Path) -> tuple[int, str, Optional[str]]:
     """(exit code, stderr, traceback of an uncaught exception) of `prune-flags apply` in-process."""
-    result = CliRunner().invoke(app, ["apply", "-q", "-j", "1", str(directory)])
+    try:
+        with time_limit(APPLY_SECONDS):
+            result = CliRunner().invoke(app, ["apply", "-q", "-j", "1", str(directory)])
+    except RanTooLong:
+        return 1, "", f"RanTooLong: prune-flags apply ran past {APPLY_SECONDS} s"
     crash = None
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         crash = "".join(traceback.format_exception(type(result.exception), result.exception, result.exception.__traceback__))
@@ -602,6 +638,8 @@ def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Op
     if problem is not None:
         raise ValueError(f"the generator made a program that does not compile: {problem}\n{program}")
     before = drive(program.source, program.entries)
+    if "ran past" in before:
+        raise ValueError(f"the generator made a program that runs away\n{program}")
     flags = mentioned_flags(program)
     with tempfile.TemporaryDirectory(prefix="fuzz-") as name:
         root = Path(name)
@@ -743,7 +781,8 @@ def _still_a_flag_program(program: Program) -> bool:
             defined |= {t.id for s in node.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}
         if isinstance(node, ast.Assign):
             defined |= {t.attr for t in node.targets if isinstance(t, ast.Attribute)}
-    return all(name in defined for name in mentioned_flags(program))
+    bookkeeping = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr.startswith(("seen", "pending"))}
+    return all(name in defined for name in [*mentioned_flags(program), *bookkeeping])
 
 
 def reduce(program: Program, finding: Finding, black: bool = False, budget: int = 600) -> tuple[Program, Finding]:
