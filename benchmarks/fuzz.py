@@ -30,7 +30,13 @@ from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from flag_programs import Finding, Program, check, idiom_names, programs, reduce  # noqa: E402
 
 
-def hunt(examples: int, seed_value: int, only: frozenset[str] | None, without: frozenset[str], black: bool) -> tuple[int, dict[str, list[tuple[Program, Finding]]]]:
+def hunt(
+    examples: int,
+    seed_value: int,
+    only: frozenset[str] | None,
+    without: frozenset[str],
+    black: bool,
+) -> tuple[int, dict[str, list[tuple[Program, Finding]]]]:
     """(programs run, findings by signature), every example run, none stopping the search."""
     found: dict[str, list[tuple[Program, Finding]]] = defaultdict(list)
     ran = 0
@@ -51,11 +57,16 @@ def hunt(examples: int, seed_value: int, only: frozenset[str] | None, without: f
         try:
             finding = check(program, black)
         except ValueError as error:  # a generator bug: shown with the findings, the hunt goes on
-            finding = Finding("generator", "generator: the program itself is invalid", str(error), "")
+            finding = Finding(
+                "generator", "generator: the program itself is invalid", str(error), ""
+            )
         if finding is not None:
             found[finding.signature].append((program, finding))
         if ran % 250 == 0:
-            print(f"  {ran} programs, {sum(map(len, found.values()))} findings, {time.monotonic() - start:.0f} s", file=sys.stderr)
+            print(
+                f"  {ran} programs, {sum(map(len, found.values()))} findings, {time.monotonic() - start:.0f} s",
+                file=sys.stderr,
+            )
 
     one()
     return ran, found
@@ -66,9 +77,19 @@ def main() -> int:
     parser.add_argument("--examples", type=int, default=2000, help="programs to generate and check")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", nargs="*", metavar="IDIOM", help="generate only these idioms")
-    parser.add_argument("--without", nargs="*", default=[], metavar="IDIOM", help="leave these idioms out")
-    parser.add_argument("--black", action="store_true", help="configure black in the programs' repository")
-    parser.add_argument("--reduce", type=int, default=2, metavar="K", help="reduce the K smallest of each group (0: none)")
+    parser.add_argument(
+        "--without", nargs="*", default=[], metavar="IDIOM", help="leave these idioms out"
+    )
+    parser.add_argument(
+        "--black", action="store_true", help="configure black in the programs' repository"
+    )
+    parser.add_argument(
+        "--reduce",
+        type=int,
+        default=2,
+        metavar="K",
+        help="reduce the K smallest of each group (0: none)",
+    )
     parser.add_argument("--idioms", action="store_true", help="list the idiom names and stop")
     options = parser.parse_args()
     names = idiom_names()
@@ -80,13 +101,19 @@ def main() -> int:
         parser.error(f"unknown idioms: {', '.join(unknown)} (see --idioms)")
     start = time.monotonic()
     only = frozenset(options.only) if options.only else None
-    ran, found = hunt(options.examples, options.seed, only, frozenset(options.without), options.black)
+    ran, found = hunt(
+        options.examples, options.seed, only, frozenset(options.without), options.black
+    )
     total = sum(map(len, found.values()))
-    print(f"{ran} programs, {total} findings in {len(found)} groups, {time.monotonic() - start:.0f} s (seed {options.seed})")
+    print(
+        f"{ran} programs, {total} findings in {len(found)} groups, {time.monotonic() - start:.0f} s (seed {options.seed})"
+    )
     for signature, members in sorted(found.items(), key=lambda item: -len(item[1])):
         print(f"\n=== {len(members)} x {signature}")
         shown: set[str] = set()
-        for program, finding in sorted(members, key=lambda member: len(member[0].source))[: options.reduce]:
+        for program, finding in sorted(members, key=lambda member: len(member[0].source))[
+            : options.reduce
+        ]:
             if finding.kind == "generator":
                 print(finding)
                 continue
@@ -94,7 +121,9 @@ def main() -> int:
             if small.source in shown:
                 continue
             shown.add(small.source)
-            print(f"--- reduced from {len(program.source.splitlines())} to {len(small.source.splitlines())} lines ---")
+            print(
+                f"--- reduced from {len(program.source.splitlines())} to {len(small.source.splitlines())} lines ---"
+            )
             print(small)
             print(small_finding)
     return 1 if found else 0
