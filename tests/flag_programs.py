@@ -1,0 +1,913 @@
+"""Flag-shaped programs for the differential fuzzer, and the check that runs one through prune-flags.
+
+`programs()` is a hypothesis strategy for small (about 15 to 40 lines), valid, deterministic
+modules around up to three flags: a module constant `FAST`, an instance field `self.fast` set in
+`__init__`, and a class attribute `legacy` read as `self.legacy` and `Node.legacy`. Each code shape
+is one strategy below, registered under its name in EXPRESSIONS or STATEMENTS (`@expression_idiom`,
+`@statement_idiom`); adding an idiom is writing one more such function. `only=`/`without=` pick
+idioms by name, so a hunt can leave out the shapes whose bugs are already known.
+
+Every call with a side effect goes through `log(tag, value)`, which appends to `LOG` and returns
+its value, so short-circuit evaluation shows in the log. Loops are bounded by counters, nothing
+recurses, and the driver catches every exception into its output, so the same program always
+prints the same thing.
+
+`check(program)` writes the program into a temporary repository whose pyproject.toml holds the
+flags at their values, runs `prune-flags apply` in-process, and returns a `Finding` when the result
+does not compile (or warns), prints something else under the driver, still reads a flag, changes
+again on a second run, or was refused (exit 123) for a reason not in `DOCUMENTED_REFUSALS`.
+`reduce(program, finding)` shrinks a failing program, statement by statement and operand by
+operand, to a small one that fails the same way.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import re
+import signal
+import tempfile
+import threading
+import traceback
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Optional
+
+import libcst as cst
+from hypothesis import assume
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from prune_flags.cli import app
+
+# -- the flags -----------------------------------------------------------------------------------
+VALUES: tuple[object, ...] = (False, True, None, 0, 1, 2, "", "x")
+MODULE_FLAG = "FAST"  # FAST = <value> at module level, read as FAST
+FIELD_FLAG = "fast"  # self.fast = <value> in Node.__init__, read as self.fast in methods
+CLASS_FLAG = "legacy"  # legacy = <value> in Node's body, read as self.legacy and Node.legacy
+INPUTS = (0, 1, 2, 3)  # every entry point is called with each
+RUN_SECONDS = 5  # a program (before or after) that runs longer is a finding: the driver never loops
+LOG_LIMIT = 10_000  # log entries: more is a runaway loop
+APPLY_SECONDS = 60  # a rewrite that takes longer is a finding (a program is under 40 lines)
+
+# Precedence levels, lowest binding first, as Python's grammar orders them.
+TERNARY, OR, AND, NOT, COMPARE, ADD, MULTIPLY, UNARY, ATOM = range(1, 10)
+
+
+@dataclass(frozen=True)
+class Expr:
+    """Expression source and the precedence of its outermost operator."""
+
+    text: str
+    level: int
+
+    def at(self, level: int) -> str:
+        """The source, parenthesised if it binds less tightly than `level` requires."""
+        return f"({self.text})" if self.level < level else self.text
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where the code being drawn goes: what it may read and which statements are legal there."""
+
+    method: bool  # inside a Node method: `self` is there
+    loop: bool  # inside a while loop: break and continue are legal
+    depth: int  # statement nesting
+
+
+class Builder:
+    """What one program's drawing accumulates: the flags it has, unique tags, fields to declare,
+    and the idioms used (a finding's program says which shapes it is made of)."""
+
+    def __init__(self, flags: dict[str, object], enabled: frozenset[str]) -> None:
+        self.flags = flags
+        self.enabled = enabled
+        self.count = 0
+        self.fields: list[str] = []  # bookkeeping fields, declared `self.<name> = 0` in __init__
+        self.idioms: set[str] = set()
+
+    def tag(self, prefix: str = "t") -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def flag_reads(self, where: Where) -> list[str]:
+        reads = []
+        if MODULE_FLAG in self.flags:
+            reads.append(MODULE_FLAG)
+        if FIELD_FLAG in self.flags and where.method:
+            reads.append(f"self.{FIELD_FLAG}")
+        if CLASS_FLAG in self.flags:
+            reads += [f"self.{CLASS_FLAG}"] if where.method else []
+            reads.append(f"Node.{CLASS_FLAG}")
+        return reads
+
+
+@dataclass(frozen=True)
+class Program:
+    source: str
+    flags: dict[str, object]  # name -> the value it is fixed at
+    entries: tuple[str, ...]  # "entry0" (a function) or "Node.run0" (a method, on a fresh Node)
+    idioms: frozenset[str] = frozenset()
+
+    def __str__(self) -> str:
+        flags = ", ".join(f"{name}={value!r}" for name, value in self.flags.items())
+        return f"# flags: {flags}; entries: {', '.join(self.entries)}\n{self.source}"
+
+
+# -- the idiom registries ------------------------------------------------------------------------
+Strategy = Callable[..., st.SearchStrategy[Any]]
+# name -> (strategy(builder, where, depth), whether it draws sub-expressions)
+EXPRESSIONS: dict[str, tuple[Strategy, bool]] = {}
+# name -> (strategy(builder, where, pad), where it is legal)
+STATEMENTS: dict[str, tuple[Strategy, Callable[[Where], bool]]] = {}
+
+
+def expression_idiom(compound: bool) -> Callable[[Strategy], Strategy]:
+    """Register an expression shape; compound ones draw sub-expressions, down to MAX_EXPRESSION_DEPTH."""
+
+    def register(function: Strategy) -> Strategy:
+        composite = st.composite(function)
+        EXPRESSIONS[function.__name__] = (composite, compound)
+        return composite
+
+    return register
+
+
+def statement_idiom(
+    legal: Callable[[Where], bool] = lambda where: True,
+) -> Callable[[Strategy], Strategy]:
+    """Register a statement shape, drawn only where `legal(where)` holds."""
+
+    def register(function: Strategy) -> Strategy:
+        composite = st.composite(function)
+        STATEMENTS[function.__name__] = (composite, legal)
+        return composite
+
+    return register
+
+
+MAX_EXPRESSION_DEPTH = 3
+MAX_STATEMENT_DEPTH = 2
+
+
+@st.composite
+def expressions(draw, builder: Builder, where: Where, depth: int = 0) -> Expr:
+    """Any registered expression shape; flag reads weigh more so that most programs read flags."""
+    names = [
+        name
+        for name, (_, compound) in EXPRESSIONS.items()
+        if name in builder.enabled and (depth < MAX_EXPRESSION_DEPTH or not compound)
+    ]
+    if "flag_read" in names:
+        names += ["flag_read"] * (2 + depth)  # and the deeper, the likelier a leaf
+    name = draw(st.sampled_from(names))
+    builder.idioms.add(name)
+    return draw(EXPRESSIONS[name][0](builder, where, depth))
+
+
+def sub(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    return draw(expressions(builder, where, depth + 1))
+
+
+# -- expression idioms: leaves first (hypothesis shrinks toward the first) ---------------------
+@expression_idiom(compound=False)
+def flag_read(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    reads = builder.flag_reads(where)
+    return Expr(draw(st.sampled_from(reads)) if reads else "x", ATOM)
+
+
+@expression_idiom(compound=False)
+def parameter_test(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    """A condition that is not a flag: the parameter, or a comparison of it."""
+    text = draw(st.sampled_from(["x", "x > 1", "x == 0", "x < 2", "x != 3"]))
+    return Expr(text, ATOM if text == "x" else COMPARE)
+
+
+@expression_idiom(compound=False)
+def logged_call(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    argument = draw(st.sampled_from(["", ", False", ", x", ", x > 1", ", 0"]))
+    return Expr(f"log({builder.tag()!r}{argument})", ATOM)
+
+
+@expression_idiom(compound=False)
+def flag_comparison(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    read = draw(flag_read(builder, where, depth)).text
+    other = draw(st.sampled_from(VALUES))
+    shape = draw(
+        st.sampled_from(
+            ["== {v}", "!= {v}", "is None", "is not None", "in ({v}, None)", "not in ({v},)"]
+        )
+    )
+    return Expr(f"{read} {shape.format(v=repr(other))}", COMPARE)
+
+
+@expression_idiom(compound=True)
+def not_over_operand(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    return Expr(f"not {sub(draw, builder, where, depth).at(NOT)}", NOT)
+
+
+@expression_idiom(compound=True)
+def and_over_operands(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    left, right = sub(draw, builder, where, depth), sub(draw, builder, where, depth)
+    return Expr(f"{left.at(AND)} and {right.at(AND + 1)}", AND)
+
+
+@expression_idiom(compound=True)
+def or_over_operands(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    left, right = sub(draw, builder, where, depth), sub(draw, builder, where, depth)
+    return Expr(f"{left.at(OR)} or {right.at(OR + 1)}", OR)
+
+
+@st.composite
+def plain_condition(draw, builder: Builder, where: Where) -> Expr:
+    """A condition that is not a flag: a parameter test or a logged call, maybe negated."""
+    leaf = draw(st.sampled_from([parameter_test, logged_call]))(
+        builder, where, MAX_EXPRESSION_DEPTH
+    )
+    operand = draw(leaf)
+    return Expr(f"not {operand.at(NOT)}", NOT) if draw(st.booleans()) else operand
+
+
+@expression_idiom(compound=True)
+def flag_with_condition(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    """`FAST or x > 1`, `self.fast and not log(...)`: a flag guarding an ordinary condition, the
+    commonest flag shape; the idioms that wrap an operand put it under `not`, `*`, `.attr`..."""
+    read = draw(flag_read(builder, where, depth))
+    condition = draw(plain_condition(builder, where))
+    operator, level = draw(st.sampled_from([("or", OR), ("and", AND)]))
+    if draw(st.booleans()):
+        return Expr(f"{read.text} {operator} {condition.at(level + 1)}", level)
+    return Expr(f"{condition.at(level)} {operator} {read.text}", level)
+
+
+@expression_idiom(compound=True)
+def negated_mixed_chain(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    """`not (FAST or x > 1 and not f())`: a negated chain that mixes `or` and `and`."""
+    first = draw(flag_read(builder, where, depth))
+    second, third = draw(plain_condition(builder, where)), draw(plain_condition(builder, where))
+    if draw(st.booleans()):
+        return Expr(f"not ({first.text} or {second.at(AND)} and {third.at(AND + 1)})", NOT)
+    return Expr(f"not ({first.text} and ({second.at(OR)} or {third.at(OR + 1)}))", NOT)
+
+
+@expression_idiom(compound=True)
+def ternary(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    body, test, orelse = (sub(draw, builder, where, depth) for _ in range(3))
+    return Expr(
+        f"{body.at(TERNARY + 1)} if {test.at(TERNARY + 1)} else {orelse.at(TERNARY)}", TERNARY
+    )
+
+
+@expression_idiom(compound=True)
+def compared_operand(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    """`(FAST or x) > 1`: a simplified operand inside a comparison."""
+    operand = sub(draw, builder, where, depth).at(COMPARE + 1)
+    return Expr(f"{operand} {draw(st.sampled_from(['> 1', '== 0', '!= 2', '<= x']))}", COMPARE)
+
+
+@expression_idiom(compound=True)
+def multiplied_operand(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    """`3 * (FAST or x)`."""
+    return Expr(f"3 * {sub(draw, builder, where, depth).at(MULTIPLY + 1)}", MULTIPLY)
+
+
+@expression_idiom(compound=True)
+def added_operand(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    """`x + (FAST or 1)`."""
+    return Expr(f"x + {sub(draw, builder, where, depth).at(ADD + 1)}", ADD)
+
+
+@expression_idiom(compound=True)
+def negated_operand(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    """`-(FAST or x)`."""
+    return Expr(f"-{sub(draw, builder, where, depth).at(UNARY)}", UNARY)
+
+
+@expression_idiom(compound=True)
+def method_on_operand(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    """`(FAST or x).bit_length()`: the operand as an attribute's receiver."""
+    return Expr(f"{sub(draw, builder, where, depth).at(ATOM)}.bit_length()", ATOM)
+
+
+@expression_idiom(compound=True)
+def subscripted_operand(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    """`(FAST or "ab")[0]`, `self.legacy[0]`: the operand as a subscript's receiver."""
+    return Expr(f"{sub(draw, builder, where, depth).at(ATOM)}[0]", ATOM)
+
+
+@expression_idiom(compound=True)
+def subscripted_ternary(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    """`("ab" if FAST else "cd")[0]`: a folded ternary as a subscript's receiver."""
+    test = sub(draw, builder, where, depth).at(TERNARY + 1)
+    return Expr(f'("ab" if {test} else "cd")[{draw(st.sampled_from([0, 1]))}]', ATOM)
+
+
+@expression_idiom(compound=True)
+def lambda_body(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    """`(lambda: FAST or x)()`: a simplified expression as a lambda's body."""
+    return Expr(f"(lambda: {sub(draw, builder, where, depth).at(TERNARY)})()", ATOM)
+
+
+# -- statement idioms ----------------------------------------------------------------------------
+def condition(draw, builder: Builder, where: Where) -> str:
+    return draw(expressions(builder, where)).text
+
+
+def deeper(where: Where, loop: Optional[bool] = None) -> Where:
+    return Where(where.method, where.loop if loop is None else loop, where.depth + 1)
+
+
+@st.composite
+def blocks(draw, builder: Builder, where: Where, pad: str, most: int = 1) -> list[str]:
+    """One to `most` statements, each a registered shape legal here (nested bodies hold one, so
+    that programs stay readable)."""
+    names = [
+        name for name, (_, legal) in STATEMENTS.items() if name in builder.enabled and legal(where)
+    ]
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, most))):
+        name = draw(st.sampled_from(names))
+        builder.idioms.add(name)
+        lines += draw(STATEMENTS[name][0](builder, where, pad))
+    return lines
+
+
+def nested(where: Where) -> bool:
+    return where.depth < MAX_STATEMENT_DEPTH
+
+
+@statement_idiom()
+def value_assignment(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    return [f"{pad}y = {draw(expressions(builder, where)).text}"]
+
+
+@statement_idiom()
+def logged_statement(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    return [f"{pad}log({builder.tag()!r}, {draw(expressions(builder, where)).text})"]
+
+
+@statement_idiom(nested)
+def if_elif_else(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    inner = deeper(where)
+    comment = draw(st.sampled_from(["", f"  # {MODULE_FLAG} path", "  # fast path"]))
+    lines = [
+        f"{pad}if {condition(draw, builder, where)}:{comment}",
+        *draw(blocks(builder, inner, pad + "    ")),
+    ]
+    for _ in range(draw(st.integers(0, 1))):
+        lines += [
+            f"{pad}elif {condition(draw, builder, where)}:",
+            *draw(blocks(builder, inner, pad + "    ")),
+        ]
+    if draw(st.booleans()):
+        lines += [f"{pad}else:", *draw(blocks(builder, inner, pad + "    "))]
+    return lines
+
+
+@statement_idiom()
+def early_return(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    value = draw(st.sampled_from(["y", "x", repr(builder.tag("r"))]))
+    return [f"{pad}if {condition(draw, builder, where)}:", f"{pad}    return {value}"]
+
+
+@statement_idiom(nested)
+def multiline_condition(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """`if (a() and\\n        not b and\\n        not FAST):`, a parenthesised chain over lines."""
+    operator = draw(st.sampled_from(["and", "or"]))
+    operands = [
+        draw(expressions(builder, where, MAX_EXPRESSION_DEPTH)).at(NOT)
+        for _ in range(draw(st.integers(2, 3)))
+    ]
+    operands = [f"not {operand}" if draw(st.booleans()) else operand for operand in operands]
+    head = f" {operator}\n{pad}        ".join(operands)
+    return [f"{pad}if ({head}):", *draw(blocks(builder, deeper(where), pad + "    "))]
+
+
+@statement_idiom(nested)
+def bounded_while(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    counter = builder.tag("n")
+    test = draw(expressions(builder, where))
+    body = draw(blocks(builder, deeper(where, loop=True), pad + "    ", most=2))
+    if draw(st.booleans()):  # the counter in the test
+        head = f"while {counter} < 3 and {test.at(AND + 1)}:"
+        return [f"{pad}{counter} = 0", f"{pad}{head}", f"{pad}    {counter} += 1", *body]
+    return [
+        f"{pad}{counter} = 0",
+        f"{pad}while {test.text}:",
+        f"{pad}    {counter} += 1",
+        f"{pad}    if {counter} > 2:",
+        f"{pad}        break",
+        *body,
+    ]
+
+
+@statement_idiom(lambda where: where.loop)
+def loop_exit(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    return [
+        f"{pad}if {condition(draw, builder, where)}:",
+        f"{pad}    {draw(st.sampled_from(['break', 'continue']))}",
+    ]
+
+
+@statement_idiom(nested)
+def flag_in_local(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """`use = self.fast` then `if use and ...:`: a local that only carries the flag."""
+    local = builder.tag("use")
+    read = draw(flag_read(builder, where, 0)).text
+    test = draw(st.sampled_from([local, f"not {local}", f"{local} and x > 1", f"x > 1 or {local}"]))
+    return [
+        f"{pad}{local} = {read}",
+        f"{pad}if {test}:",
+        *draw(blocks(builder, deeper(where), pad + "    ")),
+    ]
+
+
+@statement_idiom(lambda where: where.method)
+def bookkeeping_field(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """`self.seen += 1`, read only under a flag condition: dead with it."""
+    name = builder.tag("seen")
+    builder.fields.append(name)
+    test = condition(draw, builder, where)
+    return [
+        f"{pad}self.{name} += 1",
+        f"{pad}if {test}:",
+        f"{pad}    log({builder.tag()!r}, self.{name})",
+    ]
+
+
+@statement_idiom(lambda where: where.method)
+def field_assert(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """`assert self.pending >= 0`: an assert (always true) on a field that the flag's branch writes."""
+    name = builder.tag("pending")
+    builder.fields.append(name)
+    test = condition(draw, builder, where)
+    return [
+        f"{pad}if {test}:",
+        f"{pad}    self.{name} += 1",
+        f"{pad}assert self.{name} >= 0, {builder.tag('a')!r}",
+    ]
+
+
+@statement_idiom()
+def commented_statement(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    comment = draw(
+        st.sampled_from(
+            [f"# {MODULE_FLAG}: the old path", f"# {FIELD_FLAG} is read below", "# unrelated"]
+        )
+    )
+    return [f"{pad}{comment}", *draw(blocks(builder, where, pad, most=1))]
+
+
+# -- whole programs ------------------------------------------------------------------------------
+HEADER = """\
+LOG = []
+
+
+def log(tag, value=True):
+    LOG.append((tag, value))
+    return value
+"""
+
+
+def idiom_names() -> list[str]:
+    return [*EXPRESSIONS, *STATEMENTS]
+
+
+MAX_LINES = 40  # a finding must be readable at a glance
+
+
+@st.composite
+def programs(
+    draw, only: Optional[frozenset[str]] = None, without: frozenset[str] = frozenset()
+) -> Program:
+    """One program under MAX_LINES lines: up to three flags, a Node class when a field or class
+    flag needs it, and two entry points at most (methods of Node, module functions)."""
+    enabled = frozenset(idiom_names() if only is None else only) - without
+    kinds = draw(
+        st.lists(
+            st.sampled_from([MODULE_FLAG, FIELD_FLAG, CLASS_FLAG]),
+            min_size=1,
+            max_size=3,
+            unique=True,
+        )
+    )
+    flags = {name: draw(st.sampled_from(VALUES)) for name in sorted(kinds)}
+    builder = Builder(flags, enabled)
+    lines = [HEADER]
+    if MODULE_FLAG in flags:
+        comment = draw(st.sampled_from(["", "  # the old path"]))
+        lines += ["", f"{MODULE_FLAG} = {flags[MODULE_FLAG]!r}{comment}"]
+    entries: list[str] = []
+    methods: list[str] = []
+    if FIELD_FLAG in flags or CLASS_FLAG in flags:
+        for index in range(draw(st.integers(1, 2))):
+            methods += ["", f"    def run{index}(self, x):", "        y = 0"]
+            methods += draw(blocks(builder, Where(True, False, 0), " " * 8, most=2))
+            methods += ["        return y"]
+            entries.append(f"Node.run{index}")
+    functions: list[str] = []
+    for index in range(draw(st.integers(0 if methods else 1, 2 - len(entries)))):
+        functions += ["", "", f"def entry{index}(x):", "    y = 0"]
+        functions += draw(blocks(builder, Where(False, False, 0), " " * 4, most=2))
+        functions += ["    return y"]
+        entries.append(f"entry{index}")
+    if methods:
+        lines += ["", "", "class Node:"]
+        if CLASS_FLAG in flags:
+            lines += [f"    {CLASS_FLAG} = {flags[CLASS_FLAG]!r}", ""]
+        lines += ["    def __init__(self):"]
+        if FIELD_FLAG in flags:
+            lines += [f"        self.{FIELD_FLAG} = {flags[FIELD_FLAG]!r}"]
+        lines += [f"        self.{name} = 0" for name in builder.fields]
+        if FIELD_FLAG not in flags and not builder.fields:
+            lines += ["        self.ready = True"]
+        lines += methods
+    lines += functions
+    # The entry points are the module's public interface, as callers elsewhere would use them;
+    # without this, prune-flags may delete a class whose last reference in the module was a flag read.
+    public = sorted({"LOG", "log", *(entry.partition(".")[0] for entry in entries)})
+    lines += ["", "", f"__all__ = {public!r}"]
+    source = "\n".join(lines) + "\n"
+    assume(source.count("\n") < MAX_LINES)
+    return Program(source, flags, tuple(entries), frozenset(builder.idioms))
+
+
+# -- running a program ---------------------------------------------------------------------------
+class RanTooLong(BaseException):
+    """Raised into a program that runs past RUN_SECONDS, or a rewrite past APPLY_SECONDS (a
+    BaseException: `except Exception` in the program does not catch it)."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only; the generator's loops are bounded anyway
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise RanTooLong()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    # Repeating: an exception raised while the garbage collector runs a callback is swallowed.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class BoundedLog(list):
+    """The program's LOG, which stops a runaway loop before it fills the memory."""
+
+    def append(self, item: object) -> None:
+        if len(self) >= LOG_LIMIT:
+            raise RanTooLong()
+        super().append(item)
+
+
+def drive(source: str, entries: tuple[str, ...]) -> str:
+    """What the program does: for every entry point and input, its result or exception and the log.
+    An entry point the program no longer has prints as missing."""
+    namespace: dict[str, Any] = {"__name__": "program"}
+    out: list[str] = []
+    try:
+        with time_limit(RUN_SECONDS):
+            exec(compile(source, "program.py", "exec"), namespace)
+            for entry in entries:
+                owner, _, method = entry.rpartition(".")
+                for x in INPUTS:
+                    namespace["LOG"] = BoundedLog()
+                    target = namespace.get(owner or entry)
+                    if target is None:
+                        out.append(f"{entry}({x}) missing")
+                        continue
+                    try:
+                        result = repr(getattr(target(), method)(x) if owner else target(x))
+                    except Exception as error:  # what it raises is part of its behaviour
+                        result = f"raises {type(error).__name__}: {error}"
+                    out.append(f"{entry}({x}) = {result}; log {namespace['LOG']!r}")
+    except RanTooLong:
+        out.append(f"ran past {RUN_SECONDS} s or {LOG_LIMIT} log entries")
+    except Exception as error:  # at import time
+        out.append(f"import raises {type(error).__name__}: {error}")
+    return "\n".join(out)
+
+
+# -- the check -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Finding:
+    kind: str  # refused, crash, does-not-compile, output-differs, flag-remains, not-idempotent
+    signature: str  # kind plus what tells this failure from others of its kind (no line numbers)
+    detail: str  # what a reader needs: the message, or the two outputs
+    after: str  # the rewritten source ("" when nothing was written)
+
+    def __str__(self) -> str:
+        after = f"--- after ---\n{self.after}" if self.after else "(nothing written)"
+        return f"{self.signature}\n{self.detail}\n{after}"
+
+
+# Exit 123 is a finding unless stderr matches one of these (a regex, and why the refusal is
+# right). Only refusals the README documents belong here; a skipped file ("internal error", "does
+# not parse") never does. The generator writes no other value to a flag, so today none applies.
+DOCUMENTED_REFUSALS: dict[str, str] = {
+    r"not pruned: it is given another value at": "a write of another value is a conflict (README: Conflicts)",
+}
+
+
+def pyproject(flags: dict[str, object], black: bool) -> str:
+    def toml(value: object) -> str:
+        if value is None:
+            return '{ python = "None" }'
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return repr(value).replace("'", '"')
+
+    lines = [
+        "[tool.prune-flags.flags]",
+        *(f"{name} = {toml(value)}" for name, value in flags.items()),
+    ]
+    if black:
+        lines += ["", "[tool.black]", "line-length = 100"]
+    return "\n".join(lines) + "\n"
+
+
+def apply(directory: Path) -> tuple[int, str, Optional[str]]:
+    """(exit code, stderr, traceback of an uncaught exception) of `prune-flags apply` in-process."""
+    try:
+        with time_limit(APPLY_SECONDS):
+            result = CliRunner().invoke(app, ["apply", "-q", "-j", "1", str(directory)])
+    except RanTooLong:
+        return 1, "", f"RanTooLong: prune-flags apply ran past {APPLY_SECONDS} s"
+    crash = None
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        crash = "".join(
+            traceback.format_exception(
+                type(result.exception), result.exception, result.exception.__traceback__
+            )
+        )
+    return result.exit_code, result.stderr, crash
+
+
+def compile_error(source: str) -> Optional[str]:
+    """Why `source` does not compile cleanly (a SyntaxWarning counts), or None."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            compile(source, "program.py", "exec")
+        except (SyntaxError, SyntaxWarning, ValueError) as error:
+            return f"{type(error).__name__}: {error.args[0] if error.args else error}"
+    return None
+
+
+def flag_reads(source: str, flags: dict[str, object]) -> list[str]:
+    """Every identifier in `source` that names a flag: `FAST`, `x.fast`, `Node.legacy`."""
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and node.id in flags:
+            names.append(node.id)
+        elif isinstance(node, ast.Attribute) and node.attr in flags:
+            names.append(f".{node.attr}")
+    return sorted(set(names))
+
+
+def mentioned_flags(program: Program) -> dict[str, object]:
+    """The flags the source still names (a reduced program may have lost one entirely)."""
+    tree = ast.parse(program.source)
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    return {name: value for name, value in program.flags.items() if name in names}
+
+
+def normalized(text: str) -> str:
+    """A message without paths, line numbers and tags, so findings of one kind group together."""
+    text = re.sub(r"\S*/program\.py", "program.py", text)
+    text = re.sub(r"\d+", "N", text)
+    return " ".join(text.split())[:160]
+
+
+Rewrite = Callable[[Path], tuple[int, str, Optional[str]]]
+
+
+def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Optional[Finding]:
+    """Run `program` through `rewrite` (`prune-flags apply`) and say what went wrong, if anything."""
+    problem = compile_error(program.source)
+    if problem is not None:
+        raise ValueError(
+            f"the generator made a program that does not compile: {problem}\n{program}"
+        )
+    before = drive(program.source, program.entries)
+    if "ran past" in before:
+        raise ValueError(f"the generator made a program that runs away\n{program}")
+    flags = mentioned_flags(program)
+    with tempfile.TemporaryDirectory(prefix="fuzz-") as name:
+        root = Path(name)
+        (root / ".git").mkdir()
+        (root / "pyproject.toml").write_text(pyproject(flags, black))
+        path = root / "program.py"
+        path.write_text(program.source)
+        code, stderr, crash = rewrite(root)
+        after = path.read_text()
+        written = after if after != program.source else ""  # what a refusal or crash shows
+        if crash is not None:
+            last = crash.strip().splitlines()[-1]
+            return Finding("crash", f"crash: {normalized(last)}", crash, written)
+        if code == 123:
+            if any(re.search(pattern, stderr) for pattern in DOCUMENTED_REFUSALS):
+                return None
+            return Finding("refused", f"refused: {normalized(stderr)}", stderr, written)
+        if code != 0:
+            return Finding("crash", f"exit {code}: {normalized(stderr)}", stderr, written)
+        problem = compile_error(after)
+        if problem is not None:
+            return Finding(
+                "does-not-compile", f"does-not-compile: {normalized(problem)}", problem, after
+            )
+        left = flag_reads(after, flags)
+        if left:
+            return Finding(
+                "flag-remains", f"flag-remains: {' '.join(left)}", f"still read: {left}", after
+            )
+        now = drive(after, program.entries)
+        if now != before:
+            return Finding("output-differs", "output-differs", first_difference(before, now), after)
+        code, stderr, crash = rewrite(root)
+        again = path.read_text()
+        if crash is not None or code != 0 or again != after:
+            detail = crash or stderr or "the second run changed the file"
+            return Finding(
+                "not-idempotent", "not-idempotent", f"{detail}\n--- second run ---\n{again}", after
+            )
+    return None
+
+
+def first_difference(before: str, after: str) -> str:
+    for old, new in zip(before.splitlines(), after.splitlines()):
+        if old != new:
+            return f"before: {old}\nafter:  {new}"
+    return f"before:\n{before}\nafter:\n{after}"
+
+
+# -- reducing a failing program ------------------------------------------------------------------
+class _Edit(cst.CSTTransformer):
+    """Applies the `target`-th simplification in visiting order (or only counts them, target -1):
+    drop a statement, replace an `if`/`while` by its body, drop an `else`, keep one operand of
+    `and`/`or`/`not`/a comparison/a ternary, drop a comment line."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.sites = 0
+
+    def _offer(self, original: cst.CSTNode, *alternatives: Any) -> Any:
+        for alternative in alternatives:
+            if getattr(original, "lpar", None) and not getattr(alternative, "lpar", True):
+                alternative = alternative.with_changes(lpar=original.lpar, rpar=original.rpar)
+            if self.sites == self.target:
+                self.sites += 1
+                return alternative
+            self.sites += 1
+        return original
+
+    def _drop_statements(self, node: Any) -> Any:
+        body = list(node.body)
+        for index in range(len(body)):
+            if len(body) > 1 and self.sites == self.target:
+                self.sites += 1
+                return node.with_changes(body=body[:index] + body[index + 1 :])
+            self.sites += 1
+        return node
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> Any:
+        return self._drop_statements(updated)
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> Any:
+        return self._drop_statements(updated)
+
+    def leave_If(self, original: cst.If, updated: cst.If) -> Any:
+        options: list[Any] = [cst.FlattenSentinel(updated.body.body)]
+        if updated.orelse is not None:
+            options.append(updated.with_changes(orelse=None))
+            if isinstance(updated.orelse, cst.Else):
+                options.append(cst.FlattenSentinel(updated.orelse.body.body))
+        return self._offer(updated, *options)
+
+    def leave_While(self, original: cst.While, updated: cst.While) -> Any:
+        return self._offer(updated, cst.FlattenSentinel(updated.body.body))
+
+    def leave_BooleanOperation(
+        self, original: cst.BooleanOperation, updated: cst.BooleanOperation
+    ) -> Any:
+        return self._offer(updated, updated.left, updated.right)
+
+    def leave_UnaryOperation(
+        self, original: cst.UnaryOperation, updated: cst.UnaryOperation
+    ) -> Any:
+        return self._offer(updated, updated.expression)
+
+    def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> Any:
+        return self._offer(updated, updated.body, updated.orelse, updated.test)
+
+    def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> Any:
+        return self._offer(updated, updated.left)
+
+    def leave_BinaryOperation(
+        self, original: cst.BinaryOperation, updated: cst.BinaryOperation
+    ) -> Any:
+        return self._offer(updated, updated.left, updated.right)
+
+    def leave_EmptyLine(self, original: cst.EmptyLine, updated: cst.EmptyLine) -> Any:
+        if updated.comment is None:
+            return updated
+        return self._offer(updated, cst.RemoveFromParent())
+
+    def leave_TrailingWhitespace(
+        self, original: cst.TrailingWhitespace, updated: cst.TrailingWhitespace
+    ) -> Any:
+        if updated.comment is None:
+            return updated
+        return self._offer(
+            updated, updated.with_changes(comment=None, whitespace=cst.SimpleWhitespace(""))
+        )
+
+
+def _edited(source: str, target: int) -> tuple[Optional[str], int]:
+    """(the source with edit `target` applied or None if it does not parse, number of edits)."""
+    editor = _Edit(target)
+    try:
+        text = cst.parse_module(source).visit(editor).code
+    except Exception:  # an edit LibCST cannot render (an empty body): not a candidate
+        return None, editor.sites
+    return text, editor.sites
+
+
+def _still_a_flag_program(program: Program) -> bool:
+    """A reduction keeps what makes the program meaningful: it compiles cleanly, keeps `log` and
+    `__all__`, runs without NameError (a flag read whose definition was dropped is not the tool's
+    bug), and every flag it still names keeps its definition."""
+    if (
+        compile_error(program.source) is not None
+        or not program.source.startswith(HEADER)
+        or "__all__" not in program.source
+    ):
+        return False
+    output = drive(program.source, program.entries)
+    if re.search(
+        r"NameError|UnboundLocalError|has no attribute '(fast|legacy|seen|pending)|ran past|import raises",
+        output,
+    ):
+        return False
+    tree = ast.parse(program.source)
+    defined = {
+        t.id
+        for n in tree.body
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            defined |= {
+                t.id
+                for s in node.body
+                if isinstance(s, ast.Assign)
+                for t in s.targets
+                if isinstance(t, ast.Name)
+            }
+        if isinstance(node, ast.Assign):
+            defined |= {t.attr for t in node.targets if isinstance(t, ast.Attribute)}
+    bookkeeping = {
+        n.attr
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and n.attr.startswith(("seen", "pending"))
+    }
+    return all(name in defined for name in [*mentioned_flags(program), *bookkeeping])
+
+
+def reduce(
+    program: Program, finding: Finding, black: bool = False, budget: int = 600
+) -> tuple[Program, Finding]:
+    """A smaller program that fails with the same signature: greedy, one edit at a time, until no
+    single edit keeps the failure (or `budget` checks are spent)."""
+    checks = 0
+    changed = True
+    while changed and checks < budget:
+        changed = False
+        target = 0
+        while checks < budget:
+            text, sites = _edited(program.source, target)
+            if target >= sites:
+                break
+            target += 1
+            if text is None or text == program.source:
+                continue
+            candidate = replace(program, source=text)
+            if not _still_a_flag_program(candidate):
+                continue
+            checks += 1
+            again = check(candidate, black)
+            if again is not None and again.signature == finding.signature:
+                program, finding, changed = candidate, again, True
+                target -= 1  # the same position now holds the next candidate
+    return replace(program, flags=mentioned_flags(program)), finding
