@@ -331,14 +331,19 @@ def test_a_flag_that_an_attribute_call_or_subscript_acts_on_stays(read: str) -> 
     assert behaviour(after, ["C().g(1)"]) == behaviour(source, ["C().g(1)"])
 
 
-def test_a_simplification_puts_no_constant_where_an_attribute_acts_on_it() -> None:
+def test_a_simplification_puts_a_constant_where_an_attribute_acts_on_it_only_if_it_has_it() -> None:
+    # In parentheses, never `1 is None` (a SyntaxWarning) or `1.real` (which does not parse).
     source = '''
         FAST = False
+        LEVEL = 1
         def g(x):
             return (FAST and x).real, (x if FAST else None).__class__, ("a" if FAST else "b").upper()
+        def h(x):
+            return (LEVEL is None).bit_length(), (LEVEL + 0).real, (FAST or None).value
     '''
-    after = pruned_alike(source, over("g"), FAST=False)
-    assert '    return (False and x).real, (x if False else None).__class__, "B"\n' in after
+    after = pruned_alike(source, over("g") + over("h"), FAST=False, LEVEL=1)
+    assert '    return (False).real, (None).__class__, "B"\n' in after
+    assert '    return (False).bit_length(), (1 + 0).real, (False or None).value\n' in after
 
 
 def test_a_lookup_that_an_attribute_acts_on_stays_unless_it_is_an_environment_string(

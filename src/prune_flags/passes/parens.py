@@ -14,8 +14,9 @@ every replacement goes through `ExpressionEditor`, the base of those passes, whi
   parent decides, and so on up to the statement;
 * parenthesises it where its precedence is lower than its position allows, by Python's grammar
   (`-1 ** 2` is not `(-1) ** 2`);
-* keeps a constant out of the receiver of an attribute, call or subscript (`None(d)`,
-  `False.value`): the node stays as it was;
+* keeps a constant out of the receiver of an attribute, call or subscript it lacks (`None(d)`,
+  `False.value`): the node stays as it was; one whose type has the attribute stands in
+  parentheses (`(x is None).bit_length()` -> `(False).bit_length()`, never `1 is None`);
 * and keeps a replacement out of an f-string where it cannot be written there (`f"{FLAG=}"`
   prints the expression's text; before Python 3.12 an expression cannot hold the f-string's quote
   or a backslash).
@@ -147,11 +148,14 @@ def standing_alone(old: cst.BaseExpression, new: cst.BaseExpression) -> cst.Base
     return placed if "\n" in cst.Module([]).code_for_node(bare) else bare
 
 
-def has_no_members(node: cst.BaseExpression) -> bool:
-    """A constant that no attribute, call or subscript of makes sense on: None, a bool, a number.
-    (A string's methods and a tuple's items are what the code computes.)"""
+def lacks_member(node: cst.BaseExpression, member: str | None) -> bool:
+    """A constant (None, a bool, a number) that the attribute `member`, or a call or subscript
+    (member None), makes no sense on. A string's methods and a tuple's items are what the code
+    computes, and so is a method the constant's type has (`(x > 1).bit_length()`)."""
     value = constant_value(node)
-    return value is not UNKNOWN and not isinstance(value, (str, tuple))
+    if value is UNKNOWN or isinstance(value, (str, tuple)):
+        return False
+    return member is None or not hasattr(value, member)
 
 
 _STATEMENTS: Final = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
@@ -219,7 +223,8 @@ class ExpressionEditor(BodyEditor):
         super().__init__(context)
         self._depth = 0  # of the node being visited
         self._pending: list[_Pending] = []  # waiting for their parent, innermost last
-        self._receivers: set[int] = set()  # original expressions an attribute, call or subscript acts on
+        # Original expressions an attribute (by its name), call or subscript (None) acts on.
+        self._receivers: dict[int, str | None] = {}
         self._quotes: list[str] = []  # the quote of each enclosing f-string
         self._verbatim = 0  # enclosing `{expr=}` f-string parts: their text is printed
 
@@ -228,9 +233,15 @@ class ExpressionEditor(BodyEditor):
 
     def fitted(self, original: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression | None:
         """`new` as it may stand in `original`'s place, or None where it may not: a constant
-        without members as a receiver, anything in a `{expr=}`, or what an f-string cannot hold."""
-        if self._verbatim or (self.is_receiver(original) and has_no_members(new)):
+        as a receiver of what it lacks, anything in a `{expr=}`, or what an f-string cannot hold.
+        A constant receiver of a member it has stands in parentheses (`(1).bit_length()`)."""
+        if self._verbatim:
             return None
+        if self.is_receiver(original) and constant_value(new) is not UNKNOWN:
+            if lacks_member(new, self._receivers[id(original)]):
+                return None
+            if not new.lpar and not isinstance(new, (cst.SimpleString, cst.Tuple)):
+                new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         if not self._quotes:
             return new
         text = constant_value(new) if isinstance(new, cst.SimpleString) else UNKNOWN
@@ -242,10 +253,12 @@ class ExpressionEditor(BodyEditor):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self._depth += 1
-        if isinstance(node, (cst.Attribute, cst.Subscript)):
-            self._receivers.add(id(node.value))
+        if isinstance(node, cst.Attribute):
+            self._receivers[id(node.value)] = node.attr.value
+        elif isinstance(node, cst.Subscript):
+            self._receivers[id(node.value)] = None
         elif isinstance(node, cst.Call):
-            self._receivers.add(id(node.func))
+            self._receivers[id(node.func)] = None
         elif isinstance(node, cst.FormattedString):
             self._quotes.append(node.end[0])
         elif isinstance(node, cst.FormattedStringExpression) and node.equal is not None:
