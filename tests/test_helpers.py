@@ -393,15 +393,13 @@ def test_parentheses_where_the_expression_needs_them() -> None:
             value = _one().real + _one()
             return _pair(), (_sum()), _name().join(g), not _sum()
     """
-    # `not 1 + 2` is `not (1 + 2)`; a number is never the receiver of an attribute (issue 14).
+    # `not 1 + 2` is `not (1 + 2)`; a number receives an attribute only in parentheses (`1.real`
+    # does not parse).
     assert inline(caller, helpers) == dedent("""
-        from pkg.channels import _one
-
-
         def f(g):
             total = (1 + 2) * 2
             g((1, 2), key=1 + 2)
-            value = _one().real + 1
+            value = (1).real + 1
             return (1, 2), (1 + 2), "x".join(g), not 1 + 2
         """)
 
