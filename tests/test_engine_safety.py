@@ -190,6 +190,44 @@ def test_each_change_is_credited_to_the_flag_whose_cleanup_caused_it(
     ]
 
 
+NODE_TWO_FLAGS = """\
+class Node:
+    def __init__(self):
+        self.fast = False
+        self.slow = False
+
+    def a(self):
+        if self.fast:
+            return 1
+        return 2
+
+    def __del__(self):
+        if self.slow:
+            print("slow")
+
+    def b(self, ready):
+        if ready:
+            if self.slow:
+                print("slow")
+        return ready
+"""
+
+
+def test_an_emptied_body_is_credited_to_the_flag_whose_change_emptied_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A function or `if` whose body folded away goes in the name of the flag folded inside it,
+    not the nearest one inlined above (before: `fast`, read in the method above)."""
+    root = make_tree(tmp_path / "repo", {"node.py": NODE_TWO_FLAGS})
+    result = invoke(root, monkeypatch, "diff", "--no-color", "--report", "r.json", "--flag", "fast=False",
+                    "--flag", "slow=False", ".")
+    assert result.exit_code == 1, result.output
+    changes = json.loads((root / "r.json").read_text())["files"][0]["changes"]
+    credited = {(change["line"], change["action"]): change["flag"] for change in changes
+                if change["action"] in ("emptied-function", "removed-empty-if")}
+    assert credited == {(2, "emptied-function"): "fast", (11, "emptied-function"): "slow", (16, "removed-empty-if"): "slow"}
+
+
 # -- item 12: files with nothing to do are never parsed by LibCST; deep files are rewritten -------
 def test_a_file_naming_the_flag_only_inside_strings_is_never_handed_to_libcst(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

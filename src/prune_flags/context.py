@@ -87,6 +87,12 @@ class RewriteContext:
             return max(above)[1]
         return next(iter(self.flags), "")
 
+    def flag_changed_within(self, span: CodeRange) -> str:
+        """The flag of the first change recorded inside `span`: what emptied a body there. Without
+        one, the nearest inlining."""
+        lines = range(span.start.line, span.end.line + 1)
+        return next((change.flag for change in self.changes if change.line in lines), self.flag_near(span.start.line))
+
     def flag_changed_near(self, line: int) -> str:
         """The flag of the change recorded nearest at or above `line` (the last one on that line):
         what removed the code there. Without one, the nearest inlining."""

@@ -56,7 +56,8 @@ class FoldBranches(BodyEditor):
             return self._fold_keeping_effect(original, updated, leading, *effect)
         if value is None or not flag:
             if is_empty(updated.body) and updated.orelse is None and is_pure(updated.test):
-                self.record(original, "removed-empty-if", "its body had nothing left", self.context.flag_near(self.line_of(original)))
+                flag = self.context.flag_changed_within(self.get_metadata(PositionProvider, original))
+                self.record(original, "removed-empty-if", "its body had nothing left", flag)
                 return Edit(carry=detached_lines(leading))
             return self._fold_elifs(original, updated)
         if value:

@@ -9,6 +9,7 @@ applies that decision to one file.
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import PositionProvider
 
 from prune_flags.passes.body import Edit, detached_lines, is_empty
 from prune_flags.passes.lookups import FlagNaming, shape_argument
@@ -37,7 +38,7 @@ class PruneDeadWrites(FlagNaming):
                     original,
                     "emptied-function",
                     f"{name}'s body folded away; it stays (with `pass`) while something may call it",
-                    self.context.flag_near(self.line_of(original)),
+                    self.context.flag_changed_within(self.get_metadata(PositionProvider, original)),
                 )
         return super().edit_statement(original, updated)
 
