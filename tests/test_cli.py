@@ -125,12 +125,27 @@ def test_syntax_error_is_skipped_and_the_rest_written(repo: Path) -> None:
     assert (repo / "node.py").read_text() == PRUNED.replace("        pass\n", "        self.fast = False\n")
 
 
-def test_conflicting_write_refuses_the_flag(repo: Path) -> None:
+def test_a_write_of_another_value_is_overridden_and_said_on_stderr(repo: Path) -> None:
+    (repo / "main.py").write_text("from node import Node\n\nnode = Node()\nnode.fast = True\nprint(node.run())\n")
+    result = invoke("apply", "--flag", "fast=False", "--report", "r.json", ".")
+    assert result.exit_code == 0, result.output
+    assert "prune-flags: main.py:4: overrode fast = True (the config fixes it at False)\n" in result.stderr
+    assert (repo / "node.py").read_text() == PRUNED
+    assert (repo / "main.py").read_text() == "from node import Node\n\nnode = Node()\nprint(node.run())\n"
+    changes = json.loads((repo / "r.json").read_text())["files"][0]["changes"]
+    reason = "overrode fast = True (the config fixes it at False)"
+    assert changes == [{"line": 4, "flag": "fast", "action": "overridden", "reason": reason}]
+
+
+@pytest.mark.parametrize("how", [["--strict"], ["--config", "strict.toml"]])
+def test_under_strict_a_write_of_another_value_refuses_the_flag(repo: Path, how: list[str]) -> None:
+    (repo / "strict.toml").write_text("strict = true\n\n[flags]\nfast = false\n")
     (repo / "main.py").write_text("from node import Node\n\nnode = Node()\nnode.fast = True\n")
-    result = invoke("apply", "--flag", "fast=False", ".")
+    result = invoke("apply", *how, "--flag", "fast=False", ".")
     assert result.exit_code == 123
-    assert "prune-flags: fast: not pruned: it is given another value at main.py:4" in result.stderr
+    assert "prune-flags: fast: not pruned: it is given another value at main.py:4 (strict" in result.stderr
     assert (repo / "node.py").read_text() == MODULE
+    assert (repo / "main.py").read_text() == "from node import Node\n\nnode = Node()\nnode.fast = True\n"
 
 
 def test_color_only_when_asked_or_on_a_terminal(repo: Path) -> None:

@@ -16,7 +16,7 @@ from prune_flags.config import (
     parse_flag_option,
 )
 
-KNOWN = "flags, accessors, writers, keep, keep_asserts, format, exclude"
+KNOWN = "flags, accessors, writers, strict, keep, keep_asserts, format, exclude"
 
 
 def write(path: Path, text: str) -> Path:
@@ -388,6 +388,7 @@ def test_error_survives_pickling_for_worker_processes() -> None:
         ),
         ("colour = 1\n", "colour", f"unknown key; known keys: {KNOWN}"),
         ('keep_asserts = "yes"\n', "keep_asserts", "expected true or false, got 'yes'"),
+        ("strict = 1\n", "strict", "expected true or false, got 1"),
         (
             'format = "fast"\n',
             "format",

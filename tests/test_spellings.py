@@ -161,15 +161,42 @@ WRITER_SPELLINGS = [
 
 
 @pytest.mark.parametrize(("setup", "name"), WRITER_SPELLINGS)
-def test_a_write_of_another_value_through_a_constant_is_a_conflict(
+def test_a_write_of_another_value_through_a_constant_is_a_conflict_under_strict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setup: str, name: str
+) -> None:
+    test = f"{setup}from store import set_config\n\n\ndef test_fast():\n    set_config({name}, 1)\n"
+    files = {"keys.py": 'FAST_KEY = "enable_fast"\n', "engine.py": ENGINE, "test_engine.py": test, "c.toml": SETTINGS_CONFIG}
+    result = diff(tmp_path, monkeypatch, files, "--config", "c.toml", "--strict")
+    assert result.exit_code == 123
+    assert result.stdout == ""
+    assert "enable_fast: not pruned: it is given another value at test_engine.py:6" in result.stderr
+
+
+@pytest.mark.parametrize(("setup", "name"), WRITER_SPELLINGS[:3])
+def test_a_write_of_another_value_through_a_constant_is_overridden(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setup: str, name: str
 ) -> None:
     test = f"{setup}from store import set_config\n\n\ndef test_fast():\n    set_config({name}, 1)\n"
     files = {"keys.py": 'FAST_KEY = "enable_fast"\n', "engine.py": ENGINE, "test_engine.py": test, "c.toml": SETTINGS_CONFIG}
     result = diff(tmp_path, monkeypatch, files, "--config", "c.toml")
-    assert result.exit_code == 123
+    assert result.exit_code == 1, result.output
+    assert f"-    set_config({name}, 1)\n" in result.stdout
+    assert "-    if get_config(FAST_KEY, 0):\n" in result.stdout
+    assert "prune-flags: test_engine.py:6: overrode enable_fast = 1 (the config fixes it at 0)" in result.stderr
+
+
+def test_a_write_of_another_value_the_rewrite_cannot_remove_refuses_the_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A setter naming the flag through an alias imported at module level is not removed (nor is
+    one of the fixed value): the flag is refused rather than left written another value."""
+    setup, name = WRITER_SPELLINGS[3]
+    test = f"{setup}from store import set_config\n\n\ndef test_fast():\n    set_config({name}, 1)\n"
+    files = {"keys.py": 'FAST_KEY = "enable_fast"\n', "engine.py": ENGINE, "test_engine.py": test, "c.toml": SETTINGS_CONFIG}
+    result = diff(tmp_path, monkeypatch, files, "--config", "c.toml")
+    assert result.exit_code == 123, result.output
     assert result.stdout == ""
-    assert "enable_fast: not pruned: it is given another value at test_engine.py:6" in result.stderr
+    assert "enable_fast: not pruned: it is given another value at test_engine.py:6, and not every" in result.stderr
 
 
 @pytest.mark.parametrize(("setup", "name"), [*WRITER_SPELLINGS[:3], ("    from keys import FAST_KEY as FK\n", "FK")])

@@ -14,7 +14,7 @@ import typer
 from prune_flags.config import ConfigError, load_config
 from prune_flags.batch.command import batch
 from prune_flags.find_command import find
-from prune_flags.report import Report, explain_lines, render_diff
+from prune_flags.report import OVERRIDDEN, Report, explain_lines, render_diff
 
 EXIT_CHANGES = 1
 EXIT_USAGE = 2
@@ -42,6 +42,12 @@ JobsOption = typer.Option(
 )
 ExplainOption = typer.Option(False, "--explain", help="Print one line per change: path:line  flag  action  reason.")
 QuietOption = typer.Option(False, "-q", "--quiet", help="No progress bar and no summary line.")
+StrictOption = typer.Option(
+    False,
+    "--strict",
+    help="Refuse a flag that anything gives another value (exit 123, nothing of it written) "
+    "instead of removing and reporting those writes as overridden. Same as strict = true in the config.",
+)
 PROGRESS_THRESHOLD = 200  # files: below this a run is too quick for a bar
 
 
@@ -75,6 +81,7 @@ def _run(
     quiet: bool,
     jobs: Optional[int] = None,
     contents: Optional[Mapping[Path, bytes]] = None,
+    strict: bool = False,
 ) -> Report:
     from prune_flags.engine import NoPythonFiles, run  # libcst is imported only once the options are valid
 
@@ -92,6 +99,8 @@ def _run(
         raise _fail(str(err)) from None
     if no_format:
         config = replace(config, format="none")
+    if strict:
+        config = replace(config, strict=True)
     try:
         if quiet or not sys.stderr.isatty():
             return run(config, targets, Path.cwd(), jobs=jobs, contents=contents)
@@ -130,6 +139,10 @@ def _finish(report: Report, report_file: Optional[Path], explain: bool, quiet: b
     if explain:
         for line in explain_lines(report.changed_files):
             typer.echo(line)
+    for result in report.changed_files:
+        for change in sorted(result.changes, key=lambda change: change.line):
+            if change.action == OVERRIDDEN:  # the config's decision changed what the code said
+                typer.echo(f"prune-flags: {result.display}:{change.line}: {change.reason}", err=True)
     for conflict in report.conflicts:
         typer.echo(f"prune-flags: {conflict}", err=True)
     for skipped in report.skipped:
@@ -152,15 +165,20 @@ def diff(
     jobs: Optional[int] = JobsOption,
     explain: bool = ExplainOption,
     quiet: bool = QuietOption,
+    strict: bool = StrictOption,
 ) -> None:
     """Dry run: print the unified diff the cleanup would make; write nothing.
 
-    Exit 0: no changes; 1: changes shown; 2: bad usage or config; 123: some files skipped.
+    Exit 0: no changes; 1: changes shown; 2: bad usage or config; 123: some files skipped or a
+    flag refused (ambiguous, read as an object, or given another value under --strict).
+
+    The config is the decision: a flag's definitions go whatever value they hold, and writes of
+    another value are removed and reported as overridden (a warning line on stderr each).
 
     Example: prune-flags diff src/ --flag manual_release_grads=False | git apply
     """
     _check_report(report)
-    result = _run(paths, config, flag, no_format, quiet, jobs)
+    result = _run(paths, config, flag, no_format, quiet, jobs, strict=strict)
     sys.stdout.flush()
     sys.stdout.buffer.write(render_diff(result.changed_files, color=_use_color(color)))
     sys.stdout.buffer.flush()
@@ -179,6 +197,7 @@ def apply(
     jobs: Optional[int] = JobsOption,
     explain: bool = ExplainOption,
     quiet: bool = QuietOption,
+    strict: bool = StrictOption,
     interactive: bool = typer.Option(
         False, "--interactive", "-i", help="Show each hunk with its reasons; y apply, n skip, a/d the rest of the file, q stop."
     ),
@@ -186,16 +205,20 @@ def apply(
     """Rewrite the files in place (each written whole or not at all).
 
     Exit 0: done, whether or not anything changed; 2: bad usage or config, nothing written;
-    123: some files skipped (named on stderr), the rest written.
+    123: some files skipped (named on stderr), the rest written; or a flag refused (ambiguous,
+    read as an object, or given another value under --strict), nothing of it written.
+
+    The config is the decision: a flag's definitions go whatever value they hold, and writes of
+    another value are removed and reported as overridden (a warning line on stderr each).
 
     Example: prune-flags apply --config codemods/manual_release_grads.toml megatron/
     """
     from prune_flags.engine import write_changes
 
     _check_report(report)
-    result = _run(paths, config, flag, no_format, quiet, jobs)
+    result = _run(paths, config, flag, no_format, quiet, jobs, strict=strict)
     if interactive:
-        result = _review(result, lambda contents: _run(paths, config, flag, no_format, True, jobs, contents))
+        result = _review(result, lambda contents: _run(paths, config, flag, no_format, True, jobs, contents, strict))
     write_changes(result)
     raise typer.Exit(_finish(result, report, explain, quiet))
 

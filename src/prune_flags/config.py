@@ -25,7 +25,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 FORMATS = ("auto", "black", "none")
-KNOWN_KEYS = ("flags", "accessors", "writers", "keep", "keep_asserts", "format", "exclude")
+KNOWN_KEYS = ("flags", "accessors", "writers", "strict", "keep", "keep_asserts", "format", "exclude")
 FLAG_TABLE_KEYS = ("python",)
 FLAG_OPTION = "--flag"
 PYPROJECT = "pyproject.toml"
@@ -70,6 +70,8 @@ class Config:
     writers: tuple[str, ...] = ()
     keep: tuple[str, ...] = ()
     keep_asserts: bool = False
+    # true: a flag anything gives another value is refused, as before the config became the decision
+    strict: bool = False
     format: str = "auto"
     exclude: tuple[str, ...] = ()
     source: Path | None = None
@@ -231,6 +233,7 @@ def parse_table(table: Mapping[str, object], file: Path) -> Config:
         writers=_name_patterns(table, "writers", shown),
         keep=_qualified_names(table, "keep", shown),
         keep_asserts=_boolean(table, "keep_asserts", shown),
+        strict=_boolean(table, "strict", shown),
         format=_format(table, shown),
         exclude=_globs(table, "exclude", shown),
         source=file,

@@ -41,12 +41,12 @@ from prune_flags.helpers import (
     module_names,
     rebound,
 )
-from prune_flags.index import ITSELF, CallSite, NameFacts, Site, binds_everywhere, parse_ast, scan, scan_calls
+from prune_flags.index import ITSELF, CallSite, NameFacts, Site, Write, binds_everywhere, parse_ast, scan, scan_calls
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
-from prune_flags.shapes import CallShape, parse_shape, spellings, module_strings
-from prune_flags.report import FileResult, Refusal, Report, Skipped
+from prune_flags.shapes import CallShape, ast_dotted, parse_shape, spellings, module_strings
+from prune_flags.report import OVERRIDDEN, FileResult, Refusal, Report, Skipped
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -288,25 +288,56 @@ def load(
     return repository
 
 
-def owners(flag: Flag, facts: NameFacts) -> frozenset[str]:
+def owners(flag: Flag, facts: NameFacts, strict: bool = False) -> frozenset[str]:
     """The functions and classes whose parameter or field is the flag: what a `flag=` keyword
-    at a call may reach. A class owns its `__init__`'s parameters, and `super().__init__` too."""
-    found = {w.owner for w in facts.writes if w.kind in ("parameter", "class") and same_value(w.value, flag.value)}
+    at a call may reach. A class owns its `__init__`'s parameters, and `super().__init__` too.
+    A class field is the flag's whatever its default (it goes: the config is the decision),
+    unless strict; a parameter with another default is another variable (see conflicts)."""
+    found = {
+        w.owner
+        for w in facts.writes
+        if (w.kind == "class" and not strict) or (w.kind in ("parameter", "class") and same_value(w.value, flag.value))
+    }
     if found:
         found.add("__init__")  # `super().__init__(flag=...)` inside a subclass reaches one of them
     return frozenset(found - {""})
 
 
-def conflicts(repository: _Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]) -> dict[str, list[str]]:
-    """Flags something gives another value than the configured one, with where and how."""
+def overridable(write: Write) -> bool:
+    """A write the config's decision removes whatever value it gives: a definition (module
+    constant, class attribute, field, `self.flag = ...`), a statement giving the flag a value, a
+    `setattr` or configured writer call standing as a statement of its own; not a value that a
+    parameter of the enclosing function carries."""
+    if write.from_parameter:
+        return False  # `self.fast = fast`: plumbing, which a caller decides
+    return write.kind in ("attribute", "class", "module") or (write.kind in ("setattr", "writer") and write.statement)
+
+
+def overridden(flag: Flag, facts: NameFacts) -> list[Write]:
+    """The flag's overridable writes of another value than the configured one (or of a value
+    only known when the code runs): each goes, reported as overridden."""
+    return [
+        write
+        for write in facts.writes
+        if overridable(write) and write.value is not ITSELF and not same_value(write.value, flag.value)
+    ]
+
+
+def conflicts(
+    repository: _Repository, flags: Sequence[Flag], facts: dict[str, NameFacts], strict: bool = False
+) -> dict[str, list[str]]:
+    """Flags something gives another value than the configured one, with where and how. Unless
+    strict, the writes that the rewrite removes (see overridable) are no conflict."""
     found: dict[str, list[str]] = {}
     for flag in flags:
         flag_facts = facts[flag.name]
-        flag_owners = owners(flag, flag_facts)
+        flag_owners = owners(flag, flag_facts, strict)
         problems = []
         for write in flag_facts.writes:
             if write.value is ITSELF or write.kind == "parameter":
                 continue  # a parameter with another default is a local that only shares the name
+            if not strict and overridable(write):
+                continue
             if write.kind == "keyword" and write.owner not in flag_owners:
                 # A keyword a function binds to its own parameter (another variable) goes no further.
                 callee = frozenset([write.owner])
@@ -321,6 +352,91 @@ def conflicts(repository: _Repository, flags: Sequence[Flag], facts: dict[str, N
         if problems:
             found[flag.name] = problems
     return found
+
+
+def _still_written(flag: Flag, facts: NameFacts) -> Refusal:
+    sites = sorted({str(write.site) for write in overridden(flag, facts)})
+    message = (
+        f"{flag.name}: not pruned: it is given another value at {', '.join(sites)}, "
+        "and not every read of it, or not every such write, could go"
+    )
+    return Refusal(flag.name, "another-value", tuple(sites), message)
+
+
+def _ambiguous(repository: _Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]) -> list[Refusal]:
+    """Flags whose writes of another value would go while unrelated definitions carry the name:
+    a module constant in two modules, or attributes of two classes that no chain of bases in the
+    repository links. A write or read of it may be either's, so none is guessed: the flag is
+    refused, naming each definition as the qualified key that would scope it. A flag with no
+    write of another value is pruned as before (every definition agrees with the config)."""
+    found = []
+    for flag in flags:
+        flag_facts = facts[flag.name]
+        if not overridden(flag, flag_facts):
+            continue
+        definitions: dict[str, list[Site]] = {}  # qualified name -> where it is defined
+        classes: dict[str, str] = {}  # qualified name of a class's attribute -> the class
+        for write in flag_facts.writes:
+            if write.value is ITSELF:
+                continue  # `self.fast = config.fast` carries the flag itself along
+            if write.kind == "module":
+                definitions.setdefault(_qualified(write.site.path, flag.name), []).append(write.site)
+            elif write.kind in ("class", "attribute") and write.owner:
+                key = _qualified(write.site.path, f"{write.owner}.{flag.name}")
+                definitions.setdefault(key, []).append(write.site)
+                classes[key] = write.owner
+        if len(_unrelated(repository, list(definitions), classes)) < 2:
+            continue
+        sites = sorted({str(site) for sites in definitions.values() for site in sites})
+        scope_with = tuple(sorted(definitions))
+        message = (
+            f"{flag.name}: not pruned: the name is ambiguous: unrelated definitions carry it "
+            f"({', '.join(scope_with)}, at {', '.join(sites)}); a read or write of it may be either's"
+        )
+        found.append(Refusal(flag.name, "ambiguous", tuple(sites), message, scope_with))
+    return found
+
+
+def _unrelated(repository: _Repository, definitions: list[str], classes: Mapping[str, str]) -> list[set[str]]:
+    """The definitions grouped by what links them: a class's attribute is one with its ancestors'
+    (a subclass overrides it), through the chain of bases the repository's class statements spell
+    (by the bases' last names); siblings under a base that does not define it are not linked, nor
+    is a module constant with anything."""
+    defining = frozenset(classes.values())
+    bases = _class_bases(repository, defining)
+    group = {name: name for name in defining}
+    for name in sorted(defining):
+        seen, stack = set(), list(bases.get(name, ()))
+        while stack:
+            ancestor = stack.pop()
+            if ancestor in seen:
+                continue
+            seen.add(ancestor)
+            if ancestor in defining:
+                low, high = sorted((group[name], group[ancestor]))
+                group = {member: low if joined == high else joined for member, joined in group.items()}
+            stack.extend(bases.get(ancestor, ()))
+    groups: dict[str, set[str]] = {}
+    for key in definitions:
+        groups.setdefault(group[classes[key]] if key in classes else key, set()).add(key)
+    return list(groups.values())
+
+
+def _class_bases(repository: _Repository, names: frozenset[str]) -> dict[str, set[str]]:
+    """The bases' last names of each class named (every class statement of that name in the
+    files in scope), and of their bases in turn, as far as the repository defines them."""
+    bases: dict[str, set[str]] = {}
+    wanted = set(names)
+    while missing := frozenset(wanted - bases.keys()):
+        for name in missing:
+            bases[name] = set()
+        for path in repository.mentioning(missing):
+            tree = repository.tree(path, repository.text(path))
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.ClassDef) and node.name in missing:
+                    bases[node.name].update(ast_dotted(base).rsplit(".", 1)[-1] for base in node.bases)
+        wanted |= {base for found in bases.values() for base in found if base and base != "object"}
+    return bases
 
 
 def _read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
@@ -385,12 +501,17 @@ def run(
     flag_facts = repository.facts(flag_names)
     # A flag read as an object that something also gives another value (`USE_X = Flag(...)`) is
     # refused as read as an object: what the user must do is declare how it is read.
-    conflicting = conflicts(repository, config.flags, flag_facts)
+    conflicting = conflicts(repository, config.flags, flag_facts, config.strict)
     report.refused += _read_as_objects({name: flag_facts[name] for name in conflicting})
     for name, sites in conflicting.items():
         if not flag_facts[name].object_reads:
             message = f"{name}: not pruned: it is given another value at {', '.join(sites)}"
+            if config.strict:
+                message += " (strict: a flag given another value is refused)"
             report.refused.append(Refusal(name, "another-value", tuple(site.split(" ")[0] for site in sites), message))
+    if not config.strict:
+        deciding = [flag for flag in config.flags if flag.name not in conflicting]
+        report.refused += _ambiguous(repository, deciding, flag_facts)
     # Other flags read as objects are tried: a fold may take every such read with the dead code
     # (`callable(self.namer)` with namer = None); a read left after the cleanup refuses the flag.
     tried_as_objects = frozenset(name for name in flag_names - frozenset(conflicting) if flag_facts[name].object_reads)
@@ -404,7 +525,7 @@ def run(
             repository.rewritten.clear()
             refused = frozenset(refusal.flag for refusal in report.refused)
             active = {flag.name: flag for flag in config.flags if flag.name not in refused}
-            flag_owners = {name: owners(flag, flag_facts[name]) for name, flag in active.items()}
+            flag_owners = {name: owners(flag, flag_facts[name], config.strict) for name, flag in active.items()}
             cascade = _Cascade(repository, config, active, set(repository.mentioning(refused)), flag_owners, workers)
             constants = repository.flag_constants
             cascade.name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
@@ -417,6 +538,19 @@ def run(
             still_objects = {name: flag_facts[name] for name, facts in left.items() if facts.object_reads}
             if still_objects:
                 report.refused += _read_as_objects(still_objects)
+                continue
+            # A flag whose writes of another value were to go but that something still reads
+            # (a skipped file, a kept statement) would keep them: its reads would disagree with
+            # its definitions; so would a write the rewrite could not remove. Such a flag is
+            # refused as before the config became the decision.
+            undecided = [
+                flag
+                for flag in active.values()
+                if overridden(flag, flag_facts[flag.name])
+                and not cascade.decided(flag, overridden(flag, flag_facts[flag.name]))
+            ]
+            if undecided:
+                report.refused += [_still_written(flag, flag_facts[flag.name]) for flag in undecided]
                 continue
             edited = {
                 path: (source, rewritten.text)
@@ -684,6 +818,20 @@ class _Cascade:
         self._plan_asserts()
         return learnt or new_helpers
 
+    def decided(self, flag: Flag, writes: list[Write]) -> bool:
+        """Whether a flag has no reader left and each of its writes of another value went (a
+        change at its line): what the config decided is all the code says of it."""
+        name = flag.name
+        if not (name in self.dead or any(name in names for names in self.dead_globals.values())):
+            return False
+        by_display = self.repository.by_display()
+        for write in writes:
+            result = self.results.get(by_display.get(write.site.path, Path()))
+            changes = result.changes if result is not None else ()
+            if not any(change.line == write.site.line and change.action in _WRITE_REMOVALS for change in changes):
+                return False
+        return True
+
     def kept_by_skipped(self) -> dict[str, str]:
         """For each skipped file (by display), what it keeps alive, said after why it was skipped."""
         by_file: dict[str, list[str]] = {}
@@ -844,6 +992,7 @@ class _Cascade:
         return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"
 
 
+_WRITE_REMOVALS = (OVERRIDDEN, "removed-write", "removed-write-kept-value")  # the prune pass's actions
 _FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option", "class-def", "setattr", "writer")
 
 

@@ -60,6 +60,12 @@ class Write:
     position: int | None = None  # a positional parameter's index, counting self
     method: bool = False  # the parameter's function takes self/cls: an attribute call passes it
     option_strings: tuple[str, ...] = ()  # an option's long strings, `--use-x`, `--turbo`
+    # A `setattr` or writer call that is a statement of its own (the prune pass can remove it);
+    # one inside an expression, a decorator or a `with` is not.
+    statement: bool = True
+    # The value reads a parameter of the function it is written in (`self.fast = fast`): a
+    # caller decides it, so the write is plumbing, not a definition the config overrides.
+    from_parameter: bool = False
 
 
 @dataclass(frozen=True)
@@ -261,8 +267,14 @@ class _Scanner(ast.NodeVisitor):
         self._globals: list[set[str]] = [set()]
         self._locals: list[ast.AST | set[str]] = []  # enclosing scopes, then the candidate names they bind
         self._flag_params: list[dict[str, ast.expr]] = []  # candidate-named parameters -> their defaults
+        self._scope_nodes: list[ast.AST] = []  # the enclosing functions, lambdas and comprehensions
         self._classes: list[str] = []  # enclosing class names
+        # Per enclosing class and function: the name `self` or `cls` has in the innermost method
+        # (a nested function sees its method's), "" where there is none.
+        self._methods: list[str] = []
         self._assert: AssertRead | None = None
+        self._statement_call: ast.expr | None = None  # the call an expression statement makes
+        self._defining: frozenset[str] = frozenset()  # the names whose definition's value is visited
 
     def _value(self, node: ast.expr | None, name: str) -> object:
         """What a write of `name` stores: a literal, the name's own value passed along, or UNKNOWN."""
@@ -292,9 +304,11 @@ class _Scanner(ast.NodeVisitor):
         self._scopes.append(kind)
         self._globals.append(set())
         self._locals.append(node)  # its local names are learnt only if a candidate name is read in it
+        self._scope_nodes.append(node)
         self._flag_params.append(defaults)
         self.generic_visit(node)
         self._flag_params.pop()
+        self._scope_nodes.pop()
         self._locals.pop()
         self._globals.pop()
         self._scopes.pop()
@@ -347,14 +361,21 @@ class _Scanner(ast.NodeVisitor):
             self.visit(child)
         self._scopes.append("class")
         self._classes.append(node.name)
+        self._methods.append("")
         for statement in node.body:
             self.visit(statement)
+        self._methods.pop()
         self._classes.pop()
         self._scopes.pop()
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self._definition(node)
+        positional = [*node.args.posonlyargs, *node.args.args]
+        in_class = bool(self._scopes) and self._scopes[-1] == "class"
+        receiver = positional[0].arg if in_class and positional else ""
+        self._methods.append(receiver if in_class else (self._methods[-1] if self._methods else ""))
         self._scoped(node, "function")
+        self._methods.pop()
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -378,7 +399,10 @@ class _Scanner(ast.NodeVisitor):
             self._write(target.value, "unpack", UNKNOWN, node)
         elif isinstance(target, ast.Attribute):
             if target.attr in self.names:
-                self._of(target.attr).writes.append(Write(self._site(node), kind if kind != "name" else "attribute", value))
+                owner = self._receiver_class(target.value)
+                kind = kind if kind != "name" else "attribute"
+                write = Write(self._site(node), kind, value, owner, from_parameter=self._from_parameter(node))
+                self._of(target.attr).writes.append(write)
             self.visit(target.value)
         elif isinstance(target, ast.Name) and target.id in self.names:
             scope = self._scopes[-1] if self._scopes else "module"
@@ -386,9 +410,35 @@ class _Scanner(ast.NodeVisitor):
                 scope = "global"
             if scope != "function":
                 owner = self._classes[-1] if scope == "class" and self._classes else ""
-                self._of(target.id).writes.append(Write(self._site(node), kind if kind != "name" else scope, value, owner))
+                kind = kind if kind != "name" else scope
+                write = Write(self._site(node), kind, value, owner, from_parameter=self._from_parameter(node))
+                self._of(target.id).writes.append(write)
         else:
             self.visit(target)
+
+    def _from_parameter(self, node: ast.AST | None) -> bool:
+        """Whether a value (or an assignment's) reads a parameter of an enclosing function (not
+        the method's `self` or `cls`)."""
+        assignment = isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+        value = node.value if assignment else node if isinstance(node, ast.expr) else None  # type: ignore[union-attr]
+        functions = [scope for scope in self._scope_nodes if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+        if value is None or not functions:
+            return False
+        receiver = self._methods[-1] if self._methods else ""
+        parameters = set()
+        for function in functions:
+            arguments = function.args
+            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+            parameters.update(argument.arg for argument in every if argument is not None)
+        parameters.discard(receiver)
+        return any(isinstance(inner, ast.Name) and inner.id in parameters for inner in ast.walk(value))
+
+    def _receiver_class(self, receiver: ast.expr) -> str:
+        """The class whose own attribute `receiver.name` is, when the receiver is the `self` or
+        `cls` of a method of that class (its first parameter); "" for any other receiver."""
+        if not (isinstance(receiver, ast.Name) and self._classes and self._methods):
+            return ""
+        return self._classes[-1] if receiver.id == self._methods[-1] else ""
 
     def visit_Assign(self, node: ast.Assign) -> None:
         if any(isinstance(t, ast.Name) and t.id in ("__all__", "__slots__") for t in node.targets):
@@ -402,7 +452,7 @@ class _Scanner(ast.NodeVisitor):
             if isinstance(target, ast.Subscript):
                 self._environment_write(target, node.value, node)
         if not self._defines_constant(node):
-            self.visit(node.value)
+            self._defining_value(node.targets, node.value)
 
     def _defines_constant(self, node: ast.Assign) -> bool:
         """`FAST_KEY = "enable_fast"` at module level: a spelling of the flag, not a read of it
@@ -427,7 +477,16 @@ class _Scanner(ast.NodeVisitor):
         self._write(node.target, "name", self._value(node.value, name), node)
         self.visit(node.annotation)
         if node.value is not None:
-            self.visit(node.value)
+            self._defining_value([node.target], node.value)
+
+    def _defining_value(self, targets: list[ast.expr], value: ast.expr) -> None:
+        """Visit the value a name is bound to. A module constant or class attribute spelling its
+        own name in it (`ENABLE_X = os.environ.get("ENABLE_X", False)`) does not read itself:
+        the string is how its value is computed, and goes with the definition."""
+        own = [t.id for t in targets if isinstance(t, ast.Name)] if self._scopes[-1:] in ([], ["class"]) else []
+        self._defining, outer = frozenset(own), self._defining
+        self.visit(value)
+        self._defining = outer
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self._write(node.target, "augmented", UNKNOWN, node)
@@ -454,6 +513,10 @@ class _Scanner(ast.NodeVisitor):
                 self._of(node.arg).attribute_reads.append(self._site(node))
             elif isinstance(node, ast.Name) and node.id in self.names:
                 self._of(node.id).name_reads.append(self._site(node))
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        self._statement_call = node.value
+        self.visit(node.value)
 
     def visit_Assert(self, node: ast.Assert) -> None:
         self._assert = AssertRead(self._site(node), assert_subjects(node.test))
@@ -508,7 +571,12 @@ class _Scanner(ast.NodeVisitor):
         return False
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str) and node.value in self.names and not self._naming_written:
+        if (
+            isinstance(node.value, str)
+            and node.value in self.names
+            and not self._naming_written
+            and node.value not in self._defining
+        ):
             self._of(node.value).string_reads.append(self._site(node))
         if isinstance(node.value, str):
             self._constant_use(node.value, node)
@@ -541,7 +609,9 @@ class _Scanner(ast.NodeVisitor):
             written = shape.written_value(node, self.flag_names)
             if written is not None and written[0] in self.names:
                 name, argument, value = written
-                self._of(name).writes.append(Write(self._site(node), "writer", literal(value)))
+                statement, from_parameter = node is self._statement_call, self._from_parameter(value)
+                write = Write(self._site(node), "writer", literal(value), statement=statement, from_parameter=from_parameter)
+                self._of(name).writes.append(write)
                 for child in ast.iter_child_nodes(node):
                     # The flag's name in a setter call is not a read of the flag (a constant
                     # holding it is still a use of the constant).
@@ -567,7 +637,9 @@ class _Scanner(ast.NodeVisitor):
         if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) == 3:
             name = literal(node.args[1])
             if isinstance(name, str) and name in self.names:
-                self._of(name).writes.append(Write(self._site(node), "setattr", literal(node.args[2])))
+                statement, from_parameter = node is self._statement_call, self._from_parameter(node.args[2])
+                write = Write(self._site(node), "setattr", literal(node.args[2]), statement=statement, from_parameter=from_parameter)
+                self._of(name).writes.append(write)
                 self.visit(node.args[0])
                 self.visit(node.args[2])
                 return

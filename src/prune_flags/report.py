@@ -9,6 +9,9 @@ from pathlib import Path
 from typing import Sequence
 
 
+OVERRIDDEN = "overridden"  # the action of a removed write that gave a flag another value
+
+
 @dataclass(frozen=True)
 class Change:
     """One edit a reviewer can check: where, for which flag, what was done and why."""
@@ -46,7 +49,9 @@ class Refusal:
     """A flag left alone everywhere, why (a kebab-case word), and where (`path:line`)."""
 
     flag: str
-    why: str  # "another-value": something gives it another value; "read-as-object": `FLAG.value`
+    # "another-value": something gives it another value (under strict, or where the write cannot
+    # go); "ambiguous": unrelated definitions carry its name; "read-as-object": `FLAG.value`
+    why: str
     locations: tuple[str, ...]
     message: str  # the sentence on stderr, naming the locations
     scope_with: tuple[str, ...] = ()  # qualified keys that would scope an ambiguous flag

@@ -18,6 +18,17 @@ from prune_flags.config import Flag
 from prune_flags.constants import constant_value
 from prune_flags.values import same_value
 from prune_flags.purity import is_pure
+from prune_flags.report import OVERRIDDEN
+
+_SHOWN_VALUE = 60  # characters of an overridden value's source shown in its reason
+
+
+def _overrode(flag: Flag, value: cst.BaseExpression) -> str:
+    """The reason of a removed write that gave a flag another value than the configured one."""
+    source = " ".join(cst.Module(body=[]).code_for_node(value).split())
+    if len(source) > _SHOWN_VALUE:
+        source = source[: _SHOWN_VALUE - 3] + "..."
+    return f"overrode {flag.name} = {source} (the config fixes it at {flag.source})"
 
 
 class PruneDeadWrites(FlagNaming):
@@ -58,7 +69,7 @@ class PruneDeadWrites(FlagNaming):
                 return super().edit_small_statement(original, updated)
             if len(dead) < len(updated.targets):
                 live = [t for t in updated.targets if not self._target_death(t.target)]
-                self._record_write(original, dead[0].target, kept_value=False)
+                self._record_write(original, dead[0].target, kept_value=False, value=updated.value)
                 return [updated.with_changes(targets=live)]
             return self._remove_write(original, dead[0].target, updated.value)
         if isinstance(updated, (cst.AnnAssign, cst.AugAssign)) and self._target_death(updated.target):
@@ -66,16 +77,21 @@ class PruneDeadWrites(FlagNaming):
         if isinstance(updated, cst.Del):
             return self._prune_del(original, updated)
         if isinstance(updated, cst.Expr) and isinstance(updated.value, cst.Call):
-            flag = self._same_value_setter(updated.value)
-            if flag is not None:
+            setter = self._flag_setter(updated.value)
+            if setter is not None:
+                flag, value = setter
                 death = self.context.dead_names[flag.name]
-                self.record(original, "removed-write", f"it sets {flag.name} to the value it is fixed at, {flag.source}", death.flag)
+                if same_value(constant_value(value), flag.value):
+                    self.record(original, "removed-write", f"it sets {flag.name} to the value it is fixed at, {flag.source}", death.flag)
+                else:
+                    self.record(original, OVERRIDDEN, _overrode(flag, value), death.flag)
                 return []
         return super().edit_small_statement(original, updated)
 
-    def _same_value_setter(self, call: cst.Call) -> Flag | None:
-        """`setattr(obj, "flag", False)` or a configured setter call, writing the fixed value of
-        a flag that has no reader left."""
+    def _flag_setter(self, call: cst.Call) -> tuple[Flag, cst.BaseExpression] | None:
+        """`setattr(obj, "flag", value)` or a configured setter call writing a flag that has no
+        reader left, with the value it writes: the fixed one goes, and so does another (the
+        engine let the flag through: the config is the decision, unless strict refused it)."""
         func = call.func
         if isinstance(func, cst.Name) and func.value == "setattr" and len(call.args) == 3:
             name, value = constant_value(call.args[1].value), call.args[2].value
@@ -96,7 +112,7 @@ class PruneDeadWrites(FlagNaming):
                 return None
         if flag is None or value is None or flag.name not in self.context.dead_names:
             return None
-        return flag if same_value(constant_value(value), flag.value) else None
+        return flag, value
 
     def _prune_del(self, original: cst.Del, updated: cst.Del) -> list[cst.BaseSmallStatement] | None:
         """`del self.dead` goes; `del self.live, self.dead` keeps its live targets."""
@@ -129,23 +145,48 @@ class PruneDeadWrites(FlagNaming):
     def _remove_write(
         self, original: cst.BaseSmallStatement, target: cst.BaseExpression, value: cst.BaseExpression | None
     ) -> list[cst.BaseSmallStatement] | None:
-        keep_value = value is not None and not is_pure(value)
+        # A flag's own definition goes whole, whatever computes its value (`os.environ.get(...)`,
+        # `registry.bool_flag(...)`): those side effects were the flag's.
+        definition = isinstance(target, cst.Name) and self._flag_written(target) is not None
+        keep_value = value is not None and not is_pure(value) and not definition
         if keep_value and self.at_module_level and isinstance(target, cst.Name):
             return None  # `logger = logging.getLogger(...)` is set-up, not a value to strip down to its call
-        self._record_write(original, target, kept_value=keep_value)
+        self._record_write(original, target, kept_value=keep_value, value=value)
         if keep_value:
             assert value is not None
             return [cst.Expr(value=value)]
         return []
 
-    def _record_write(self, original: cst.CSTNode, target: cst.BaseExpression, kept_value: bool) -> None:
+    def _record_write(
+        self,
+        original: cst.CSTNode,
+        target: cst.BaseExpression,
+        kept_value: bool,
+        value: cst.BaseExpression | None = None,
+    ) -> None:
         name = target.attr.value if isinstance(target, cst.Attribute) else cst.ensure_type(target, cst.Name).value
         death = self._target_death(target)
         assert death is not None
+        flag = self._flag_written(target)
+        if flag is not None and value is not None and not same_value(constant_value(value), flag.value):
+            reason = _overrode(flag, value)
+            if kept_value:
+                reason += "; the right-hand side may have side effects, so it stays as a statement"
+            self.record(original, OVERRIDDEN, reason, death.flag)
+            return
         reason = f"{name} has no reader left: {death.reason}"
         if kept_value:
             reason += "; the right-hand side may have side effects, so it stays as a statement"
         self.record(original, "removed-write" if not kept_value else "removed-write-kept-value", reason, death.flag)
+
+    def _flag_written(self, target: cst.BaseExpression) -> Flag | None:
+        """The flag a write's target is: an attribute of its name, or its name bound in a class
+        body or at module level (a function's local only shares the name)."""
+        if isinstance(target, cst.Attribute):
+            return self.context.flags.get(target.attr.value)
+        if isinstance(target, cst.Name) and (self.in_class_body or self.at_module_level):
+            return self.context.flags.get(target.value)
+        return None
 
     def _dead_subjects(self, test: cst.BaseExpression) -> list[str]:
         names: list[str] = []
