@@ -613,8 +613,8 @@ class Finding:
 # right). Only refusals the README documents belong here; a skipped file ("internal error", "does
 # not parse") never does. The generator writes no other value to a flag, so today none applies.
 DOCUMENTED_REFUSALS: dict[str, str] = {
-    r"not pruned: it is given another value at": "a write of another value is a conflict (README: Conflicts)",
-    r"not pruned: it is read as an object at": "a read as an object left after the cleanup (README: Conflicts)",
+    r"not pruned: it is given another value at": "a write of another value that cannot go is a conflict (README: The config is the decision)",
+    r"not pruned: it is read as an object at": "a read as an object left after the cleanup (README: Read as an object)",
 }
 # What an operand raises when the program misuses a value (`(not FAST)[0]`, `"x".bit_length()`):
 # the README's Safety section says an operand without side effects may go even if it could

@@ -388,12 +388,15 @@ def _ambiguous(repository: _Repository, flags: Sequence[Flag], facts: dict[str, 
         if len(_unrelated(repository, list(definitions), classes)) < 2:
             continue
         sites = sorted({str(site) for sites in definitions.values() for site in sites})
+        # Writes on another receiver than a class's own `self` or `cls` (`car.fast = True`)
+        unattributed = sorted({str(w.site) for w in flag_facts.writes if w.kind in ("attribute", "setattr") and not w.owner})
         scope_with = tuple(sorted(definitions))
         message = (
             f"{flag.name}: not pruned: the name is ambiguous: unrelated definitions carry it "
-            f"({', '.join(scope_with)}, at {', '.join(sites)}); a read or write of it may be either's"
+            f"({', '.join(scope_with)}, at {', '.join(sites)}); a read or write of it "
+            f"{'(' + ', '.join(unattributed) + ') ' if unattributed else ''}may be either's"
         )
-        found.append(Refusal(flag.name, "ambiguous", tuple(sites), message, scope_with))
+        found.append(Refusal(flag.name, "ambiguous", tuple(sorted({*sites, *unattributed})), message, scope_with))
     return found
 
 

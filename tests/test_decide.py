@@ -1,0 +1,161 @@
+"""The config is the decision (issue 15): a flag's definitions go whatever value they hold, writes
+of another value go as `overridden`, an ambiguous name is refused, `strict` keeps the old rule.
+
+Differential checks: each rule's fixture is run through `prune-flags apply`, and the program it
+holds (main.py) must print the same as the original program with every definition and write of
+the flag set to the configured value by hand (what "the config is the decision" means)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_fixtures import FIXTURES, checkout, invoke
+
+# Per fixture: (file, the original text, the same at the configured value).
+AT_CONFIGURED_VALUE = {
+    "core_decide_definition_other_value": [
+        ("app/settings.py", "PREFER_V2 = False", "PREFER_V2 = True"),
+        ("app/planner.py", "normalize_first: bool = True", "normalize_first: bool = False"),
+        ("app/planner.py", "self.new_planner = False", "self.new_planner = True"),
+        ("app/views.py", "    use_search = False", "    use_search = True"),
+    ],
+    "core_decide_computed_definition": [
+        ("svc/config.py", 'os.environ.get("ENABLE_BATCHING", False)', "True"),
+        ("svc/config.py", 'registry.bool_flag("use_cache", default=True)', "False"),
+    ],
+    "core_decide_overridden_write": [
+        ("graph/build.py", "nodes[0].fast = True", "nodes[0].fast = False"),
+        ("graph/build.py", 'setattr(node, "fast", True)', 'setattr(node, "fast", False)'),
+    ],
+}
+
+
+def printed(root: Path) -> str:
+    run = subprocess.run([sys.executable, "main.py"], cwd=root, capture_output=True, text=True, check=True)
+    return run.stdout
+
+
+@pytest.mark.parametrize("name", sorted(AT_CONFIGURED_VALUE))
+def test_the_result_runs_as_the_original_with_the_flag_at_the_configured_value(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = FIXTURES / name
+    at_value = tmp_path / "at_value"
+    shutil.copytree(case / "before", at_value)
+    for file, original, configured in AT_CONFIGURED_VALUE[name]:
+        text = (at_value / file).read_text()
+        assert text.count(original) == 1, (file, original)
+        (at_value / file).write_text(text.replace(original, configured))
+    work = checkout(case, tmp_path / "work")
+    result = invoke(monkeypatch, work, "apply", "--config", str(case / "config.toml"), ".")
+    assert result.exit_code == 0, result.output
+    assert printed(work) == printed(at_value)
+    assert printed(work) != printed(case / "before")  # the config did decide something
+
+
+def test_each_overridden_write_is_in_the_report_explain_and_on_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = FIXTURES / "core_decide_overridden_write"
+    work = checkout(case, tmp_path / "work")
+    report = tmp_path / "r.json"
+    result = invoke(monkeypatch, work, "diff", "--explain", "--report", str(report), "--config", str(case / "config.toml"), ".")
+    assert result.exit_code == 1, result.output
+    reason = "overrode fast = True (the config fixes it at False)"
+    assert result.stderr.splitlines()[:2] == [f"prune-flags: graph/build.py:6: {reason}", f"prune-flags: graph/build.py:8: {reason}"]
+    assert f"graph/build.py:6  fast  overridden  {reason}" in result.stdout
+    changes = {entry["path"]: entry["changes"] for entry in json.loads(report.read_text())["files"]}
+    overridden = [(c["line"], c["reason"]) for c in changes["graph/build.py"] if c["action"] == "overridden"]
+    assert overridden == [(6, reason), (8, reason)]
+
+
+def test_an_ambiguous_flag_is_refused_with_the_qualified_names_of_its_definitions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = FIXTURES / "core_decide_ambiguous"
+    work = checkout(case, tmp_path / "work")
+    report = tmp_path / "r.json"
+    result = invoke(monkeypatch, work, "apply", "--report", str(report), "--config", str(case / "config.toml"), ".")
+    assert result.exit_code == 123
+    assert json.loads(report.read_text())["refused"] == [
+        {
+            "flag": "fast",
+            "why": "ambiguous",
+            "locations": ["vehicles/car.py:3", "vehicles/engine.py:2", "vehicles/garage.py:2"],
+            "scope_with": ["vehicles.car.Car.fast", "vehicles.engine.Engine.fast"],
+        }
+    ]
+    assert (
+        "prune-flags: fast: not pruned: the name is ambiguous: unrelated definitions carry it "
+        "(vehicles.car.Car.fast, vehicles.engine.Engine.fast, at vehicles/car.py:3, vehicles/engine.py:2); "
+        "a read or write of it (vehicles/garage.py:2) may be either's\n"
+    ) in result.stderr
+
+
+def make_tree(root: Path, files: dict[str, str]) -> Path:
+    (root / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        (root / name).write_text(text)
+    return root
+
+
+NODE = "class Node:\n    def __init__(self):\n        self.fast = True\n\n    def run(self):\n        return 1 if self.fast else 2\n"
+
+
+def test_a_subclass_overriding_the_attribute_is_the_flags_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A subclass in another module gives the attribute another value: one hierarchy, not ambiguous."""
+    sub = "from node import Node\n\n\nclass Quick(Node):\n    def __init__(self):\n        self.fast = False\n"
+    root = make_tree(tmp_path / "r", {"node.py": NODE, "quick.py": sub})
+    result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
+    assert result.exit_code == 0, result.output
+    assert (root / "node.py").read_text() == "class Node:\n    def __init__(self):\n        pass\n\n    def run(self):\n        return 2\n"
+    assert (root / "quick.py").read_text() == sub.replace("self.fast = False", "pass")
+
+
+def test_siblings_under_a_base_without_the_attribute_are_unrelated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {
+        "base.py": "class Base:\n    pass\n",
+        "a.py": "from base import Base\n\n\nclass A(Base):\n    fast = True\n\n    def go(self):\n        return self.fast\n",
+        "b.py": "from base import Base\n\n\nclass B(Base):\n    fast = False\n",
+    }
+    root = make_tree(tmp_path / "r", files)
+    result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
+    assert result.exit_code == 123
+    assert "fast: not pruned: the name is ambiguous: unrelated definitions carry it (a.A.fast, b.B.fast" in result.stderr
+    assert {name: (root / name).read_text() for name in files} == files
+
+
+def test_a_flag_still_read_by_a_skipped_file_keeps_its_writes_and_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its definition cannot go (the skipped file reads it), so neither can it hold another value
+    than the inlined reads: the flag is refused, not half carried out."""
+    files = {"node.py": NODE, "broken.py": "if node.fast\n    pass\n"}
+    root = make_tree(tmp_path / "r", files)
+    result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
+    assert result.exit_code == 123
+    assert "fast: not pruned: it is given another value at node.py:3, and not every read of it" in result.stderr
+    assert (root / "node.py").read_text() == NODE
+
+
+def test_a_write_of_a_value_a_caller_passes_stays_a_conflict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`self.fast = fast` with a parameter is plumbing (a later step): still refused."""
+    node = "class Node:\n    def __init__(self, fast=True):\n        self.fast = fast\n\n    def run(self):\n        return 1 if self.fast else 2\n"
+    root = make_tree(tmp_path / "r", {"node.py": node})
+    result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
+    assert result.exit_code == 123
+    assert "fast: not pruned: it is given another value at node.py:3" in result.stderr
+    assert (root / "node.py").read_text() == node
+
+
+def test_strict_must_be_a_boolean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_tree(tmp_path / "r", {"node.py": NODE, "c.toml": 'strict = "yes"\n\n[flags]\nfast = false\n'})
+    result = invoke(monkeypatch, root, "apply", "--config", "c.toml", ".")
+    assert result.exit_code == 2
+    assert result.stderr == "prune-flags: error: c.toml: strict: expected true or false, got 'yes'\n"
