@@ -159,3 +159,13 @@ def test_strict_must_be_a_boolean(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     result = invoke(monkeypatch, root, "apply", "--config", "c.toml", ".")
     assert result.exit_code == 2
     assert result.stderr == "prune-flags: error: c.toml: strict: expected true or false, got 'yes'\n"
+
+
+def test_a_static_methods_first_parameter_is_not_its_class(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`node.fast = True` in a static method of another class writes a node, not that class's own
+    attribute: the flag has one definition, and the write is overridden."""
+    factory = "class Factory:\n    @staticmethod\n    def tune(node):\n        node.fast = True\n        return node\n"
+    root = make_tree(tmp_path / "r", {"node.py": NODE, "factory.py": factory})
+    result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
+    assert result.exit_code == 0, result.output
+    assert (root / "factory.py").read_text() == factory.replace("        node.fast = True\n", "")

@@ -372,7 +372,8 @@ class _Scanner(ast.NodeVisitor):
         self._definition(node)
         positional = [*node.args.posonlyargs, *node.args.args]
         in_class = bool(self._scopes) and self._scopes[-1] == "class"
-        receiver = positional[0].arg if in_class and positional else ""
+        static = any(ast_dotted(decorator) == "staticmethod" for decorator in node.decorator_list)
+        receiver = positional[0].arg if in_class and positional and not static else ""
         self._methods.append(receiver if in_class else (self._methods[-1] if self._methods else ""))
         self._scoped(node, "function")
         self._methods.pop()
