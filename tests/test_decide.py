@@ -169,3 +169,46 @@ def test_a_static_methods_first_parameter_is_not_its_class(tmp_path: Path, monke
     result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
     assert result.exit_code == 0, result.output
     assert (root / "factory.py").read_text() == factory.replace("        node.fast = True\n", "")
+
+
+OPTIONS = """\
+from dataclasses import dataclass
+
+
+@dataclass
+class Options:
+    limit: int = 10
+    normalize_first: bool = True
+
+
+def plan(options):
+    return "norm" if options.normalize_first else "raw"
+
+
+print(plan(Options(limit=3, normalize_first=False)), plan(Options()))
+"""
+
+
+def test_a_field_of_another_default_goes_with_the_keywords_of_the_configured_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_tree(tmp_path / "r", {"opts.py": OPTIONS})
+    result = invoke(monkeypatch, root, "apply", "--flag", "normalize_first=False", ".")
+    assert result.exit_code == 0, result.output
+    after = (root / "opts.py").read_text()
+    assert "normalize_first" not in after
+    assert "print(plan(Options(limit=3)), plan(Options()))\n" in after
+    at_value = make_tree(tmp_path / "v", {"main.py": OPTIONS.replace("normalize_first: bool = True", "normalize_first: bool = False")})
+    (root / "main.py").write_text(after)
+    assert printed(root) == printed(at_value)
+
+
+def test_a_keyword_of_another_value_at_the_constructor_stays_a_conflict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = OPTIONS.replace("plan(Options()))", "plan(Options(normalize_first=True)))")
+    root = make_tree(tmp_path / "r", {"opts.py": text})
+    result = invoke(monkeypatch, root, "apply", "--flag", "normalize_first=False", ".")
+    assert result.exit_code == 123
+    assert "normalize_first: not pruned: it is given another value at opts.py:14\n" in result.stderr
+    assert (root / "opts.py").read_text() == text
