@@ -169,11 +169,9 @@ def diff(
 ) -> None:
     """Dry run: print the unified diff the cleanup would make; write nothing.
 
-    Exit 0: no changes; 1: changes shown; 2: bad usage or config; 123: some files skipped or a
-    flag refused (ambiguous, read as an object, or given another value under --strict).
+    Exit 0: no changes; 1: changes shown; 2: bad usage or config; 123: some files skipped or a flag refused (ambiguous, read as an object, or given another value under --strict).
 
-    The config is the decision: a flag's definitions go whatever value they hold, and writes of
-    another value are removed and reported as overridden (a warning line on stderr each).
+    The config is the decision: a flag's definitions go whatever value they hold, and writes of another value are removed and reported as overridden (a warning line on stderr each).
 
     Example: prune-flags diff src/ --flag manual_release_grads=False | git apply
     """
@@ -205,11 +203,9 @@ def apply(
     """Rewrite the files in place (each written whole or not at all).
 
     Exit 0: done, whether or not anything changed; 2: bad usage or config, nothing written;
-    123: some files skipped (named on stderr), the rest written; or a flag refused (ambiguous,
-    read as an object, or given another value under --strict), nothing of it written.
+    123: some files skipped (named on stderr), the rest written; or a flag refused (ambiguous, read as an object, or given another value under --strict), nothing of it written.
 
-    The config is the decision: a flag's definitions go whatever value they hold, and writes of
-    another value are removed and reported as overridden (a warning line on stderr each).
+    The config is the decision: a flag's definitions go whatever value they hold, and writes of another value are removed and reported as overridden (a warning line on stderr each).
 
     Example: prune-flags apply --config codemods/manual_release_grads.toml megatron/
     """
