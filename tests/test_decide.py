@@ -306,3 +306,18 @@ def test_a_keyword_of_another_value_at_the_constructor_stays_a_conflict(
     assert result.exit_code == 123
     assert "normalize_first: not pruned: it is given another value at opts.py:14\n" in result.stderr
     assert (root / "opts.py").read_text() == text
+
+
+@pytest.mark.parametrize("default", ["False", "True"])
+def test_a_field_filled_by_position_stays_a_conflict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, default: str
+) -> None:
+    """Removing `normalize_first` would shift `Options(3, False, 2)` onto `depth` (whatever the
+    field's default: the same value's removal was wrong before the config became the decision)."""
+    text = OPTIONS.replace("normalize_first: bool = True", f"normalize_first: bool = {default}\n    depth: int = 1")
+    text = text.replace("Options(limit=3, normalize_first=False)", "Options(3, False, 2)")
+    root = make_tree(tmp_path / "r", {"opts.py": text})
+    result = invoke(monkeypatch, root, "apply", "--flag", "normalize_first=False", ".")
+    assert result.exit_code == 123
+    assert "normalize_first: not pruned: it is given another value at opts.py:15 (passes Options's field by position)" in result.stderr
+    assert (root / "opts.py").read_text() == text

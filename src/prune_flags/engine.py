@@ -349,6 +349,7 @@ def conflicts(
             if not same_value(write.value, flag.value):
                 problems.append(str(write.site))
         problems += _positional_passes(repository, flag, flag_facts)
+        problems += _positional_fields(repository, flag_facts)
         if problems:
             found[flag.name] = problems
     return found
@@ -484,6 +485,61 @@ def _positional_passes(repository: _Repository, flag: Flag, facts: NameFacts) ->
                 how = f" through {call.forwarder}'s *args" if reach > call.positional + offset else ""
                 problems.append(f"{call.site} (passes {parameter.owner}'s parameter by position{how})")
     return problems
+
+
+def _positional_fields(repository: _Repository, facts: NameFacts) -> list[str]:
+    """Calls that fill a flag's field by position (`Options(3, False)` of a dataclass or a
+    NamedTuple, or of a subclass): removing the field would shift them onto the next one."""
+    problems = []
+    by_display = repository.by_display()
+    for write in facts.writes:
+        path = by_display.get(write.site.path)
+        if write.kind != "class" or not write.owner or path is None or repository.source(path) is None:
+            continue
+        tree = repository.tree(path, repository.text(path))
+        index = _field_index(tree, write.owner, write.site.line) if tree is not None else None
+        if index is None:
+            continue
+        for call in repository.calls(_with_subclasses(repository, write.owner)):
+            if call.positional > index or call.forwarder is not None:
+                problems.append(f"{call.site} (passes {write.owner}'s field by position)")
+    return problems
+
+
+def _field_index(tree: ast.Module, owner: str, line: int) -> int | None:
+    """The position among the constructor's arguments of the annotated field at `line` of class
+    `owner` when the class's constructor takes its fields (a decorated class such as a dataclass,
+    or a NamedTuple, without an `__init__` of its own); None for any other class attribute."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.ClassDef) and node.name == owner):
+            continue
+        statements = [s for s in node.body if s.lineno <= line <= (s.end_lineno or s.lineno)]
+        if not statements or not isinstance(statements[0], ast.AnnAssign):
+            continue
+        named_tuple = any(ast_dotted(base).rsplit(".", 1)[-1] == "NamedTuple" for base in node.bases)
+        own_init = any(isinstance(s, ast.FunctionDef) and s.name == "__init__" for s in node.body)
+        if own_init or not (node.decorator_list or named_tuple):
+            return None
+        fields = [s for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+        return fields.index(statements[0]) if statements[0] in fields else None
+    return None
+
+
+def _with_subclasses(repository: _Repository, name: str) -> frozenset[str]:
+    """A class's name and those of the classes the repository derives from it, at any depth
+    (by the bases' last names)."""
+    found, frontier = {name}, {name}
+    while frontier:
+        derived = set()
+        for path in repository.mentioning(frozenset(frontier)):
+            tree = repository.tree(path, repository.text(path))
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.ClassDef) and node.name not in found:
+                    if any(ast_dotted(base).rsplit(".", 1)[-1] in frontier for base in node.bases):
+                        derived.add(node.name)
+        found |= derived
+        frontier = derived
+    return frozenset(found)
 
 
 def run(
