@@ -605,8 +605,7 @@ def run(
             undecided = [
                 flag
                 for flag in active.values()
-                if overridden(flag, flag_facts[flag.name])
-                and not cascade.decided(flag, overridden(flag, flag_facts[flag.name]))
+                if (writes := overridden(flag, flag_facts[flag.name])) and not cascade.decided(flag, writes)
             ]
             if undecided:
                 report.refused += [_still_written(flag, flag_facts[flag.name]) for flag in undecided]
