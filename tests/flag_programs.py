@@ -104,6 +104,11 @@ class Builder:
         return reads
 
 
+# Where each flag is defined: its definition line starts so (module constant, field, class attribute).
+DEFINITIONS: dict[str, str] = {MODULE_FLAG: f"{MODULE_FLAG} = ", FIELD_FLAG: f"        self.{FIELD_FLAG} = ",
+                               CLASS_FLAG: f"    {CLASS_FLAG} = "}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Program:
     source: str
@@ -114,6 +119,21 @@ class Program:
     def __str__(self) -> str:
         flags = ", ".join(f"{name}={value!r}" for name, value in self.flags.items())
         return f"# flags: {flags}; entries: {', '.join(self.entries)}\n{self.source}"
+
+    @property
+    def decided(self) -> str:
+        """The program as its config decides it: each flag's definition holds the value the flag
+        is fixed at (a stale definition, one holding the old value, is what the config overrides).
+        The rewrite must behave as this does."""
+        lines = self.source.split("\n")
+        for index, line in enumerate(lines):
+            for name, start in DEFINITIONS.items():
+                if name in self.flags and line.startswith(start):
+                    comment = line.partition("  #")[2]
+                    lines[index] = f"{start}{self.flags[name]!r}" + (
+                        f"  #{comment}" if comment else ""
+                    )
+        return "\n".join(lines)
 
 
 # -- the idiom registries ------------------------------------------------------------------------
@@ -471,8 +491,12 @@ def log(tag, value=True):
 """
 
 
+# Shapes of a whole program rather than of an expression or statement (see `programs`).
+PROGRAM_IDIOMS = ("stale_definition",)
+
+
 def idiom_names() -> list[str]:
-    return [*EXPRESSIONS, *STATEMENTS]
+    return [*EXPRESSIONS, *STATEMENTS, *PROGRAM_IDIOMS]
 
 
 MAX_LINES = 40  # a finding must be readable at a glance
@@ -494,11 +518,17 @@ def programs(
         )
     )
     flags = {name: draw(st.sampled_from(VALUES)) for name in sorted(kinds)}
+    # A stale definition: the code holds the old value while the config fixes the flag at another
+    # (a rollout flag); the rewrite carries out the config (README: The config is the decision).
+    defined = dict(flags)
+    if "stale_definition" in enabled and draw(st.booleans()):
+        name = draw(st.sampled_from(sorted(flags)))
+        defined[name] = draw(st.sampled_from([value for value in VALUES if value != flags[name]]))
     builder = Builder(flags, enabled)
     lines = [HEADER]
     if MODULE_FLAG in flags:
         comment = draw(st.sampled_from(["", "  # the old path"]))
-        lines += ["", f"{MODULE_FLAG} = {flags[MODULE_FLAG]!r}{comment}"]
+        lines += ["", f"{MODULE_FLAG} = {defined[MODULE_FLAG]!r}{comment}"]
     entries: list[str] = []
     methods: list[str] = []
     if FIELD_FLAG in flags or CLASS_FLAG in flags:
@@ -516,10 +546,10 @@ def programs(
     if methods:
         lines += ["", "", "class Node:"]
         if CLASS_FLAG in flags:
-            lines += [f"    {CLASS_FLAG} = {flags[CLASS_FLAG]!r}", ""]
+            lines += [f"    {CLASS_FLAG} = {defined[CLASS_FLAG]!r}", ""]
         lines += ["    def __init__(self):"]
         if FIELD_FLAG in flags:
-            lines += [f"        self.{FIELD_FLAG} = {flags[FIELD_FLAG]!r}"]
+            lines += [f"        self.{FIELD_FLAG} = {defined[FIELD_FLAG]!r}"]
         lines += [f"        self.{name} = 0" for name in builder.fields]
         if FIELD_FLAG not in flags and not builder.fields:
             lines += ["        self.ready = True"]
@@ -531,7 +561,8 @@ def programs(
     lines += ["", "", f"__all__ = {public!r}"]
     source = "\n".join(lines) + "\n"
     assume(source.count("\n") < MAX_LINES)
-    return Program(source, flags, tuple(entries), frozenset(builder.idioms))
+    idioms = builder.idioms | ({"stale_definition"} if defined != flags else set())
+    return Program(source, flags, tuple(entries), frozenset(idioms))
 
 
 # -- running a program ---------------------------------------------------------------------------
@@ -713,7 +744,7 @@ def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Op
         raise ValueError(
             f"the generator made a program that does not compile: {problem}\n{program}"
         )
-    before = drive(program.source, program.entries)
+    before = drive(program.decided, program.entries)
     if "ran past" in before:
         raise ValueError(f"the generator made a program that runs away\n{program}")
     if OUT_OF_CONTRACT.search(before):

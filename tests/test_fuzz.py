@@ -206,3 +206,15 @@ def test_the_check_passes_a_right_rewrite() -> None:
 def test_a_documented_refusal_is_not_a_finding() -> None:
     stderr = "prune-flags: FAST: not pruned: it is given another value at program.py:9\n"
     assert check(PRECEDENCE, rewrite=_writes(None, 123, stderr)) is None
+
+
+def test_the_fuzzer_finds_the_precedence_bug_when_it_is_reintroduced(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With replacements no longer parenthesised for their place (the bug of issue 14, item 1:
+    `not (FAST or x > 1 and f())` became `not x > 1 and f()`), the generator's programs find it."""
+    from prune_flags.passes import parens
+
+    monkeypatch.setattr(parens, "required_level", lambda parent, field: parens.Level.TUPLE)
+    findings = [finding for program in sample()[:150] if (finding := check(program)) is not None]
+    assert any(finding.kind == "output-differs" for finding in findings), findings
