@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from prune_flags.files import lines_naming
-from prune_flags.index import TreeNames, parse_ast, scan, statements_holding, tree_names
+from prune_flags.index import TreeNames, nested_blocks, parse_ast, scan, statements_holding, tree_names
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags.passes import RemoveUnusedImports, Rewriter
 from prune_flags.shapes import spells_option
@@ -186,10 +186,7 @@ def _assignments(body: list[ast.stmt], lines: frozenset[int]) -> Iterator[ast.As
     for _, _, statement in statements_holding(body, lines):
         if isinstance(statement, ast.Assign):
             yield statement
-        blocks = [getattr(statement, field, []) for field in ("body", "orelse", "finalbody")]
-        blocks += [handler.body for handler in getattr(statement, "handlers", [])]
-        blocks += [case.body for case in getattr(statement, "cases", [])]
-        for block in blocks:
+        for block in nested_blocks(statement):
             yield from _assignments(block, lines)
 
 
