@@ -188,7 +188,8 @@ def test_an_ambiguous_flag_is_refused_with_the_qualified_names_of_its_definition
     assert (
         "prune-flags: fast: not pruned: the name is ambiguous: unrelated definitions carry it "
         "(vehicles.car.Car.fast, vehicles.engine.Engine.fast, at vehicles/car.py:3, vehicles/engine.py:2); "
-        "a read or write of it (vehicles/garage.py:2) may be either's\n"
+        "a read or write of it (vehicles/garage.py:2) may be either's; to prune it, give every definition "
+        "the configured value (a flag whose definitions agree is not ambiguous)\n"
     ) in result.stderr
 
 

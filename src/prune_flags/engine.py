@@ -395,7 +395,8 @@ def _ambiguous(repository: _Repository, flags: Sequence[Flag], facts: dict[str, 
         message = (
             f"{flag.name}: not pruned: the name is ambiguous: unrelated definitions carry it "
             f"({', '.join(scope_with)}, at {', '.join(sites)}); a read or write of it "
-            f"{'(' + ', '.join(unattributed) + ') ' if unattributed else ''}may be either's"
+            f"{'(' + ', '.join(unattributed) + ') ' if unattributed else ''}may be either's; to prune it, "
+            "give every definition the configured value (a flag whose definitions agree is not ambiguous)"
         )
         found.append(Refusal(flag.name, "ambiguous", tuple(sorted({*sites, *unattributed})), message, scope_with))
     return found
