@@ -188,9 +188,75 @@ def test_an_ambiguous_flag_is_refused_with_the_qualified_names_of_its_definition
     assert (
         "prune-flags: fast: not pruned: the name is ambiguous: unrelated definitions carry it "
         "(vehicles.car.Car.fast, vehicles.engine.Engine.fast, at vehicles/car.py:3, vehicles/engine.py:2); "
-        "a read or write of it (vehicles/garage.py:2) may be either's; to prune it, give every definition "
-        "the configured value (a flag whose definitions agree is not ambiguous)\n"
+        "a read or write of it (vehicles/garage.py:2) may be either's; to prune one of them, scope the flag "
+        'with its qualified key, e.g. "vehicles.car.Car.fast" = false\n'
     ) in result.stderr
+
+
+def test_a_scoped_flag_still_ambiguous_at_a_receiver_of_unknown_class_is_refused_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`car.fast = True` on an unannotated parameter could be Engine's or Car's: the key does not
+    say, so the flag is refused with the place (the fixture core_decide_scoped annotates it)."""
+    case = FIXTURES / "core_decide_ambiguous"
+    work = checkout(case, tmp_path / "work")
+    config = tmp_path / "scoped.toml"
+    config.write_text('[flags]\n"vehicles.engine.Engine.fast" = false\n')
+    report = tmp_path / "r.json"
+    result = invoke(monkeypatch, work, "diff", "--report", str(report), "--config", str(config), ".")
+    assert result.exit_code == 123
+    assert json.loads(report.read_text())["refused"] == [
+        {
+            "flag": "fast",
+            "why": "ambiguous",
+            "locations": ["vehicles/garage.py:2"],
+            "scope_with": ["vehicles.engine.Engine.fast"],
+        }
+    ]
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("vehicles.motors.Engine.fast", "vehicles has no class or function motors, and there is no module vehicles.motors"),
+        ("cars.engine.Engine.fast", "no module cars among the files in scope"),
+        ("vehicles.engine.Motor.fast", "vehicles.engine has no class or function Motor"),
+        ("vehicles.garage.retune.fast", "vehicles.garage has no class or function retune"),
+    ],
+)
+def test_a_qualified_key_that_names_nothing_is_a_config_error_naming_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, message: str
+) -> None:
+    work = checkout(FIXTURES / "core_decide_ambiguous", tmp_path / "work")
+    before = {path: path.read_bytes() for path in work.rglob("*.py")}
+    config = tmp_path / "bad.toml"
+    config.write_text(f'[flags]\n"{key}" = false\n')
+    result = invoke(monkeypatch, work, "apply", "--config", str(config), ".")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"prune-flags: error: {config}: flags.{key}: {message}")
+    assert {path: path.read_bytes() for path in work.rglob("*.py")} == before
+
+
+def test_one_flag_name_under_two_keys_is_a_config_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    work = checkout(FIXTURES / "core_decide_ambiguous", tmp_path / "work")
+    config = tmp_path / "twice.toml"
+    config.write_text('[flags]\n"vehicles.engine.Engine.fast" = false\n"vehicles.car.Car.fast" = true\n')
+    result = invoke(monkeypatch, work, "apply", "--config", str(config), ".")
+    assert result.exit_code == 2
+    assert (
+        f"{config}: flags.vehicles.car.Car.fast: vehicles.engine.Engine.fast and vehicles.car.Car.fast are the "
+        "same flag name; one entry per name"
+    ) in result.stderr
+
+
+def test_a_qualified_key_given_as_an_option_scopes_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    case = FIXTURES / "core_decide_scoped"
+    work = checkout(case, tmp_path / "work")
+    result = invoke(monkeypatch, work, "apply", "--flag", "vehicles.engine.Engine.fast=False", ".")
+    assert result.exit_code == 0, result.output
+    for path in (case / "after").rglob("*.py"):
+        assert (work / path.relative_to(case / "after")).read_text() == path.read_text()
 
 
 def make_tree(root: Path, files: dict[str, str]) -> Path:
@@ -322,3 +388,44 @@ def test_a_field_filled_by_position_stays_a_conflict(
     assert result.exit_code == 123
     assert "normalize_first: not pruned: it is given another value at opts.py:15 (passes Options's field by position)" in result.stderr
     assert (root / "opts.py").read_text() == text
+
+
+SCOPED_PROGRAMS = {
+    # fixture: (the decided edit of `before`, the calls whose results must not change)
+    "core_decide_scoped": (
+        None,
+        "from vehicles.engine import Engine, Gauge\nfrom vehicles.car import Car\nfrom vehicles.garage import tune, warm_up\n"
+        "print(Engine().start(), Gauge().needle(), Car().drive(), tune(Car()).fast, warm_up(Engine()))",
+    ),
+    "core_decide_scoped_module": (
+        ("shop/checkout.py", "FAST = False", "FAST = True"),
+        "from shop import checkout, pages, shipping\n"
+        "print(checkout.steps(), pages.title(), pages.banner(), pages.shipping_note(), shipping.options())",
+    ),
+    "core_decide_scoped_parameter": (
+        None,
+        "from search.api import search_endpoint, typeahead_endpoint\n"
+        "class Index:\n"
+        "    def edits(self, term): return [term, term + 's']\n"
+        "    def lookup(self, terms): return sorted(terms)\n"
+        "    def complete(self, prefix): return [prefix + '!']\n"
+        "print(search_endpoint({'q': 'A b'}, Index()), typeahead_endpoint({'q': 'ab'}, Index()))",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCOPED_PROGRAMS))
+def test_a_scoped_cleanup_behaves_as_the_program_with_the_flag_at_its_value(name: str, tmp_path: Path) -> None:
+    """Differential check: the rewrite runs as `before` with the scoped definition at the configured
+    value, while the same-named other definitions keep theirs."""
+    edit, program = SCOPED_PROGRAMS[name]
+    decided = shutil.copytree(FIXTURES / name / "before", tmp_path / "decided")
+    if edit is not None:
+        path, old, new = edit
+        (decided / path).write_text((decided / path).read_text().replace(old, new, 1))
+    after = shutil.copytree(FIXTURES / name / "after", tmp_path / "after")
+    outputs = [
+        subprocess.run([sys.executable, "-B", "-c", program], cwd=tree, capture_output=True, text=True, check=True).stdout
+        for tree in (decided, after)
+    ]
+    assert outputs[0] == outputs[1]

@@ -32,7 +32,10 @@ app = typer.Typer(
 PathsArgument = typer.Argument(None, help="Files or directories to clean up (default: .).", show_default=False)
 ConfigOption = typer.Option(None, "--config", help="TOML file with the flags and options at its top level.")
 FlagOption = typer.Option(
-    None, "--flag", help="NAME=VALUE, repeatable; VALUE is a Python literal (True, None, 3, 'x'). Overrides the config."
+    None,
+    "--flag",
+    help="NAME=VALUE, repeatable; VALUE is a Python literal (True, None, 3, 'x'). Overrides the config. "
+    "A qualified NAME (pkg.mod.Class.fast) scopes the flag to that definition.",
 )
 NoFormatOption = typer.Option(False, "--no-format", help="Do not run black on the changed lines.")
 ReportOption = typer.Option(None, "--report", help="Also write the JSON report to this file.")
@@ -108,6 +111,8 @@ def _run(
             return run(config, targets, Path.cwd(), progress, jobs, contents)
     except NoPythonFiles as err:
         raise _fail(f"{err}: no Python files to clean up (none found, or all excluded by .gitignore or exclude)")
+    except ConfigError as err:  # a qualified key that names nothing among the files
+        raise _fail(str(err)) from None
 
 
 @contextlib.contextmanager
@@ -173,6 +178,8 @@ def diff(
 
     The config is the decision: a flag's definitions go whatever value they hold, and writes of another value are removed and reported as overridden (a warning line on stderr each).
 
+    A name that unrelated definitions carry is refused as ambiguous; a qualified key scopes it: --flag pkg.mod.Engine.fast=False.
+
     Example: prune-flags diff src/ --flag manual_release_grads=False | git apply
     """
     _check_report(report)
@@ -206,6 +213,8 @@ def apply(
     123: some files skipped (named on stderr), the rest written; or a flag refused (ambiguous, read as an object, or given another value under --strict), nothing of it written.
 
     The config is the decision: a flag's definitions go whatever value they hold, and writes of another value are removed and reported as overridden (a warning line on stderr each).
+
+    A name that unrelated definitions carry is refused as ambiguous; a qualified key scopes it: "pkg.mod.Engine.fast" = false in [flags].
 
     Example: prune-flags apply --config codemods/manual_release_grads.toml megatron/
     """

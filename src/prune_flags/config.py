@@ -14,7 +14,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from prune_flags.shapes import ShapeError, parse_shape
@@ -61,6 +61,15 @@ class Flag:
     name: str
     value: object
     source: str  # repr(value): the Python source the rewrite puts where the flag was read
+    # A qualified key's module and owner (`pkg.mod.Class` of "pkg.mod.Class.fast"): the flag is
+    # that definition's name only; same-named definitions elsewhere are left alone (see scoping).
+    scope: str = ""
+    origin: str = field(default="", compare=False)  # where the key was given, for errors: a file or --flag
+
+    @property
+    def key(self) -> str:
+        """The key as the user wrote it."""
+        return f"{self.scope}.{self.name}" if self.scope else self.name
 
 
 @dataclass(frozen=True)
@@ -103,8 +112,17 @@ def parse_flag_option(text: str) -> Flag:
         raise ConfigError(FLAG_OPTION, name, str(err)) from None
 
 
-def _make_flag(name: str, value: object) -> Flag:
-    return Flag(name=name, value=value, source=repr(value))
+def _make_flag(key: str, value: object, origin: str = FLAG_OPTION) -> Flag:
+    """A flag from its key: a dotted key of identifiers (`pkg.mod.Class.fast`) is qualified."""
+    scope, name = _split_key(key)
+    return Flag(name=name, value=value, source=repr(value), scope=scope, origin=origin)
+
+
+def _split_key(key: str) -> tuple[str, str]:
+    parts = key.split(".")
+    if len(parts) > 1 and all(part.isidentifier() for part in parts):
+        return ".".join(parts[:-1]), parts[-1]
+    return "", key
 
 
 def load_config(
@@ -114,9 +132,11 @@ def load_config(
     overrides = [parse_flag_option(option) for option in flag_options]
     seen: dict[str, Flag] = {}
     for flag in overrides:
-        if flag.name in seen and seen[flag.name].value != flag.value:
+        if flag.name in seen and seen[flag.name] != flag:
             message = f"given twice, as {seen[flag.name].source} and {flag.source}; give each flag one value"
-            raise ConfigError(FLAG_OPTION, flag.name, message)
+            if seen[flag.name].key != flag.key:
+                message = f"given twice, as {seen[flag.name].key} and {flag.key}; {_ONE_ENTRY}"
+            raise ConfigError(FLAG_OPTION, flag.key, message)
         seen[flag.name] = flag
     if config_file is not None:
         config = parse_table(_given_table(config_file), config_file)
@@ -316,10 +336,24 @@ def _config_flags(flags: object, file: str, any_name: bool) -> tuple[Flag, ...]:
         )
     for name in flags:
         _check_flag_name(name, any_name, file, f"flags.{name}")
-    return tuple(_toml_flag(name, value, file) for name, value in flags.items())
+    parsed = tuple(_toml_flag(name, value, file) for name, value in flags.items())
+    by_name: dict[str, Flag] = {}
+    for flag in parsed:
+        if flag.name in by_name:
+            message = f"{by_name[flag.name].key} and {flag.key} are the same flag name; {_ONE_ENTRY}"
+            raise ConfigError(file, f"flags.{flag.key}", message)
+        by_name[flag.name] = flag
+    return parsed
+
+
+# Passes know a flag by its name: one name cannot be two flags in one run.
+_ONE_ENTRY = "one entry per name (scope it with a qualified key, and run again for another scope)"
 
 
 def _check_flag_name(name: str, any_name: bool, file: str, key: str) -> None:
+    if _split_key(name)[0]:
+        _check_flag_name(_split_key(name)[1], False, file, key)  # qualified: a Python name
+        return
     # With accessors, flags are read by name as strings (features.has("new-ui")), so any
     # name is possible; without them a flag is a Python name and must be spelt like one.
     if any_name:
@@ -338,11 +372,11 @@ def _check_flag_name(name: str, any_name: bool, file: str, key: str) -> None:
 def _toml_flag(name: str, value: object, file: str) -> Flag:
     key = f"flags.{name}"
     if isinstance(value, dict):
-        return _make_flag(name, _python_table_value(value, file, key))
+        return _make_flag(name, _python_table_value(value, file, key), file)
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(file, key, f"{value!r} is not a finite number")
     if isinstance(value, (bool, int, float, str)):
-        return _make_flag(name, value)
+        return _make_flag(name, value, file)
     kind = "an array" if isinstance(value, list) else f"a {type(value).__name__}"
     message = f'expected a bool, int, float or string, or a table {{python = "..."}}, got {kind}'
     raise ConfigError(file, key, message)
@@ -398,7 +432,7 @@ def _flag_option_hint(name: str, value_text: str) -> str:
 def _apply_overrides(config: Config, overrides: Sequence[Flag]) -> Config:
     flags = {flag.name: flag for flag in config.flags}
     for flag in overrides:
-        _check_flag_name(flag.name, bool(config.accessors), FLAG_OPTION, flag.name)
+        _check_flag_name(flag.key, bool(config.accessors), FLAG_OPTION, flag.key)
         flags[flag.name] = flag  # a replaced flag keeps its place; dicts keep insertion order
     if not flags:
         raise ConfigError(str(config.source), "flags", _no_flags_message(config.source))

@@ -6,7 +6,7 @@ The engine builds these without importing LibCST (see `warm`); only the passes r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Mapping, NamedTuple
 
 from prune_flags.config import Flag
@@ -55,6 +55,9 @@ class RewriteContext:
     removable_asserts: frozenset[int] = frozenset()
     # Lines that name something this run acts on; a block without any is not walked (None: walk all).
     relevant_lines: frozenset[int] | None = None
+    # Scoped flags: the classes and functions of this file (dotted paths, "" for the whole module)
+    # where the name is another definition's, which the passes leave alone.
+    foreign: Mapping[str, frozenset[str]] = field(default_factory=dict)
     changes: list[Change] = field(default_factory=list)
     # A fold exposed an exit outside any function: what it makes unreachable may lie past the
     # statements a view holds, so the rewrite is done again on the whole file.
@@ -70,6 +73,22 @@ class RewriteContext:
         names |= {spelling.partition(".")[0] for spelling, call in self.helpers.items() if call.imports}
         # Dead switches are among them (files.lines_naming knows `--use-x`); `--turbo` may fill one.
         return frozenset(names.union(*self.option_flags.values()))
+
+    def without(self, names: frozenset[str]) -> RewriteContext:
+        """The context inside a class or function where these flags' names are not the flags:
+        the same records (changes, inlinings), nothing known of those names."""
+        def kept(mapping: Mapping[str, object]) -> dict:  # type: ignore[type-arg]
+            return {name: value for name, value in mapping.items() if name not in names}
+
+        return replace(
+            self,
+            flags=kept(self.flags),
+            flag_owners=kept(self.flag_owners),
+            option_flags=kept(self.option_flags),
+            dead_names=kept(self.dead_names),
+            dead_globals=kept(self.dead_globals),
+            name_constants={c: name for c, name in self.name_constants.items() if name not in names},
+        )
 
     def record(self, line: int, action: str, reason: str, flag: str) -> None:
         self.changes.append(Change(line=line, flag=flag, action=action, reason=reason))

@@ -10,11 +10,12 @@ question, finds no new name without a reader.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypeVar
 
@@ -47,6 +48,7 @@ from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import CallShape, ast_dotted, parse_shape, spellings, module_strings
 from prune_flags.report import OVERRIDDEN, FileResult, Refusal, Report, Skipped
+from prune_flags.scoping import Foreign, definitions, string_named, foreign_spans, qualified, resolve, scope_flag, unrelated, with_subclasses, without_foreign
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -71,6 +73,9 @@ class _Repository:
     sources: dict[Path, SourceFile] = field(default_factory=dict)
     rewritten: dict[Path, str] = field(default_factory=dict)
     skipped: dict[Path, str] = field(default_factory=dict)
+    # Scoped flags: per file, the classes and functions where the name is another definition's;
+    # the index leaves out what is in them (see scoping).
+    foreign: dict[str, Foreign] = field(default_factory=dict)
     _trees: dict[tuple[Path, str], ast.Module] = field(default_factory=dict)
     _candidate_cache: dict[frozenset[str], list[Path]] = field(default_factory=dict)
     _word_files: dict[bytes, list[Path]] | None = None  # each word of the files' bytes -> the files
@@ -204,11 +209,16 @@ class _Repository:
         tree = self.tree(path, text)
         if tree is None:
             return None
+        display = self.display(path)
         try:
-            return deeply(scan, tree, self.display(path), names, self.writers, self.accessors, text, self.flag_constants)
+            found = deeply(scan, tree, display, names, self.writers, self.accessors, text, self.flag_constants)
         except RecursionError:
             self.skipped[path] = too_deep("analyse")
             return None
+        for name, facts in found.items():
+            if owners := self.foreign.get(name, {}).get(display):
+                found[name] = without_foreign(facts, foreign_spans(tree, owners))
+        return found
 
     def skipped_holding(self, names: frozenset[str]) -> list[Path]:
         """Skipped files whose bytes hold one of the names."""
@@ -375,73 +385,45 @@ def _ambiguous(repository: _Repository, flags: Sequence[Flag], facts: dict[str, 
         flag_facts = facts[flag.name]
         if not overridden(flag, flag_facts):
             continue
-        definitions: dict[str, list[Site]] = {}  # qualified name -> where it is defined
-        classes: dict[str, str] = {}  # qualified name of a class's attribute -> the class
-        for write in flag_facts.writes:
-            if write.value is ITSELF:
-                continue  # `self.fast = config.fast` carries the flag itself along
-            if write.kind == "module":
-                definitions.setdefault(_qualified(write.site.path, flag.name), []).append(write.site)
-            elif write.kind in ("class", "attribute") and write.owner:
-                key = _qualified(write.site.path, f"{write.owner}.{flag.name}")
-                definitions.setdefault(key, []).append(write.site)
-                classes[key] = write.owner
-        if len(_unrelated(repository, list(definitions), classes)) < 2:
+        defined, classes = definitions(flag.name, flag_facts)  # qualified name -> where it is defined
+        if len(unrelated(repository, list(defined), classes)) < 2:
             continue
-        sites = sorted({str(site) for sites in definitions.values() for site in sites})
+        sites = sorted({str(site) for sites in defined.values() for site in sites})
         # Writes on another receiver than a class's own `self` or `cls` (`car.fast = True`)
         unattributed = sorted({str(w.site) for w in flag_facts.writes if w.kind in ("attribute", "setattr") and not w.owner})
-        scope_with = tuple(sorted(definitions))
+        scope_with = tuple(sorted(defined))
         message = (
             f"{flag.name}: not pruned: the name is ambiguous: unrelated definitions carry it "
             f"({', '.join(scope_with)}, at {', '.join(sites)}); a read or write of it "
-            f"{'(' + ', '.join(unattributed) + ') ' if unattributed else ''}may be either's; to prune it, "
-            "give every definition the configured value (a flag whose definitions agree is not ambiguous)"
+            f"{'(' + ', '.join(unattributed) + ') ' if unattributed else ''}may be either's; to prune one of "
+            f"them, scope the flag with its qualified key, e.g. \"{scope_with[0]}\" = {_toml(flag)}"
         )
         found.append(Refusal(flag.name, "ambiguous", tuple(sorted({*sites, *unattributed})), message, scope_with))
     return found
 
 
-def _unrelated(repository: _Repository, definitions: list[str], classes: Mapping[str, str]) -> list[set[str]]:
-    """The definitions grouped by what links them: a class's attribute is one with its ancestors'
-    (a subclass overrides it), through the chain of bases the repository's class statements spell
-    (by the bases' last names); siblings under a base that does not define it are not linked, nor
-    is a module constant with anything."""
-    defining = frozenset(classes.values())
-    bases = _class_bases(repository, defining)
-    group = {name: name for name in defining}
-    for name in sorted(defining):
-        seen, stack = set(), list(bases.get(name, ()))
-        while stack:
-            ancestor = stack.pop()
-            if ancestor in seen:
-                continue
-            seen.add(ancestor)
-            if ancestor in defining:
-                low, high = sorted((group[name], group[ancestor]))
-                group = {member: low if joined == high else joined for member, joined in group.items()}
-            stack.extend(bases.get(ancestor, ()))
-    groups: dict[str, set[str]] = {}
-    for key in definitions:
-        groups.setdefault(group[classes[key]] if key in classes else key, set()).add(key)
-    return list(groups.values())
+def _toml(flag: Flag) -> str:
+    """The flag's value as a config file spells it."""
+    if isinstance(flag.value, bool):
+        return str(flag.value).lower()
+    if isinstance(flag.value, (int, float)):
+        return flag.source
+    return json.dumps(flag.value) if isinstance(flag.value, str) else f'{{ python = {json.dumps(flag.source)} }}'
 
 
-def _class_bases(repository: _Repository, names: frozenset[str]) -> dict[str, set[str]]:
-    """The bases' last names of each class named (every class statement of that name in the
-    files in scope), and of their bases in turn, as far as the repository defines them."""
-    bases: dict[str, set[str]] = {}
-    wanted = set(names)
-    while missing := frozenset(wanted - bases.keys()):
-        for name in missing:
-            bases[name] = set()
-        for path in repository.mentioning(missing):
-            tree = repository.tree(path, repository.text(path))
-            for node in ast.walk(tree) if tree is not None else ():
-                if isinstance(node, ast.ClassDef) and node.name in missing:
-                    bases[node.name].update(ast_dotted(base).rsplit(".", 1)[-1] for base in node.bases)
-        wanted |= {base for found in bases.values() for base in found if base and base != "object"}
-    return bases
+def _scope(repository: _Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]) -> list[Refusal]:
+    """Scoped flags (qualified keys): where their names are other definitions' (kept from the
+    index from now on, see _Repository.scanned), or the refusal of one still ambiguous. A key that
+    names nothing is a config error (raised)."""
+    refused = []
+    for flag in flags:
+        if flag.scope:
+            scoped = scope_flag(repository, flag, resolve(repository, flag), facts[flag.name])
+            if isinstance(scoped, Refusal):
+                refused.append(scoped)
+            elif scoped:
+                repository.foreign[flag.name] = scoped
+    return refused
 
 
 def _read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
@@ -501,7 +483,7 @@ def _positional_fields(repository: _Repository, facts: NameFacts) -> list[str]:
         index = _field_index(tree, write.owner, write.site.line) if tree is not None else None
         if index is None:
             continue
-        for call in repository.calls(_with_subclasses(repository, write.owner)):
+        for call in repository.calls(with_subclasses(repository, frozenset([write.owner]))):
             if call.positional > index or call.forwarder is not None:
                 problems.append(f"{call.site} (passes {write.owner}'s field by position)")
     return problems
@@ -526,23 +508,6 @@ def _field_index(tree: ast.Module, owner: str, line: int) -> int | None:
     return None
 
 
-def _with_subclasses(repository: _Repository, name: str) -> frozenset[str]:
-    """A class's name and those of the classes the repository derives from it, at any depth
-    (by the bases' last names)."""
-    found, frontier = {name}, {name}
-    while frontier:
-        derived = set()
-        for path in repository.mentioning(frozenset(frontier)):
-            tree = repository.tree(path, repository.text(path))
-            for node in ast.walk(tree) if tree is not None else ():
-                if isinstance(node, ast.ClassDef) and node.name not in found:
-                    if any(ast_dotted(base).rsplit(".", 1)[-1] in frontier for base in node.bases):
-                        derived.add(node.name)
-        found |= derived
-        frontier = derived
-    return frozenset(found)
-
-
 def run(
     config: Config,
     paths: Sequence[Path],
@@ -555,10 +520,18 @@ def run(
     in for some files' bytes (interactive review: its texts with declined lines marked kept)."""
     project_root = find_project_root(paths[0] if paths else cwd)
     repository = load(paths, config, cwd, project_root, progress, contents)
+    flags = [
+        replace(flag, name=flag.key, scope="") if string_named(repository, flag, bool(config.accessors)) else flag
+        for flag in config.flags
+    ]
+    config = replace(config, flags=tuple(flags))
     report = Report(flags={flag.name: flag.source for flag in config.flags})
     flag_names = frozenset(flag.name for flag in config.flags)
     repository.flag_constants, ambiguous = repository.name_constants(flag_names)
     flag_facts = repository.facts(flag_names)
+    report.refused += _scope(repository, config.flags, flag_facts)
+    if repository.foreign:
+        flag_facts = repository.facts(flag_names)  # without what is other definitions'
     # A flag read as an object that something also gives another value (`USE_X = Flag(...)`) is
     # refused as read as an object: what the user must do is declare how it is read.
     conflicting = conflicts(repository, config.flags, flag_facts, config.strict)
@@ -570,7 +543,8 @@ def run(
                 message += " (strict: a flag given another value is refused)"
             report.refused.append(Refusal(name, "another-value", tuple(site.split(" ")[0] for site in sites), message))
     if not config.strict:
-        deciding = [flag for flag in config.flags if flag.name not in conflicting]
+        refused = {refusal.flag for refusal in report.refused}
+        deciding = [flag for flag in config.flags if flag.name not in conflicting and flag.name not in refused]
         report.refused += _ambiguous(repository, deciding, flag_facts)
     # Other flags read as objects are tried: a fold may take every such read with the dead code
     # (`callable(self.namer)` with namer = None); a read left after the cleanup refuses the flag.
@@ -748,8 +722,9 @@ class _Cascade:
         # Only the dead names the file mentions (and the switches its option tables may spell
         # `--use-x`): what a worker is sent grows with the file, not with the run.
         dead = self._dead_in(path) | frozenset(option_flags)
+        display = self.repository.display(path)
         return RewriteContext(
-            path=self.repository.display(path),
+            path=display,
             flags=self.flags,
             accessors=self.repository.accessors,
             writers=self.repository.writers,
@@ -761,6 +736,7 @@ class _Cascade:
             helpers=self.helper_calls.get(path, {}),
             removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),
             kept_imports=self._kept_in(path),
+            foreign={name: owners[display] for name, owners in self.repository.foreign.items() if display in owners},
         )
 
     def _kept_in(self, path: Path) -> frozenset[str]:
@@ -984,7 +960,7 @@ class _Cascade:
             if kept_name != name:
                 continue
             # `pkg.mod.helper` or `pkg.mod.Class.method`: the owner is the module, or module and class.
-            modules = {_qualified(write.site.path, "") for write in facts.writes}
+            modules = {qualified(write.site.path, "") for write in facts.writes}
             if any(module.endswith(owner) or module.endswith(owner.rpartition(".")[0]) for module in modules):
                 return True
         return False
@@ -1058,13 +1034,6 @@ _FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option", "class-
 def _live(reads: list[Site], skipped: frozenset[str]) -> list[Site]:
     """The reads outside skipped files: those a rewrite may remove."""
     return [read for read in reads if read.path not in skipped]
-
-
-def _qualified(path: str, name: str) -> str:
-    """`pkg/mod.py` and `helper` -> `pkg.mod.helper`, as `keep` spells names."""
-    module = path[: -len(".py")] if path.endswith(".py") else path
-    module = module.removesuffix("/__init__").replace("/", ".")
-    return f"{module}.{name}" if name else module
 
 
 def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:

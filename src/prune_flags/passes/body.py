@@ -155,13 +155,27 @@ class BodyEditor(cst.CSTTransformer):
         super().__init__()
         self.context = context
         self.scopes: list[cst.CSTNode] = []  # enclosing scopes, innermost last
+        # The contexts outside the classes and functions where a scoped flag's name is another
+        # definition's (see scoping), with the node each was left at.
+        self._outer: list[tuple[cst.CSTNode, RewriteContext]] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.ClassDef, cst.FunctionDef, cst.Module)) and self.context.foreign:
+            self._hide_foreign(node)
         if isinstance(node, SCOPES):
             self.scopes.append(node)
         if isinstance(node, cst.BaseCompoundStatement) and not self._relevant(node):
             return False  # nothing in it names what this run changes: leave it as it is, unwalked
         return super().on_visit(node)
+
+    def _hide_foreign(self, node: cst.ClassDef | cst.FunctionDef | cst.Module) -> None:
+        owner = "" if isinstance(node, cst.Module) else ".".join(
+            [scope.name.value for scope in self.scopes if isinstance(scope, (cst.ClassDef, cst.FunctionDef))] + [node.name.value]
+        )
+        hidden = frozenset(name for name, owners in self.context.foreign.items() if owner in owners)
+        if hidden:
+            self._outer.append((node, self.context))
+            self.context = self.context.without(hidden)
 
     def _relevant(self, node: cst.CSTNode) -> bool:
         lines = self.context.relevant_lines
@@ -174,6 +188,9 @@ class BodyEditor(cst.CSTTransformer):
         result = super().on_leave(original_node, updated_node)
         if isinstance(original_node, SCOPES):
             self.scopes.pop()
+        if self._outer and self._outer[-1][0] is original_node:
+            inner, (_, self.context) = self.context, self._outer.pop()
+            self.context.unreachable_outside_functions |= inner.unreachable_outside_functions
         return result
 
     @property

@@ -1,0 +1,458 @@
+"""Whose a flag's name is. Definitions of one name that no chain of bases links (two classes'
+`fast`, two modules' `FAST`, two functions' `use_x` parameters) are different variables: a
+qualified key (`"pkg.mod.Class.fast" = false`) says which one the flag is, and the others are
+left alone.
+
+A scoped flag's home is its definition's class with its subclasses and ancestors that define
+the name (or its module with the modules importing the name from it, or its function). Every
+other definition is foreign, and so is every class or function that touches only foreign ones.
+A place that could be either (`car.fast` on a receiver of unknown class) is never guessed: the
+flag is refused as ambiguous, naming where. The engine hides a scoped flag from the index inside
+its foreign classes and functions (`foreign_spans`), and the passes leave them alone
+(`passes.body.BodyEditor`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Mapping, NoReturn
+
+from prune_flags.config import ConfigError, Flag
+from prune_flags.index import ITSELF, NameFacts, Site, nested_blocks
+from prune_flags.report import Refusal
+from prune_flags.shapes import ast_dotted
+
+if TYPE_CHECKING:
+    from prune_flags.engine import _Repository
+
+HOME, FOREIGN, UNKNOWN = "home", "foreign", "unknown"
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+Owner = ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def qualified(path: str, name: str) -> str:
+    """`pkg/mod.py` and `helper` -> `pkg.mod.helper`, as `keep` and qualified flag keys spell names."""
+    module = path[: -len(".py")] if path.endswith(".py") else path
+    module = module.removesuffix("/__init__").replace("/", ".")
+    return f"{module}.{name}" if name else module
+
+
+def names_module(path: str, module: str) -> bool:
+    """Whether a file (by its display path) is the module a dotted name spells: the name may leave
+    out the directories above the package (`pkg.mod` for `src/pkg/mod.py`)."""
+    spelled = qualified(path, "")
+    return spelled == module or spelled.endswith("." + module)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a qualified key's definition lives: a module constant (`owner` empty), a class's
+    attribute (`owner` the class) or a function's parameter (`owner` the function's dotted path
+    in its module, `parameter` true)."""
+
+    path: str  # display path of the module
+    owner: str = ""
+    parameter: bool = False
+
+
+def string_named(repository: _Repository, flag: Flag, accessors: bool) -> bool:
+    """Whether a dotted key is a flag's string name (`"cart.page_size"`, which an accessor reads),
+    not a qualified key: with accessors, a key whose first part names no module in scope."""
+    first = flag.scope.split(".")[0]
+    modules = (qualified(repository.display(path), "") for path in repository.raw)
+    return accessors and bool(flag.scope) and not any(first in module.split(".") for module in modules)
+
+
+def resolve(repository: _Repository, flag: Flag) -> Scope:
+    """Where a qualified key's definition lives, or a ConfigError naming the key when its module,
+    class or function does not exist. The definition itself may be gone (a run before removed it):
+    the flag is then read where it is still read, as any flag whose definition is gone."""
+    parts = flag.scope.split(".")
+    files = {repository.display(path): path for path in repository.raw}
+    for split in range(len(parts), 0, -1):
+        module, inner = ".".join(parts[:split]), parts[split:]
+        paths = sorted(path for path in files if names_module(path, module))
+        if not paths:
+            continue
+        if len(paths) > 1:
+            _key_error(flag, f"{module} names more than one module: {', '.join(paths)}; spell more of its path")
+        path = files[paths[0]]
+        tree = repository.tree(path, repository.text(path)) if repository.source(path) is not None else None
+        if tree is None:
+            _key_error(flag, f"{paths[0]} does not parse, so {flag.key} cannot be found in it")
+        return _scope_in(tree, paths[0], module, inner, flag)
+    _key_error(flag, f"no module {parts[0]} among the files in scope; a qualified key is the module's "
+               'dotted name, then the class or function, then the flag, e.g. "pkg.mod.Class.fast"')
+
+
+def _scope_in(tree: ast.Module, path: str, module: str, inner: list[str], flag: Flag) -> Scope:
+    if not inner:
+        return Scope(path)
+    owner = _owner(tree.body, inner)
+    if owner is None:
+        no_module = len(inner) > 1 and _owner(tree.body, inner[:1]) is None
+        missing = f"{module} has no class or function {inner[0] if no_module else '.'.join(inner)}"
+        _key_error(flag, missing + (f", and there is no module {module}.{inner[0]}" if no_module else ""))
+    if isinstance(owner, ast.ClassDef):
+        return Scope(path, owner.name)
+    return Scope(path, ".".join(inner), parameter=True)
+
+
+def _key_error(flag: Flag, message: str) -> NoReturn:
+    raise ConfigError(flag.origin or "--flag", f"flags.{flag.key}", message)
+
+
+def _owner(body: list[ast.stmt], path: list[str]) -> Owner | None:
+    found = next((s for s in body if isinstance(s, (ast.ClassDef, *FunctionNode.__args__)) and s.name == path[0]), None)
+    if found is None or len(path) == 1:
+        return found
+    return _owner(found.body, path[1:])
+
+
+def definitions(name: str, facts: NameFacts) -> tuple[dict[str, list[Site]], dict[str, str]]:
+    """The name's definitions by qualified name (module constants, classes' attributes), with
+    where each is; and the class of each class attribute's qualified name."""
+    found: dict[str, list[Site]] = {}
+    classes: dict[str, str] = {}
+    for write in facts.writes:
+        if write.value is ITSELF:
+            continue  # `self.fast = config.fast` carries the flag itself along
+        if write.kind == "module":
+            found.setdefault(qualified(write.site.path, name), []).append(write.site)
+        elif write.kind in ("class", "attribute") and write.owner:
+            key = qualified(write.site.path, f"{write.owner}.{name}")
+            found.setdefault(key, []).append(write.site)
+            classes[key] = write.owner
+    return found, classes
+
+
+def unrelated(repository: _Repository, keys: list[str], classes: Mapping[str, str]) -> list[set[str]]:
+    """The definitions grouped by what links them: a class's attribute is one with its ancestors'
+    (a subclass overrides it), through the chain of bases the repository's class statements spell
+    (by the bases' last names); siblings under a base that does not define it are not linked, nor
+    is a module constant with anything."""
+    defining = frozenset(classes.values())
+    bases = class_bases(repository, defining)
+    group = {name: name for name in defining}
+    for name in sorted(defining):
+        seen, stack = set(), list(bases.get(name, ()))
+        while stack:
+            ancestor = stack.pop()
+            if ancestor in seen:
+                continue
+            seen.add(ancestor)
+            if ancestor in defining:
+                low, high = sorted((group[name], group[ancestor]))
+                group = {member: low if joined == high else joined for member, joined in group.items()}
+            stack.extend(bases.get(ancestor, ()))
+    groups: dict[str, set[str]] = {}
+    for key in keys:
+        groups.setdefault(group[classes[key]] if key in classes else key, set()).add(key)
+    return list(groups.values())
+
+
+def class_bases(repository: _Repository, names: frozenset[str]) -> dict[str, set[str]]:
+    """The bases' last names of each class named (every class statement of that name in the
+    files in scope), and of their bases in turn, as far as the repository defines them."""
+    bases: dict[str, set[str]] = {}
+    wanted = set(names)
+    while missing := frozenset(wanted - bases.keys()):
+        for name in missing:
+            bases[name] = set()
+        for path in repository.mentioning(missing):
+            tree = repository.tree(path, repository.text(path))
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.ClassDef) and node.name in missing:
+                    bases[node.name].update(ast_dotted(base).rsplit(".", 1)[-1] for base in node.bases)
+        wanted |= {base for found in bases.values() for base in found if base and base != "object"}
+    return bases
+
+
+def with_subclasses(repository: _Repository, names: frozenset[str]) -> frozenset[str]:
+    """Classes' names and those of the classes the repository derives from them, at any depth
+    (by the bases' last names)."""
+    found, frontier = set(names), set(names)
+    while frontier:
+        derived = set()
+        for path in repository.mentioning(frozenset(frontier)):
+            tree = repository.tree(path, repository.text(path))
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.ClassDef) and node.name not in found:
+                    if any(ast_dotted(base).rsplit(".", 1)[-1] in frontier for base in node.bases):
+                        derived.add(node.name)
+        found |= derived
+        frontier = derived
+    return frozenset(found)
+
+
+def owner_spans(tree: ast.Module) -> list[tuple[str, int, int]]:
+    """Every class and function of a module with its dotted path inside the module (`Car`,
+    `Car.drive`, `tune`) and its lines, decorators included; outer ones first."""
+    found = []
+
+    def walk(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, (ast.ClassDef, *FunctionNode.__args__)):
+                start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                found.append((prefix + node.name, start, node.end_lineno or node.lineno))
+                walk(node.body, prefix + node.name + ".")
+            else:
+                for block in nested_blocks(node):
+                    walk(block, prefix)
+
+    walk(tree.body, "")
+    return found
+
+
+def foreign_spans(tree: ast.Module, owners: frozenset[str]) -> list[tuple[int, int]]:
+    """The lines of the classes and functions named (by dotted path), "" standing for the module."""
+    if "" in owners:
+        return [(1, 1 << 30)]
+    return [(start, end) for path, start, end in owner_spans(tree) if path in owners]
+
+
+def without_foreign(facts: NameFacts, spans: list[tuple[int, int]]) -> NameFacts:
+    """The facts less the sites inside the spans (of one file's facts)."""
+
+    def outside(site: Site) -> bool:
+        return not any(start <= site.line <= end for start, end in spans)
+
+    return NameFacts(
+        attribute_reads=[s for s in facts.attribute_reads if outside(s)],
+        name_reads=[s for s in facts.name_reads if outside(s)],
+        string_reads=[s for s in facts.string_reads if outside(s)],
+        table_mentions=[s for s in facts.table_mentions if outside(s)],
+        assert_reads=[r for r in facts.assert_reads if outside(r.site)],
+        writes=[w for w in facts.writes if outside(w.site)],
+        object_reads=[r for r in facts.object_reads if outside(r.site)],
+    )
+
+
+def all_sites(facts: NameFacts) -> list[Site]:
+    return [
+        *facts.attribute_reads, *facts.name_reads, *facts.string_reads, *facts.table_mentions,
+        *(read.site for read in facts.assert_reads), *(write.site for write in facts.writes),
+    ]  # fmt: skip
+
+
+Foreign = dict[str, frozenset[str]]  # display path -> the dotted paths of the owners a flag is foreign in
+
+
+def scope_flag(repository: _Repository, flag: Flag, scope: Scope, facts: NameFacts) -> Foreign | Refusal:
+    """Where a scoped flag's name is another definition's; or, when a place could be either's,
+    the refusal naming it."""
+    verdicts = _verdicts(repository, flag, scope, facts)
+    foreign: dict[str, set[str]] = {}
+    unsure: list[str] = []
+    for (path, owner), seen in sorted(verdicts.items()):
+        mixed = bool(seen[HOME]) and bool(seen[FOREIGN])
+        if seen[UNKNOWN] or mixed or (seen[FOREIGN] and owner == "" and _homes_in(verdicts, path)):
+            unsure += sorted(f"{path}:{line}" for line in seen[UNKNOWN] | seen[FOREIGN])
+            continue
+        if seen[FOREIGN]:
+            foreign.setdefault(path, set()).add(owner)
+    if unsure:
+        message = (
+            f"{flag.name}: not pruned: scoped to {flag.key}, the name is still ambiguous at {', '.join(unsure)}: "
+            "a use there may be another definition's, or shares its class or function with one (the cleanup "
+            "leaves other definitions' classes and functions alone); name the receiver's class plainly there "
+            "(an annotation, or the class itself)"
+        )
+        return Refusal(flag.name, "ambiguous", tuple(unsure), message, (flag.key,))
+    return {path: frozenset(owners) for path, owners in foreign.items()}
+
+
+def _homes_in(verdicts: Mapping[tuple[str, str], Mapping[str, set[int]]], path: str) -> bool:
+    return any(seen[HOME] for (where, _), seen in verdicts.items() if where == path)
+
+
+def _verdicts(
+    repository: _Repository, flag: Flag, scope: Scope, facts: NameFacts
+) -> dict[tuple[str, str], dict[str, set[int]]]:
+    """For each (file, innermost class or function, "" at module level) where the name is used:
+    the lines where it is the flag's, another definition's, or could be either's."""
+    judge = _Judge(repository, flag, scope, facts)
+    verdicts: dict[tuple[str, str], dict[str, set[int]]] = {}
+    by_display = repository.by_display()
+    lines: dict[str, set[int]] = {}
+    for site in all_sites(facts):
+        lines.setdefault(site.path, set()).add(site.line)
+    for display, found in lines.items():
+        path = by_display.get(display)
+        tree = repository.tree(path, repository.text(path)) if path in repository.sources else None
+        if tree is None:
+            continue  # a skipped file keeps what it reads (engine._skipped_reads), whoever's it is
+        spans = owner_spans(tree)
+        for line in found:
+            enclosing = [span for span in spans if span[1] <= line <= span[2]]
+            owner = enclosing[-1][0] if enclosing else ""
+            verdict = judge.verdict(display, tree, [span[0] for span in enclosing], line)
+            if verdict is not None:
+                verdicts.setdefault((display, owner), {}).setdefault(verdict, set()).add(line)
+    for seen in verdicts.values():
+        for verdict in (HOME, FOREIGN, UNKNOWN):
+            seen.setdefault(verdict, set())
+    return verdicts
+
+
+class _Judge:
+    """Whose a use of the name at one line is, by the kind of definition the key scopes."""
+
+    def __init__(self, repository: _Repository, flag: Flag, scope: Scope, facts: NameFacts) -> None:
+        self.flag, self.scope = flag, scope
+        keys, classes = definitions(flag.name, facts)
+        if scope.owner and not scope.parameter:
+            groups = unrelated(repository, list(keys), classes)
+            home_key = qualified(scope.path, f"{scope.owner}.{flag.name}")
+            home = next((group for group in groups if home_key in group), {home_key})
+            self.home = with_subclasses(repository, frozenset(classes.get(key, scope.owner) for key in home))
+            others = frozenset(classes[key] for key in keys if key in classes and key not in home)
+            self.foreign = with_subclasses(repository, others) - self.home if others else frozenset()
+            self.foreign_modules = frozenset(key for key in keys if key not in classes)
+        else:
+            self.home = self.foreign = frozenset()
+            self.foreign_modules = frozenset(
+                qualified(w.site.path, "") for w in facts.writes if w.kind == "module" and w.site.path != scope.path
+            )
+        # Parameters of the name outside the home's classes are other functions' variables.
+        self.parameters = {(w.site.path, w.site.line) for w in facts.writes if w.kind == "parameter"}
+
+    def verdict(self, path: str, tree: ast.Module, owners: list[str], line: int) -> str | None:
+        if self.scope.parameter:
+            return self._parameter_verdict(path, tree, owners, line)
+        if not self.scope.owner:
+            return self._module_verdict(path, tree, line)
+        classes = {owner.rsplit(".", 1)[-1] for owner in owners}
+        if classes & self.home:
+            return HOME
+        if classes & self.foreign:
+            return FOREIGN
+        found = {self._receiver_verdict(receiver, tree) for receiver in _receivers(tree, line, self.flag.name)}
+        if len(found) == 1:
+            return found.pop()
+        if found:
+            return UNKNOWN
+        # No receiver: a bare name (another module's constant) or a parameter (another function's).
+        return FOREIGN if self.foreign_modules or (path, line) in self.parameters else None
+
+    def _parameter_verdict(self, path: str, tree: ast.Module, owners: list[str], line: int) -> str:
+        """Inside the function, the parameter; a keyword at a call of a function of its name, the
+        parameter passed (as the cleanup matches calls, by the callee's last name); anything
+        else is another function's parameter or an attribute that only shares the name."""
+        if path == self.scope.path and self.scope.owner in owners:
+            return HOME
+        callee = self.scope.owner.rsplit(".", 1)[-1]
+        callees = {
+            ast_dotted(call.func).rsplit(".", 1)[-1]
+            for call in ast.walk(tree)
+            if isinstance(call, ast.Call) and any(k.arg == self.flag.name and k.lineno == line for k in call.keywords)
+        }
+        if callee == "__init__":
+            callee = self.scope.owner.split(".")[0]  # the class is called
+        return HOME if callee in callees else FOREIGN
+
+    def _module_verdict(self, path: str, tree: ast.Module, line: int) -> str:
+        if path == self.scope.path:
+            return HOME
+        if self._foreign_module(qualified(path, "")):
+            return FOREIGN
+        sources, modules = _module_aliases(tree, path)
+        receivers = _receivers(tree, line, self.flag.name)
+        # `mod.FAST` by the module its receiver names; a bare `FAST` by the module it came from
+        named = {modules.get(ast_dotted(receiver)) for receiver in receivers} if receivers else {sources.get(self.flag.name)}
+        found = {
+            HOME if module and names_module(self.scope.path, module) else FOREIGN if module and self._foreign_module(module) else UNKNOWN
+            for module in named
+        }
+        if found == {UNKNOWN} and not self.foreign_modules:
+            return HOME  # no other module defines it: whatever reads it reads the flag, as unscoped
+        return found.pop() if len(found) == 1 else UNKNOWN
+
+    def _foreign_module(self, module: str) -> bool:
+        return any(foreign == module or foreign.endswith("." + module) for foreign in self.foreign_modules)
+
+    def _receiver_verdict(self, receiver: ast.expr, tree: ast.Module) -> str | None:
+        cls = _receiver_class(receiver, tree)
+        if cls in self.home:
+            return HOME
+        if cls in self.foreign:
+            return FOREIGN
+        return UNKNOWN
+
+
+def _receivers(tree: ast.Module, line: int, name: str) -> list[ast.expr]:
+    """What the name is an attribute of at a line: `x` of `x.fast`, `C` of `C(fast=...)`,
+    `o` of `getattr(o, "fast")` or `mock.patch.object(o, "fast", ...)`."""
+    found = []
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) != line and not (
+            isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or node.lineno)
+        ):
+            continue
+        if isinstance(node, ast.Attribute) and node.attr == name and node.lineno == line:
+            found.append(node.value)
+        elif isinstance(node, ast.Call):
+            if any(keyword.arg == name and keyword.lineno == line for keyword in node.keywords):
+                found.append(node.func)
+            if len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value == name:
+                found.append(node.args[0])
+    return found
+
+
+def _receiver_class(receiver: ast.expr, tree: ast.Module) -> str | None:
+    """The class a receiver plainly is an instance of, or is: `Engine`, `Engine()`, or a parameter
+    annotated `e: Engine` (or `Optional[Engine]`, "Engine")."""
+    if isinstance(receiver, ast.Call):
+        receiver = receiver.func
+    if isinstance(receiver, ast.Attribute):
+        return receiver.attr if receiver.attr[:1].isupper() else None
+    if not isinstance(receiver, ast.Name):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, FunctionNode.__args__) and node.lineno <= receiver.lineno <= (node.end_lineno or 0):
+            arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+            annotated = next((a.annotation for a in arguments if a.arg == receiver.id and a.annotation), None)
+            if annotated is not None:
+                return _annotated_class(annotated)
+    return receiver.id if receiver.id[:1].isupper() else None
+
+
+def _annotated_class(annotation: ast.expr) -> str | None:
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(annotation, ast.Subscript):  # Optional[Engine]
+        annotation = annotation.slice
+    if isinstance(annotation, ast.BinOp):  # Engine | None
+        sides = [side for side in (annotation.left, annotation.right) if ast_dotted(side) != "None"]
+        annotation = sides[0] if len(sides) == 1 else annotation
+    dotted = ast_dotted(annotation)
+    return dotted.rsplit(".", 1)[-1] if dotted else None
+
+
+def _module_aliases(tree: ast.Module, path: str) -> tuple[dict[str, str], dict[str, str]]:
+    """What a file's imported names stand for, as absolute dotted names (a relative import
+    resolved against the file's package): the module each name imported by `from` comes from
+    (`FAST` of `from .a import FAST` -> `pkg.a`), and the module each name could be (`m` of
+    `import pkg.a as m`, `a` of `from pkg import a` -> `pkg.a`)."""
+    package = qualified(path, "").split(".")
+    if not path.endswith("__init__.py"):
+        package = package[:-1]
+    sources: dict[str, str] = {}
+    modules: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                stem = package[: len(package) - node.level + 1] if node.level > 1 else package
+                base = ".".join([*stem, *([node.module] if node.module else [])])
+            for alias in node.names:
+                sources[alias.asname or alias.name] = base
+                modules[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                modules[alias.asname or alias.name] = alias.name
+    return sources, modules
