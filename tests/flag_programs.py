@@ -115,6 +115,9 @@ class Program:
     flags: dict[str, object]  # name -> the value it is fixed at
     entries: tuple[str, ...]  # "entry0" (a function) or "Node.run0" (a method, on a fresh Node)
     idioms: frozenset[str] = frozenset()
+    # Flags the config names by a qualified key (`"program.Node.fast"`): an unrelated class TWIN
+    # carries the same name with another value, which the rewrite must leave alone.
+    scoped: frozenset[str] = frozenset()
 
     def __str__(self) -> str:
         flags = ", ".join(f"{name}={value!r}" for name, value in self.flags.items())
@@ -127,6 +130,8 @@ class Program:
         The rewrite must behave as this does."""
         lines = self.source.split("\n")
         for index, line in enumerate(lines):
+            if line == f"class {TWIN}:":
+                break  # the twin's same-named attribute is another variable: it keeps its value
             for name, start in DEFINITIONS.items():
                 if name in self.flags and line.startswith(start):
                     comment = line.partition("  #")[2]
@@ -492,7 +497,8 @@ def log(tag, value=True):
 
 
 # Shapes of a whole program rather than of an expression or statement (see `programs`).
-PROGRAM_IDIOMS = ("stale_definition",)
+PROGRAM_IDIOMS = ("stale_definition", "scoped_twin")
+TWIN = "Twin"  # the unrelated class of the scoped_twin idiom
 
 
 def idiom_names() -> list[str]:
@@ -555,14 +561,25 @@ def programs(
             lines += ["        self.ready = True"]
         lines += methods
     lines += functions
+    # An unrelated class with a same-named attribute of another value: the flag is scoped to
+    # Node's by a qualified key (README: Qualified keys), and Twin's reads keep their value.
+    scoped: frozenset[str] = frozenset()
+    attributes = sorted({FIELD_FLAG, CLASS_FLAG} & flags.keys())
+    if "scoped_twin" in enabled and methods and attributes and draw(st.booleans()):
+        name = draw(st.sampled_from(attributes))
+        other = draw(st.sampled_from([value for value in VALUES if value != flags[name]]))
+        lines += ["", "", f"class {TWIN}:", f"    {name} = {other!r}", "", "    def read(self, x):"]
+        lines += [f"        return self.{name} if x else {TWIN}.{name}"]
+        entries.append(f"{TWIN}.read")
+        scoped = frozenset([name])
     # The entry points are the module's public interface, as callers elsewhere would use them;
     # without this, prune-flags may delete a class whose last reference in the module was a flag read.
     public = sorted({"LOG", "log", *(entry.partition(".")[0] for entry in entries)})
     lines += ["", "", f"__all__ = {public!r}"]
     source = "\n".join(lines) + "\n"
     assume(source.count("\n") < MAX_LINES)
-    idioms = builder.idioms | ({"stale_definition"} if defined != flags else set())
-    return Program(source, flags, tuple(entries), frozenset(idioms))
+    idioms = builder.idioms | ({"stale_definition"} if defined != flags else set()) | ({"scoped_twin"} if scoped else set())
+    return Program(source, flags, tuple(entries), frozenset(idioms), scoped)
 
 
 # -- running a program ---------------------------------------------------------------------------
@@ -653,7 +670,7 @@ DOCUMENTED_REFUSALS: dict[str, str] = {
 OUT_OF_CONTRACT = re.compile(r"raises (TypeError|AttributeError|IndexError)\b")
 
 
-def pyproject(flags: dict[str, object], black: bool) -> str:
+def pyproject(flags: dict[str, object], black: bool, scoped: frozenset[str] = frozenset()) -> str:
     def toml(value: object) -> str:
         if value is None:
             return '{ python = "None" }'
@@ -663,7 +680,7 @@ def pyproject(flags: dict[str, object], black: bool) -> str:
 
     lines = [
         "[tool.prune-flags.flags]",
-        *(f"{name} = {toml(value)}" for name, value in flags.items()),
+        *(f'"program.Node.{name}" = {toml(value)}' if name in scoped else f"{name} = {toml(value)}" for name, value in flags.items()),
     ]
     if black:
         lines += ["", "[tool.black]", "line-length = 100"]
@@ -709,9 +726,12 @@ def compile_error(source: str) -> Optional[str]:
 
 
 def flag_reads(source: str, flags: dict[str, object]) -> list[str]:
-    """Every identifier in `source` that names a flag: `FAST`, `x.fast`, `Node.legacy`."""
+    """Every identifier in `source` that names a flag: `FAST`, `x.fast`, `Node.legacy` (not in
+    TWIN, whose same-named attribute is another variable)."""
     names = []
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    tree.body = [node for node in tree.body if not (isinstance(node, ast.ClassDef) and node.name == TWIN)]
+    for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in flags:
             names.append(node.id)
         elif isinstance(node, ast.Attribute) and node.attr in flags:
@@ -753,7 +773,7 @@ def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Op
     with tempfile.TemporaryDirectory(prefix="fuzz-") as name:
         root = Path(name)
         (root / ".git").mkdir()
-        (root / "pyproject.toml").write_text(pyproject(flags, black))
+        (root / "pyproject.toml").write_text(pyproject(flags, black, program.scoped & flags.keys()))
         path = root / "program.py"
         path.write_text(program.source)
         code, stderr, crash = rewrite(root)
