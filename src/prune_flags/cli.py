@@ -14,7 +14,7 @@ import typer
 from prune_flags.config import ConfigError, load_config
 from prune_flags.batch.command import batch
 from prune_flags.find_command import find
-from prune_flags.report import OVERRIDDEN, Report, explain_lines, render_diff
+from prune_flags.report import OVERRIDDEN, REMOVED_TEST, Report, explain_lines, render_diff
 
 EXIT_CHANGES = 1
 EXIT_USAGE = 2
@@ -141,7 +141,7 @@ def _finish(report: Report, report_file: Optional[Path], explain: bool, quiet: b
             typer.echo(line)
     for result in report.changed_files:
         for change in sorted(result.changes, key=lambda change: change.line):
-            if change.action == OVERRIDDEN:  # the config's decision changed what the code said
+            if change.action in (OVERRIDDEN, REMOVED_TEST):  # the config's decision changed what the code said
                 typer.echo(f"prune-flags: {result.display}:{change.line}: {change.reason}", err=True)
     for conflict in report.conflicts:
         typer.echo(f"prune-flags: {conflict}", err=True)

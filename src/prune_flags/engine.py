@@ -46,7 +46,8 @@ from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import CallShape, ast_dotted, parse_shape, spellings, module_strings
-from prune_flags.report import OVERRIDDEN, FileResult, Refusal, Report, Skipped
+from prune_flags.report import OVERRIDDEN, REMOVED_TEST, FileResult, Refusal, Report, Skipped
+from prune_flags.pinned import TEST_WRITES, TestPlan, is_test_path, plan_tests
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -355,6 +356,36 @@ def conflicts(
     return found
 
 
+def _test_plan(repository: _Repository, config: Config, facts: Mapping[str, NameFacts]) -> TestPlan:
+    """What becomes of the tests that write a flag (see pinned.py): planned over the original
+    texts of the test files holding such writes. Under strict, nothing (each is a conflict)."""
+    if config.strict:
+        return TestPlan()
+    flags = {flag.name: flag for flag in config.flags}
+    by_display = repository.by_display()
+    holding = {
+        write.site.path
+        for name in flags
+        for write in facts[name].writes
+        if write.kind in TEST_WRITES and is_test_path(write.site.path)
+    }
+    files = {}
+    for display in sorted(holding):
+        path = by_display[display]
+        tree = repository.tree(path, repository.text(path, original=True)) if repository.source(path) else None
+        if tree is not None:
+            files[display] = (tree, repository.text(path, original=True))
+    flag_owners = {name: owners(flag, facts[name]) for name, flag in flags.items()}
+    writers, constants = repository.writers, repository.flag_constants
+    return plan_tests(files, flags, flag_owners, writers, constants, delete=config.tests == "delete")
+
+
+def _removed_writes(flag: Flag, facts: NameFacts, tests: TestPlan) -> list[Write]:
+    """The writes of another value that go: overridden statements, and tests' writes (once each)."""
+    found = {id(write): write for write in overridden(flag, facts) + tests.writes(flag.name, facts)}
+    return list(found.values())
+
+
 def _still_written(flag: Flag, facts: NameFacts) -> Refusal:
     sites = sorted({str(write.site) for write in overridden(flag, facts)})
     message = (
@@ -559,9 +590,10 @@ def run(
     flag_names = frozenset(flag.name for flag in config.flags)
     repository.flag_constants, ambiguous = repository.name_constants(flag_names)
     flag_facts = repository.facts(flag_names)
+    tests = _test_plan(repository, config, flag_facts)
     # A flag read as an object that something also gives another value (`USE_X = Flag(...)`) is
     # refused as read as an object: what the user must do is declare how it is read.
-    conflicting = conflicts(repository, config.flags, flag_facts, config.strict)
+    conflicting = conflicts(repository, config.flags, tests.without_handled(flag_facts), config.strict)
     report.refused += _read_as_objects({name: flag_facts[name] for name in conflicting})
     for name, sites in conflicting.items():
         if not flag_facts[name].object_reads:
@@ -590,6 +622,7 @@ def run(
             constants = repository.flag_constants
             cascade.name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
             cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
+            cascade.tests = tests
             cascade.run()
             if cascade.unsettled:
                 continue
@@ -606,7 +639,7 @@ def run(
             undecided = [
                 flag
                 for flag in active.values()
-                if (writes := overridden(flag, flag_facts[flag.name])) and not cascade.decided(flag, writes)
+                if (writes := _removed_writes(flag, flag_facts[flag.name], tests)) and not cascade.decided(flag, writes)
             ]
             if undecided:
                 report.refused += [_still_written(flag, flag_facts[flag.name]) for flag in undecided]
@@ -621,7 +654,8 @@ def run(
             black = _black_settings(config, project_root) if edited else None  # read once for all files
             finished = {path: _finish(black, source, text) for path, (source, text) in edited.items()}
             checks = [
-                (text, cascade.context(path, asserts=False), path.name == "__init__.py") for path, text in finished.items()
+                (text, cascade.context(path, by_original_lines=False), path.name == "__init__.py")
+                for path, text in finished.items()
             ]
             problems = {path: problem for path, problem in zip(finished, workers.map(recheck, checks)) if problem}
             if not problems:
@@ -692,6 +726,7 @@ class _Cascade:
         self.flag_owners = flag_owners
         self.name_constants: dict[str, str] = {}
         self.option_flags: dict[str, frozenset[str]] = {}  # flags a command-line option defines -> its strings
+        self.tests = TestPlan()  # what becomes of the tests that write a flag
         self.config = config
         self.flags = flags
         self.frozen_out = frozen_out
@@ -739,7 +774,9 @@ class _Cascade:
             | frozenset(s for name, strings in self.option_flags.items() if name in self.dead for s in strings)
         )
 
-    def context(self, path: Path, asserts: bool = True) -> RewriteContext:
+    def context(self, path: Path, by_original_lines: bool = True) -> RewriteContext:
+        """What a rewrite of the file is told; without what is planned by the original text's
+        lines (asserts, tests' edits) for a second run over the result."""
         option_flags = {
             name: strings
             for name, strings in self.option_flags.items()
@@ -759,8 +796,9 @@ class _Cascade:
             dead_names={name: self.dead[name] for name in dead},
             dead_globals=self.dead_globals.get(path, {}),
             helpers=self.helper_calls.get(path, {}),
-            removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),
+            removable_asserts=self.removable_asserts.get(path, frozenset()) if by_original_lines else frozenset(),
             kept_imports=self._kept_in(path),
+            tests=self.tests.edits(self.repository.display(path), self.flags) if by_original_lines else None,
         )
 
     def _kept_in(self, path: Path) -> frozenset[str]:
@@ -881,15 +919,22 @@ class _Cascade:
         """Whether a flag has no reader left and each of its writes of another value went (a
         change at its line): what the config decided is all the code says of it."""
         name = flag.name
-        if not (name in self.dead or any(name in names for names in self.dead_globals.values())):
+        if not (name in self.dead or any(name in names for names in self.dead_globals.values()) or self._gone(name)):
             return False
         by_display = self.repository.by_display()
         for write in writes:
             result = self.results.get(by_display.get(write.site.path, Path()))
             changes = result.changes if result is not None else ()
-            if not any(change.line == write.site.line and change.action in _WRITE_REMOVALS for change in changes):
+            line = self.tests.change_line(name, write)  # a deleted test's line, for the writes in it
+            if not any(change.line == line and change.action in _WRITE_REMOVALS for change in changes):
                 return False
         return True
+
+    def _gone(self, name: str) -> bool:
+        """Whether the rewritten code neither reads nor writes a name at all: a flag defined
+        nowhere (read through an accessor) whose only writes were tests' the tests pass removed."""
+        facts = self.repository.facts(frozenset([name]))[name]
+        return not (facts.global_reads or facts.assert_reads or facts.writes or facts.object_reads)
 
     def kept_by_skipped(self) -> dict[str, str]:
         """For each skipped file (by display), what it keeps alive, said after why it was skipped."""
@@ -1051,7 +1096,8 @@ class _Cascade:
         return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"
 
 
-_WRITE_REMOVALS = (OVERRIDDEN, "removed-write", "removed-write-kept-value")  # the prune pass's actions
+# The actions of a removed write: the prune pass's, and the tests pass's (a write in a deleted test).
+_WRITE_REMOVALS = (OVERRIDDEN, "removed-write", "removed-write-kept-value", REMOVED_TEST)
 _FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option", "class-def", "setattr", "writer")
 
 
@@ -1069,7 +1115,8 @@ def _qualified(path: str, name: str) -> str:
 
 def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
     """The safety gate after the edit: the result parses, and a second run changes nothing.
-    (The context has no assert lines: they are the original's, with nothing left to match.)"""
+    (The context has no assert lines nor tests' edits: they are the original's, with nothing left
+    to match.)"""
     from prune_flags.rewrite import FileFailure, rewrite  # LibCST, in the process that rewrites (see warm)
 
     text, context, is_package_init = task
