@@ -386,8 +386,8 @@ def _removed_writes(flag: Flag, facts: NameFacts, tests: TestPlan) -> list[Write
     return list(found.values())
 
 
-def _still_written(flag: Flag, facts: NameFacts) -> Refusal:
-    sites = sorted({str(write.site) for write in overridden(flag, facts)})
+def _still_written(flag: Flag, writes: list[Write]) -> Refusal:
+    sites = sorted({str(write.site) for write in writes})
     message = (
         f"{flag.name}: not pruned: it is given another value at {', '.join(sites)}, "
         "and not every read of it, or not every such write, could go"
@@ -642,7 +642,7 @@ def run(
                 if (writes := _removed_writes(flag, flag_facts[flag.name], tests)) and not cascade.decided(flag, writes)
             ]
             if undecided:
-                report.refused += [_still_written(flag, flag_facts[flag.name]) for flag in undecided]
+                report.refused += [_still_written(flag, _removed_writes(flag, flag_facts[flag.name], tests)) for flag in undecided]
                 continue
             edited = {
                 path: (source, rewritten.text)
