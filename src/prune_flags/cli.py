@@ -173,6 +173,8 @@ def diff(
 
     The config is the decision: a flag's definitions go whatever value they hold, and writes of another value are removed and reported as overridden (a warning line on stderr each).
 
+    In test files, a test that exists only to exercise another value goes (removed-test, a warning line each); one that also checks other things loses only the write, reported as possibly pinning. tests = "report" in the config deletes no test.
+
     Example: prune-flags diff src/ --flag manual_release_grads=False | git apply
     """
     _check_report(report)
@@ -206,6 +208,8 @@ def apply(
     123: some files skipped (named on stderr), the rest written; or a flag refused (ambiguous, read as an object, or given another value under --strict), nothing of it written.
 
     The config is the decision: a flag's definitions go whatever value they hold, and writes of another value are removed and reported as overridden (a warning line on stderr each).
+
+    In test files, a test that exists only to exercise another value goes (removed-test, a warning line each); one that also checks other things loses only the write, reported as possibly pinning. tests = "report" in the config deletes no test.
 
     Example: prune-flags apply --config codemods/manual_release_grads.toml megatron/
     """
