@@ -59,23 +59,18 @@ class Removal:
 
 @dataclass(frozen=True)
 class TestEdits:
-    """What the tests pass does in one file, each thing keyed by where it is in the original."""
+    """What the tests pass does in one file: each removal keyed by its place and where that is
+    in the original text: ("deleted", `def`/`class` line) for a test, fixture or class that goes
+    whole; ("statement", (line, column)), ("decorator", line), ("with", (`with` line, item
+    index)), ("keyword", (line, column)) for a write that goes alone; ("entry", (parametrize
+    line, entry index)) for a parametrize entry."""
 
-    deleted: Mapping[int, Removal] = field(default_factory=dict)  # `def`/`class` line: tests, fixtures, classes
-    statements: Mapping[Position, Removal] = field(default_factory=dict)  # a statement writing a flag
-    decorators: Mapping[int, Removal] = field(default_factory=dict)  # a decorator setting one, by its line
-    with_items: Mapping[tuple[int, int], Removal] = field(default_factory=dict)  # (`with` line, item index)
-    keywords: Mapping[Position, Removal] = field(default_factory=dict)  # a keyword passing one at a call
-    entries: Mapping[tuple[int, int], Removal] = field(default_factory=dict)  # (parametrize line, entry index)
+    removals: Mapping[tuple[str, Any], Removal]
     tests: frozenset[int] = frozenset()  # the `def` lines of the tests concerned: their blocks are walked
-
-    def removals(self) -> list[Removal]:
-        places = (self.deleted, self.statements, self.decorators, self.with_items, self.keywords, self.entries)
-        return [removal for place in places for removal in place.values()]
 
     def lines(self) -> frozenset[int]:
         """The lines the pass acts on (and the tests holding them), which the rewrite walks."""
-        return frozenset(removal.line for removal in self.removals()) | self.tests
+        return frozenset(removal.line for removal in self.removals.values()) | self.tests
 
 
 @dataclass
@@ -91,7 +86,8 @@ class TestPlan:
 
     def change_line(self, name: str, write: Write) -> int:
         """Where the change removing a write is recorded: its own line, or its deleted test's."""
-        return self.handled.get((name, write.site.path, write.site.line), write.site.line) if self.handles(name, write) else write.site.line
+        key = (name, write.site.path, write.site.line)
+        return self.handled.get(key, write.site.line) if write.kind in TEST_WRITES else write.site.line
 
     def writes(self, name: str, facts: NameFacts) -> list[Write]:
         return [write for write in facts.writes if self.handles(name, write)]
@@ -103,7 +99,7 @@ class TestPlan:
     def edits(self, path: str, flags: Collection[str]) -> TestEdits | None:
         """A file's edits, while every flag they are for is still pruned."""
         edits = self.files.get(path)
-        return edits if edits is not None and all(removal.flag in flags for removal in edits.removals()) else None
+        return edits if edits is not None and all(removal.flag in flags for removal in edits.removals.values()) else None
 
 
 def plan_tests(
@@ -123,7 +119,7 @@ def plan_tests(
             continue
         names = FlagNames.of_module(module_strings(tree), [], constants)
         edits, handled = _TestFile(tree, text, path, flags, owners, writers, names, delete).plan()
-        if edits.removals():
+        if edits.removals:
             plan.files[path] = edits
             plan.handled.update(((flag, path, line), change) for (flag, line), change in handled.items())
     return plan
@@ -137,7 +133,7 @@ class _Write:
     value: ast.expr | None  # the expression written; None: a mock stands in
     node: ast.AST  # the call, assignment or keyword that writes (its line is the index's)
     place: str  # "decorator", "with", "statement", "keyword"
-    key: Any  # its key among the TestEdits of its place
+    key: Any  # where it is, as TestEdits keys it with its place
     pinning: bool  # it sets the flag for the test's whole body
     binds: bool = False  # a `with` item binding a name (`as m`): it cannot go alone
 
@@ -179,9 +175,8 @@ class _TestFile:
     ) -> None:
         self.tree, self.text, self.lines, self.path = tree, text, text.split("\n"), path
         self.flags, self.owners, self.writers, self.names, self.delete = flags, owners, writers, names, delete
-        # What goes alone, by place (the keys of TestEdits' mappings), and what goes whole.
-        self.alone: dict[str, dict[Any, Removal]] = {place: {} for place in (*_HOW, "entry")}
-        self.deleted: dict[ast.AST, Removal] = {}
+        self.removals: dict[tuple[str, Any], Removal] = {}  # what goes alone (see TestEdits)
+        self.deleted: dict[ast.AST, Removal] = {}  # what goes whole
         self.handled: dict[tuple[str, int], int] = {}  # (flag, write line) -> the line of its change
         self.tests: set[int] = set()
 
@@ -191,16 +186,8 @@ class _TestFile:
             self._plan_test(test, used)
         if self.deleted:
             self._delete_left_behind()
-        edits = TestEdits(
-            {node.lineno: removal for node, removal in self.deleted.items()},  # type: ignore[attr-defined]
-            self.alone["statement"],
-            self.alone["decorator"],
-            self.alone["with"],
-            self.alone["keyword"],
-            self.alone["entry"],
-            frozenset(self.tests),
-        )
-        return edits, self.handled
+        deleted = {("deleted", node.lineno): removal for node, removal in self.deleted.items()}  # type: ignore[attr-defined]
+        return TestEdits({**self.removals, **deleted}, frozenset(self.tests)), self.handled
 
     # -- one test ---------------------------------------------------------------------------
     def _plan_test(self, test: ast.FunctionDef | ast.AsyncFunctionDef, used: frozenset[str]) -> None:
@@ -245,14 +232,14 @@ class _TestFile:
             f"removed the case {self._source(values.elts[index])} of {test.name}, which exercises "
             f"{flag.name} = {cases.values[index]!r}; the config fixes it at {flag.source}"
         )
-        key = (cases.decorator.lineno, index)
-        self.alone["entry"][key] = Removal(values.elts[index].lineno, flag.name, REMOVED_TEST, reason)
+        key = ("entry", (cases.decorator.lineno, index))
+        self.removals[key] = Removal(values.elts[index].lineno, flag.name, REMOVED_TEST, reason)
 
     def _remove_alone(self, test: ast.FunctionDef | ast.AsyncFunctionDef, write: _Write, kind: str) -> None:
         """A write that goes on its own, reported as possibly pinning when it gave another value.
         One whose value is not known, or a `with` item binding a name, stays (a conflict)."""
         flag = write.flag
-        if kind == "unknown" or (write.binds and kind != "same") or (write.place == "keyword" and kind == "same"):
+        if kind == "unknown" or write.binds or (write.place == "keyword" and kind == "same"):
             return  # (the parameters pass takes a keyword of the configured value)
         if kind == "same":
             action, reason = "removed-write", f"it sets {flag.name} to the value it is fixed at, {flag.source}"
@@ -267,7 +254,7 @@ class _TestFile:
                 f"{overrode(flag.name, self._source(write.value), flag.source)}; {test.name} {what} "
                 f"and may pin the removed behaviour (possibly pinning{setting})"
             )
-        self.alone[write.place][write.key] = Removal(write.line, flag.name, action, reason)
+        self.removals[(write.place, write.key)] = Removal(write.line, flag.name, action, reason)
         self.handled[(flag.name, write.node.lineno)] = write.line  # type: ignore[attr-defined]
 
     def _kind(self, write: _Write, parameters: Mapping[str, _Parametrized]) -> str:

@@ -127,7 +127,8 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
 
 def _deleted_tests_loads(tree: ast.Module, context: RewriteContext) -> Counter[str]:
     """The loads in the tests, fixtures and test classes the tests pass deletes whole."""
-    deleted = context.tests.deleted if context.tests is not None else {}
+    removals = context.tests.removals if context.tests is not None else {}
+    deleted = {line for place, line in removals if place == "deleted"}
     if not deleted:
         return Counter()
     nodes = [

@@ -42,7 +42,7 @@ class PruneTests(BodyEditor):
     def edit_statement(self, original: cst.BaseStatement, updated: cst.BaseStatement) -> Edit | None:
         edits = self.context.tests
         if edits is not None and isinstance(updated, (cst.FunctionDef, cst.ClassDef)):
-            removal = edits.deleted.get(self.line_of(original))
+            removal = edits.removals.get(("deleted", self.line_of(original)))
             if removal is not None:
                 return self._delete(original, updated, removal)
         if edits is not None and isinstance(updated, cst.With):
@@ -73,7 +73,8 @@ class PruneTests(BodyEditor):
 
     def _with_items(self, edits: TestEdits, original: cst.With) -> list[tuple[int, Removal]]:
         line = self.line_of(original)
-        return [(index, edits.with_items[(line, index)]) for index in range(len(original.items)) if (line, index) in edits.with_items]
+        found = [(index, edits.removals.get(("with", (line, index)))) for index in range(len(original.items))]
+        return [(index, removal) for index, removal in found if removal is not None]
 
     def leave_With(self, original_node: cst.With, updated_node: cst.With) -> cst.With:
         updated_node = super().leave_With(original_node, updated_node)  # type: ignore[assignment]
@@ -91,7 +92,7 @@ class PruneTests(BodyEditor):
         self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
     ) -> list[cst.BaseSmallStatement] | None:
         edits = self.context.tests
-        removal = edits.statements.get(self._position(original)) if edits is not None else None
+        removal = edits.removals.get(("statement", self._position(original))) if edits is not None else None
         if removal is not None and isinstance(updated, (cst.Expr, cst.Assign)):
             self._removed(removal)
             return []
@@ -110,15 +111,16 @@ class PruneTests(BodyEditor):
             line = self.line_of(original) if original is not None else 0
             decorator = self._without_entries(decorator, line, edits)
             decorators.append(decorator)
-            if line in edits.decorators:
-                self._removed(edits.decorators[line])
+            removal = edits.removals.get(("decorator", line))
+            if removal is not None:
+                self._removed(removal)
             else:
                 kept.append(decorator)
         return without_decorators(result.with_changes(decorators=decorators), kept)
 
     def _without_entries(self, decorator: cst.Decorator, line: int, edits: TestEdits) -> cst.Decorator:
         """A parametrize decorator without the entries the plan removes (its argvalues list)."""
-        indices = sorted((index for at, index in edits.entries if at == line), reverse=True)
+        indices = sorted((key[1] for place, key in edits.removals if place == "entry" and key[0] == line), reverse=True)
         call = decorator.decorator
         if not indices or not isinstance(call, cst.Call):
             return decorator
@@ -127,7 +129,7 @@ class PruneTests(BodyEditor):
         assert isinstance(values.value, (cst.List, cst.Tuple))
         elements = list(values.value.elements)
         for index in indices:
-            self._removed(edits.entries[(line, index)])
+            self._removed(edits.removals[("entry", (line, index))])
             elements = without_element(elements, index)
         new = values.with_changes(value=values.value.with_changes(elements=elements))
         return decorator.with_changes(decorator=call.with_changes(args=[new if arg is values else arg for arg in call.args]))
@@ -135,13 +137,10 @@ class PruneTests(BodyEditor):
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
         edits = self.context.tests
-        if edits is None or not edits.keywords or not isinstance(result, cst.Call):
+        if edits is None or not isinstance(result, cst.Call) or not any(arg.keyword for arg in original_node.args):
             return result
-        removals = {
-            arg.keyword.value: edits.keywords[self._position(arg)]
-            for arg in original_node.args
-            if arg.keyword is not None and self._position(arg) in edits.keywords
-        }
+        found = {arg.keyword.value: edits.removals.get(("keyword", self._position(arg))) for arg in original_node.args if arg.keyword}
+        removals = {keyword: removal for keyword, removal in found.items() if removal is not None}
         args = list(result.args)
         for index in reversed(range(len(args))):
             keyword = args[index].keyword
