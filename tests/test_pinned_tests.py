@@ -177,3 +177,14 @@ def test_a_deleted_test_keeps_the_code_it_called(tmp_path: Path, monkeypatch: py
     assert result.exit_code == 0, result.output
     assert "def strict_check():" in (root / "mod.py").read_text()
     assert (root / "test_mod.py").read_text() == "\n"  # (so does `import mod`, now unused)
+
+
+def test_a_test_double_of_the_configured_value_goes_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the flag's definition gone, `mock.patch("mod.FAST", False)` would fail to patch it:
+    it goes, and the test stays (it exercised the configured value)."""
+    root = make_tree(tmp_path / "r", {"mod.py": MODULE, "test_mod.py": PINNED.replace("True", "False").replace("== 1", "== 2")})
+    report = tmp_path / "r.json"
+    result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", "--report", str(report), ".")
+    assert result.exit_code == 0, result.output
+    assert (root / "test_mod.py").read_text() == "import mod\n\n\ndef test_fast():\n    assert mod.run() == 2\n"
+    assert changes_of(report, "test_mod.py")[-1] == (6, "removed-write")

@@ -237,13 +237,17 @@ class _TestFile:
 
     def _remove_alone(self, test: ast.FunctionDef | ast.AsyncFunctionDef, write: _Write, kind: str) -> None:
         """A write that goes on its own, reported as possibly pinning when it gave another value.
-        One whose value is not known, or a `with` item binding a name, stays (a conflict)."""
+        One whose value is not known, or a `with` item binding a name, stays (a conflict). Of the
+        writes of the configured value, only test doubles go here: with the flag's definition
+        gone they would fail to patch it; the others stay, or go with the flag (the prune pass)."""
         flag = write.flag
-        if kind == "unknown" or write.binds or (write.place == "keyword" and kind == "same"):
-            return  # (the parameters pass takes a keyword of the configured value)
+        if kind == "unknown" or write.binds or (kind == "same" and not (isinstance(write.node, ast.Call) and patched(write.node))):
+            return
         if kind == "same":
-            action, reason = "removed-write", f"it sets {flag.name} to the value it is fixed at, {flag.source}"
-        elif kind == "configured":
+            reason = f"it sets {flag.name} to the value it is fixed at, {flag.source}"
+            self.removals[(write.place, write.key)] = Removal(write.line, flag.name, "removed-write", reason)
+            return  # (not a write of another value: nothing waits for it to go)
+        if kind == "configured":
             action = "removed-write"
             reason = f"it sets {flag.name} to a parameter its remaining entries give as {flag.source}, the value it is fixed at"
         else:
