@@ -24,7 +24,9 @@ def test_removed_tests_and_overridden_writes_are_in_the_report_explain_and_on_st
     case = FIXTURES / "idiom_test_mock_patch"
     work = checkout(case, tmp_path / "work")
     report = tmp_path / "r.json"
-    result = invoke(monkeypatch, work, "diff", "--explain", "--report", str(report), "--config", str(case / "config.toml"), ".")
+    result = invoke(
+        monkeypatch, work, "diff", "--explain", "--report", str(report), "--config", str(case / "config.toml"), "."
+    )
     assert result.exit_code == 1, result.output
     assert changes_of(report, "tests/test_encoder.py") == [
         (3, "removed-import"),
@@ -63,15 +65,23 @@ def test_with_tests_report_no_test_goes_and_each_write_is_possibly_pinning(
     assert result.exit_code == 0, result.output
     assert changes_of(report, "tests/test_encoder.py") == [(11, "overridden"), (17, "overridden"), (30, "overridden")]
     warnings = [line for line in result.stderr.splitlines() if "possibly pinning" in line]
-    assert [line.split(": ")[1] for line in warnings] == ["tests/test_encoder.py:11", "tests/test_encoder.py:17", "tests/test_encoder.py:30"]
-    assert 'test_strict_limits exists to exercise that value and may pin the removed behaviour (possibly pinning; tests = "report" keeps it)' in warnings[2]
+    assert [line.split(": ")[1] for line in warnings] == [
+        "tests/test_encoder.py:11",
+        "tests/test_encoder.py:17",
+        "tests/test_encoder.py:30",
+    ]
+    assert (
+        "test_strict_limits exists to exercise that value and may pin the removed behaviour "
+        '(possibly pinning; tests = "report" keeps it)'
+        in warnings[2]
+    )
 
 
 def test_an_unknown_tests_value_is_a_config_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_tree(tmp_path / "r", {"c.toml": 'tests = "skip"\n\n[flags]\nFAST = false\n', "mod.py": MODULE})
     result = invoke(monkeypatch, root, "apply", "--config", "c.toml", ".")
     assert result.exit_code == 2
-    assert result.stderr == "prune-flags: error: c.toml: tests: expected one of \"delete\", \"report\", got 'skip'\n"
+    assert result.stderr == 'prune-flags: error: c.toml: tests: expected one of "delete", "report", got \'skip\'\n'
 
 
 def make_tree(root: Path, files: dict[str, str]) -> Path:
@@ -83,10 +93,15 @@ def make_tree(root: Path, files: dict[str, str]) -> Path:
 
 
 MODULE = "FAST = False\n\n\ndef run():\n    return 1 if FAST else 2\n"
-PINNED = 'from unittest import mock\n\nimport mod\n\n\n@mock.patch("mod.FAST", True)\ndef test_fast():\n    assert mod.run() == 1\n'
+PINNED = (
+    'from unittest import mock\n\nimport mod\n\n\n@mock.patch("mod.FAST", True)\ndef test_fast():\n'
+    "    assert mod.run() == 1\n"
+)
 
 
-@pytest.mark.parametrize("path", ["test_mod.py", "mod_test.py", "conftest.py", "tests/checks.py", "pkg/tests/deep/x.py"])
+@pytest.mark.parametrize(
+    "path", ["test_mod.py", "mod_test.py", "conftest.py", "tests/checks.py", "pkg/tests/deep/x.py"]
+)
 def test_test_files(path: str) -> None:
     assert is_test_path(path)
 
@@ -107,7 +122,9 @@ def test_a_test_double_outside_test_files_stays_a_conflict(tmp_path: Path, monke
 
 def test_an_environment_write_in_a_test_stays_a_conflict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     module = 'import os\n\n\ndef run():\n    return os.environ.get("FAST_MODE") == "1"\n'
-    test = "import mod\n\n\ndef test_fast(monkeypatch):\n    monkeypatch.setenv(\"FAST_MODE\", \"1\")\n    assert mod.run()\n"
+    test = (
+        'import mod\n\n\ndef test_fast(monkeypatch):\n    monkeypatch.setenv("FAST_MODE", "1")\n    assert mod.run()\n'
+    )
     root = make_tree(tmp_path / "r", {"mod.py": module, "test_mod.py": test})
     result = invoke(monkeypatch, root, "apply", "--flag", "FAST_MODE='0'", ".")
     assert result.exit_code == 123
@@ -120,7 +137,10 @@ def test_a_pinned_test_named_elsewhere_loses_only_its_write(tmp_path: Path, monk
     assert result.exit_code == 0, result.output
     after = (root / "test_mod.py").read_text()
     assert "def test_fast():" in after and "mock" not in after
-    assert "test_mod.py:6: overrode FAST = True (the config fixes it at False); test_fast exists to exercise" in result.stderr
+    assert (
+        "test_mod.py:6: overrode FAST = True (the config fixes it at False); test_fast exists to exercise"
+        in result.stderr
+    )
 
 
 def test_a_pinned_test_the_pragma_keeps_keeps_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -155,7 +175,8 @@ def test_fixtures_that_stay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         "import pytest\n\nimport mod\n\n\n@pytest.fixture\ndef shared():\n    return 1\n\n\n"
         "@pytest.fixture(autouse=True)\ndef always():\n    yield\n\n\n"
         "def test_plain(shared):\n    assert mod.run() == 2\n\n\n"
-        'def test_fast(monkeypatch, shared, always, from_conftest):\n    monkeypatch.setattr(mod, "FAST", True)\n    assert mod.run() == 1\n'
+        "def test_fast(monkeypatch, shared, always, from_conftest):\n"
+        '    monkeypatch.setattr(mod, "FAST", True)\n    assert mod.run() == 1\n'
     )
     conftest = "import pytest\n\n\n@pytest.fixture\ndef from_conftest():\n    return 2\n"
     root = make_tree(tmp_path / "r", {"mod.py": MODULE, "test_mod.py": test, "conftest.py": conftest})
@@ -182,7 +203,9 @@ def test_a_deleted_test_keeps_the_code_it_called(tmp_path: Path, monkeypatch: py
 def test_a_test_double_of_the_configured_value_goes_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With the flag's definition gone, `mock.patch("mod.FAST", False)` would fail to patch it:
     it goes, and the test stays (it exercised the configured value)."""
-    root = make_tree(tmp_path / "r", {"mod.py": MODULE, "test_mod.py": PINNED.replace("True", "False").replace("== 1", "== 2")})
+    root = make_tree(
+        tmp_path / "r", {"mod.py": MODULE, "test_mod.py": PINNED.replace("True", "False").replace("== 1", "== 2")}
+    )
     report = tmp_path / "r.json"
     result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", "--report", str(report), ".")
     assert result.exit_code == 0, result.output

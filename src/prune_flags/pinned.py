@@ -94,12 +94,17 @@ class TestPlan:
 
     def without_handled(self, facts: Mapping[str, NameFacts]) -> dict[str, NameFacts]:
         """The facts without the writes the plan removes: they conflict with nothing."""
-        return {name: replace(found, writes=[w for w in found.writes if not self.handles(name, w)]) for name, found in facts.items()}
+        return {
+            name: replace(found, writes=[w for w in found.writes if not self.handles(name, w)])
+            for name, found in facts.items()
+        }
 
     def edits(self, path: str, flags: Collection[str]) -> TestEdits | None:
         """A file's edits, while every flag they are for is still pruned."""
         edits = self.files.get(path)
-        return edits if edits is not None and all(removal.flag in flags for removal in edits.removals.values()) else None
+        return (
+            edits if edits is not None and all(removal.flag in flags for removal in edits.removals.values()) else None
+        )
 
 
 def plan_tests(
@@ -186,7 +191,7 @@ class _TestFile:
             self._plan_test(test, used)
         if self.deleted:
             self._delete_left_behind()
-        deleted = {("deleted", node.lineno): removal for node, removal in self.deleted.items()}  # type: ignore[attr-defined]
+        deleted = {("deleted", node.lineno): why for node, why in self.deleted.items()}  # type: ignore[attr-defined]
         return TestEdits({**self.removals, **deleted}, frozenset(self.tests)), self.handled
 
     # -- one test ---------------------------------------------------------------------------
@@ -219,12 +224,17 @@ class _TestFile:
     ) -> None:
         flag = why.flag
         value = value or self._source(why.value)
-        reason = f"removed {test.name}, which exists only to exercise {flag.name} = {value} (set {how}); the config fixes it at {flag.source}"
+        reason = (
+            f"removed {test.name}, which exists only to exercise {flag.name} = {value} (set {how}); "
+            f"the config fixes it at {flag.source}"
+        )
         self.deleted[test] = Removal(test.lineno, flag.name, REMOVED_TEST, reason)
         for write in writes:
             self.handled[(write.flag.name, write.node.lineno)] = test.lineno  # type: ignore[attr-defined]
 
-    def _remove_entry(self, test: ast.FunctionDef | ast.AsyncFunctionDef, cases: _Parametrized, index: int, write: _Write) -> None:
+    def _remove_entry(
+        self, test: ast.FunctionDef | ast.AsyncFunctionDef, cases: _Parametrized, index: int, write: _Write
+    ) -> None:
         values = _argvalues(cases.decorator)
         assert values is not None
         flag = write.flag
@@ -241,7 +251,11 @@ class _TestFile:
         writes of the configured value, only test doubles go here: with the flag's definition
         gone they would fail to patch it; the others stay, or go with the flag (the prune pass)."""
         flag = write.flag
-        if kind == "unknown" or write.binds or (kind == "same" and not (isinstance(write.node, ast.Call) and patched(write.node))):
+        if (
+            kind == "unknown"
+            or write.binds
+            or (kind == "same" and not (isinstance(write.node, ast.Call) and patched(write.node)))
+        ):
             return
         if kind == "same":
             reason = f"it sets {flag.name} to the value it is fixed at, {flag.source}"
@@ -249,7 +263,7 @@ class _TestFile:
             return  # (not a write of another value: nothing waits for it to go)
         if kind == "configured":
             action = "removed-write"
-            reason = f"it sets {flag.name} to a parameter its remaining entries give as {flag.source}, the value it is fixed at"
+            reason = f"it sets {flag.name} to a parameter its entries left give as {flag.source}, the value it is fixed at"
         else:
             what = "exists to exercise that value" if write.pinning else "also checks other things"
             setting = '; tests = "report" keeps it' if write.pinning and not self.delete else ""
@@ -369,7 +383,11 @@ class _TestFile:
                 break
             for fixture in gone:
                 cause = self.deleted[asked[fixture.name]]
-                users = sorted(n.name for n in self.deleted if isinstance(n, _FUNCTIONS) and fixture.name in {a.arg for a in _parameters(n)})
+                users = sorted(
+                    n.name
+                    for n in self.deleted
+                    if isinstance(n, _FUNCTIONS) and fixture.name in {a.arg for a in _parameters(n)}
+                )
                 reason = f"fixture {fixture.name} was used only by tests this cleanup removed ({', '.join(users)})"
                 self.deleted[fixture] = Removal(fixture.lineno, cause.flag, "removed-fixture", reason)
         used = _uses(self.tree, frozenset(self.deleted))
@@ -377,7 +395,11 @@ class _TestFile:
             if not isinstance(statement, ast.ClassDef):
                 continue
             inside = [self.deleted[member] for member in statement.body if member in self.deleted]
-            left = [s for s in statement.body if s not in self.deleted and not is_string_statement(s) and not isinstance(s, ast.Pass)]
+            left = [
+                s
+                for s in statement.body
+                if s not in self.deleted and not is_string_statement(s) and not isinstance(s, ast.Pass)
+            ]
             if inside and not left and statement.name not in used:
                 reason = f"test class {statement.name} has no test left"
                 self.deleted[statement] = Removal(statement.lineno, inside[0].flag, "removed-class", reason)
@@ -386,7 +408,8 @@ class _TestFile:
     def _position(self, node: ast.AST) -> Position:
         """A node's line and column in characters, as LibCST counts them (`ast` counts bytes)."""
         line = self.lines[node.lineno - 1]  # type: ignore[attr-defined]
-        return node.lineno, len(line.encode("utf-8")[: node.col_offset].decode("utf-8", "replace"))  # type: ignore[attr-defined]
+        column = len(line.encode("utf-8")[: node.col_offset].decode("utf-8", "replace"))  # type: ignore[attr-defined]
+        return node.lineno, column  # type: ignore[attr-defined]
 
     def _source(self, node: ast.expr | None) -> str:
         if node is None:
@@ -412,7 +435,9 @@ def _fixtures(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionD
     """pytest fixtures at module level or in a class, but those that run unasked (`autouse`) or
     are asked for by another name (`name=`)."""
     for statement in tree.body:
-        for node in [statement, *getattr(statement, "body", [])] if isinstance(statement, ast.ClassDef) else [statement]:
+        for node in (
+            [statement, *getattr(statement, "body", [])] if isinstance(statement, ast.ClassDef) else [statement]
+        ):
             if not isinstance(node, _FUNCTIONS):
                 continue
             for decorator in node.decorator_list:
@@ -458,11 +483,19 @@ def _parametrized(test: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, _Pa
         if not (isinstance(decorator, ast.Call) and ast_dotted(decorator.func).endswith("mark.parametrize")):
             continue
         values = _argvalues(decorator)
-        argnames = decorator.args[0] if decorator.args else next((k.value for k in decorator.keywords if k.arg == "argnames"), None)
+        argnames = (
+            decorator.args[0]
+            if decorator.args
+            else next((k.value for k in decorator.keywords if k.arg == "argnames"), None)
+        )
         names = literal(argnames)
         if isinstance(names, str):
             names = [name.strip() for name in names.split(",") if name.strip()]
-        if values is None or not isinstance(names, (list, tuple)) or any(k.arg == "indirect" for k in decorator.keywords):
+        if (
+            values is None
+            or not isinstance(names, (list, tuple))
+            or any(k.arg == "indirect" for k in decorator.keywords)
+        ):
             continue
         for index, name in enumerate(names):
             if isinstance(name, str):
@@ -473,7 +506,11 @@ def _parametrized(test: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, _Pa
 
 def _argvalues(decorator: ast.Call) -> ast.List | ast.Tuple | None:
     """A parametrize decorator's list of entries, when it is a literal list or tuple."""
-    values = decorator.args[1] if len(decorator.args) > 1 else next((k.value for k in decorator.keywords if k.arg == "argvalues"), None)
+    values = (
+        decorator.args[1]
+        if len(decorator.args) > 1
+        else next((k.value for k in decorator.keywords if k.arg == "argvalues"), None)
+    )
     return values if isinstance(values, (ast.List, ast.Tuple)) else None
 
 

@@ -125,21 +125,31 @@ class PruneTests(BodyEditor):
         if not indices or not isinstance(call, cst.Call):
             return decorator
         positional = [arg for arg in call.args if arg.keyword is None]
-        values = positional[1] if len(positional) > 1 else next(a for a in call.args if a.keyword and a.keyword.value == "argvalues")
+        values = (
+            positional[1]
+            if len(positional) > 1
+            else next(a for a in call.args if a.keyword and a.keyword.value == "argvalues")
+        )
         assert isinstance(values.value, (cst.List, cst.Tuple))
         elements = list(values.value.elements)
         for index in indices:
             self._removed(edits.removals[("entry", (line, index))])
             elements = without_element(elements, index)
         new = values.with_changes(value=values.value.with_changes(elements=elements))
-        return decorator.with_changes(decorator=call.with_changes(args=[new if arg is values else arg for arg in call.args]))
+        return decorator.with_changes(
+            decorator=call.with_changes(args=[new if arg is values else arg for arg in call.args])
+        )
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
         edits = self.context.tests
         if edits is None or not isinstance(result, cst.Call) or not any(arg.keyword for arg in original_node.args):
             return result
-        found = {arg.keyword.value: edits.removals.get(("keyword", self._position(arg))) for arg in original_node.args if arg.keyword}
+        found = {
+            arg.keyword.value: edits.removals.get(("keyword", self._position(arg)))
+            for arg in original_node.args
+            if arg.keyword
+        }
         removals = {keyword: removal for keyword, removal in found.items() if removal is not None}
         args = list(result.args)
         for index in reversed(range(len(args))):
