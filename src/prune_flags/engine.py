@@ -372,9 +372,10 @@ def _test_plan(repository: _Repository, config: Config, facts: Mapping[str, Name
     files = {}
     for display in sorted(holding):
         path = by_display[display]
-        tree = repository.tree(path, repository.text(path, original=True)) if repository.source(path) else None
-        if tree is not None:
-            files[display] = (tree, repository.text(path, original=True))
+        text = repository.text(path, original=True) if repository.source(path) is not None else None
+        tree = repository.tree(path, text) if text is not None else None
+        if tree is not None and text is not None:
+            files[display] = (tree, text)
     flag_owners = {name: owners(flag, facts[name]) for name, flag in flags.items()}
     writers, constants = repository.writers, repository.flag_constants
     return plan_tests(files, flags, flag_owners, writers, constants, delete=config.tests == "delete")
@@ -636,13 +637,10 @@ def run(
             # (a skipped file, a kept statement) would keep them: its reads would disagree with
             # its definitions; so would a write the rewrite could not remove. Such a flag is
             # refused as before the config became the decision.
-            undecided = [
-                flag
-                for flag in active.values()
-                if (writes := _removed_writes(flag, flag_facts[flag.name], tests)) and not cascade.decided(flag, writes)
-            ]
+            removed = {name: _removed_writes(flag, flag_facts[name], tests) for name, flag in active.items()}
+            undecided = [flag for flag in active.values() if removed[flag.name] and not cascade.decided(flag, removed[flag.name])]
             if undecided:
-                report.refused += [_still_written(flag, _removed_writes(flag, flag_facts[flag.name], tests)) for flag in undecided]
+                report.refused += [_still_written(flag, removed[flag.name]) for flag in undecided]
                 continue
             edited = {
                 path: (source, rewritten.text)
