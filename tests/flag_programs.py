@@ -7,6 +7,10 @@ is one strategy below, registered under its name in EXPRESSIONS or STATEMENTS (`
 `@statement_idiom`); adding an idiom is writing one more such function. `only=`/`without=` pick
 idioms by name, so a hunt can leave out the shapes whose bugs are already known.
 
+A program may come with a test module (tests/test_program.py, the `test_double` idiom): tests
+calling its entry points, most under a `mock.patch` of a flag (a decorator or a `with` around the
+whole test, or around its later calls), at the configured value or another.
+
 Every call with a side effect goes through `log(tag, value)`, which appends to `LOG` and returns
 its value, so short-circuit evaluation shows in the log. Loops are bounded by counters, nothing
 recurses, and the driver catches every exception into its output, so the same program always
@@ -15,7 +19,9 @@ prints the same thing.
 `check(program)` writes the program into a temporary repository whose pyproject.toml holds the
 flags at their values, runs `prune-flags apply` in-process, and returns a `Finding` when the result
 does not compile (or warns), prints something else under the driver, still reads a flag, changes
-again on a second run, or was refused (exit 123) for a reason not in `DOCUMENTED_REFUSALS`.
+again on a second run, or was refused (exit 123) for a reason not in `DOCUMENTED_REFUSALS`; with a
+test module, also when the tests deleted are not those that pin another value, or a test left
+does not do what it does without its mocks at the configured values (`tests_finding`).
 `reduce(program, finding)` shrinks a failing program, statement by statement and operand by
 operand, to a small one that fails the same way.
 """
@@ -26,9 +32,11 @@ import ast
 import contextlib
 import re
 import signal
+import sys
 import tempfile
 import threading
 import traceback
+import types
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -41,6 +49,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
+from prune_flags.values import same_value
 
 # -- the flags -----------------------------------------------------------------------------------
 VALUES: tuple[object, ...] = (False, True, None, 0, 1, 2, "", "x")
@@ -110,18 +119,63 @@ DEFINITIONS: dict[str, str] = {MODULE_FLAG: f"{MODULE_FLAG} = ", FIELD_FLAG: f" 
 
 
 @dataclass(frozen=True)
+class ProgramTest:
+    """A test of the program in its test module (tests/test_program.py): calls of entry points,
+    each result kept in RESULTS, maybe under a mock setting a flag (`double`: how, flag, value):
+    a decorator or a `with` around the whole body, which pin the value for the whole test, or a
+    `with` around the calls after the first ("partial")."""
+
+    name: str
+    calls: tuple[str, ...]  # `program.entry0(1)`, `program.Node().run0(2)`
+    double: Optional[tuple[str, str, object]] = None
+
+    def lines(self, doubles: bool = True) -> list[str]:
+        body = [f"RESULTS.append({call})" for call in self.calls]
+        if self.double is None or not doubles:
+            return [f"def {self.name}():", *(f"    {line}" for line in body)]
+        how, flag, value = self.double
+        target = f'mock.patch("program.{flag}", {value!r})' if flag == MODULE_FLAG else (
+            f'mock.patch.object(program.Node, "{flag}", {value!r})'
+        )
+        if how == "decorator":
+            return [f"@{target}", f"def {self.name}():", *(f"    {line}" for line in body)]
+        first = [f"    {body[0]}"] if how == "partial" else []
+        rest = body[1:] if how == "partial" else body
+        return [f"def {self.name}():", *first, f"    with {target}:", *(f"        {line}" for line in rest)]
+
+    def pins_another_value(self, flags: dict[str, object]) -> bool:
+        """Whether it exists only to exercise another value than the configured one: the tool
+        deletes it (README: Tests)."""
+        if self.double is None or self.double[0] == "partial":
+            return False
+        return not same_value(self.double[2], flags[self.double[1]])
+
+
+TEST_HEADER = "from unittest import mock\n\nimport program\n\nRESULTS = []\n"
+
+
+@dataclass(frozen=True)
 class Program:
     source: str
     flags: dict[str, object]  # name -> the value it is fixed at
     entries: tuple[str, ...]  # "entry0" (a function) or "Node.run0" (a method, on a fresh Node)
     idioms: frozenset[str] = frozenset()
+    tests: tuple[ProgramTest, ...] = ()  # the test module's, if it has one
     # Flags the config names by a qualified key (`"program.Node.fast"`): an unrelated class TWIN
     # carries the same name with another value, which the rewrite must leave alone.
     scoped: frozenset[str] = frozenset()
 
     def __str__(self) -> str:
         flags = ", ".join(f"{name}={value!r}" for name, value in self.flags.items())
-        return f"# flags: {flags}; entries: {', '.join(self.entries)}\n{self.source}"
+        tests = f"\n# --- tests/test_program.py ---\n{self.test_source()}" if self.tests else ""
+        return f"# flags: {flags}; entries: {', '.join(self.entries)}\n{self.source}{tests}"
+
+    def test_source(self, doubles: bool = True) -> str:
+        """The test module; without its mocks, what the tests do at the configured values."""
+        lines = [TEST_HEADER]
+        for test in self.tests:
+            lines += ["", "", *test.lines(doubles)]
+        return "\n".join(lines) + "\n"
 
     @property
     def decided(self) -> str:
@@ -497,7 +551,7 @@ def log(tag, value=True):
 
 
 # Shapes of a whole program rather than of an expression or statement (see `programs`).
-PROGRAM_IDIOMS = ("stale_definition", "scoped_twin")
+PROGRAM_IDIOMS = ("stale_definition", "test_double", "scoped_twin")
 TWIN = "Twin"  # the unrelated class of the scoped_twin idiom
 
 
@@ -579,7 +633,28 @@ def programs(
     source = "\n".join(lines) + "\n"
     assume(source.count("\n") < MAX_LINES)
     idioms = builder.idioms | ({"stale_definition"} if defined != flags else set()) | ({"scoped_twin"} if scoped else set())
-    return Program(source, flags, tuple(entries), frozenset(idioms), scoped)
+    tests = draw(test_cases(flags, entries)) if "test_double" in enabled and draw(st.booleans()) else ()
+    idioms |= {"test_double"} if any(test.double for test in tests) else set()
+    return Program(source, flags, tuple(entries), frozenset(idioms), tests, scoped)
+
+
+@st.composite
+def test_cases(draw, flags: dict[str, object], entries: list[str]) -> tuple[ProgramTest, ...]:
+    """One to three tests of the entry points, most under a mock giving a flag a value (the
+    module constant or the class attribute: the field is set in `__init__`, past a mock's reach)."""
+    patchable = [name for name in (MODULE_FLAG, CLASS_FLAG) if name in flags]
+    tests = []
+    for index in range(draw(st.integers(1, 3))):
+        calls = tuple(
+            f"program.{entry.rpartition('.')[0] + '().' if '.' in entry else ''}{entry.rpartition('.')[2]}({x})"
+            for entry, x in draw(st.lists(st.tuples(st.sampled_from(entries), st.sampled_from(INPUTS)), min_size=1, max_size=3))
+        )
+        hows = ["decorator", "whole", *(["partial"] if len(calls) > 1 else [])]
+        double = None
+        if patchable and draw(st.integers(0, 3)):
+            double = (draw(st.sampled_from(hows)), draw(st.sampled_from(patchable)), draw(st.sampled_from(VALUES)))
+        tests.append(ProgramTest(f"test_{index}", calls, double))
+    return tuple(tests)
 
 
 # -- running a program ---------------------------------------------------------------------------
@@ -644,6 +719,38 @@ def drive(source: str, entries: tuple[str, ...]) -> str:
     return "\n".join(out)
 
 
+def drive_tests(source: str, tests: str) -> dict[str, str]:
+    """What each test of a test module does against the program: the results it keeps and the
+    log, or what it raises. The program is importable as `program` meanwhile (mocks patch it so)."""
+    module = types.ModuleType("program")
+    namespace: dict[str, Any] = {"__name__": "tests.test_program"}
+    out: dict[str, str] = {}
+    saved = sys.modules.get("program")
+    sys.modules["program"] = module
+    try:
+        with time_limit(RUN_SECONDS):
+            exec(compile(source, "program.py", "exec"), module.__dict__)
+            exec(compile(tests, "test_program.py", "exec"), namespace)
+            for name in [name for name in namespace if name.startswith("test_")]:
+                module.LOG = BoundedLog()
+                namespace["RESULTS"].clear()
+                try:
+                    namespace[name]()
+                    out[name] = f"{namespace['RESULTS']!r}; log {module.LOG!r}"
+                except Exception as error:  # what it raises is part of its behaviour
+                    out[name] = f"raises {type(error).__name__}: {error}"
+    except RanTooLong:
+        out["*"] = f"ran past {RUN_SECONDS} s or {LOG_LIMIT} log entries"
+    except Exception as error:  # at import time
+        out["*"] = f"import raises {type(error).__name__}: {error}"
+    finally:
+        if saved is None:
+            del sys.modules["program"]
+        else:
+            sys.modules["program"] = saved
+    return out
+
+
 # -- the check -----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Finding:
@@ -659,7 +766,7 @@ class Finding:
 
 # Exit 123 is a finding unless stderr matches one of these (a regex, and why the refusal is
 # right). Only refusals the README documents belong here; a skipped file ("internal error", "does
-# not parse") never does. The generator writes no other value to a flag, so today none applies.
+# not parse") never does. Only the tests' mocks give a flag another value, and those go.
 DOCUMENTED_REFUSALS: dict[str, str] = {
     r"not pruned: it is given another value at": "a write of another value that cannot go is a conflict (README: The config is the decision)",
     r"not pruned: it is read as an object at": "a read as an object left after the cleanup (README: Read as an object)",
@@ -776,6 +883,10 @@ def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Op
         (root / "pyproject.toml").write_text(pyproject(flags, black, program.scoped & flags.keys()))
         path = root / "program.py"
         path.write_text(program.source)
+        tests = root / "tests" / "test_program.py"
+        if program.tests:
+            tests.parent.mkdir()
+            tests.write_text(program.test_source())
         code, stderr, crash = rewrite(root)
         after = path.read_text()
         written = after if after != program.source else ""  # what a refusal or crash shows
@@ -801,6 +912,10 @@ def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Op
         now = drive(after, program.entries)
         if now != before:
             return Finding("output-differs", "output-differs", first_difference(before, now), after)
+        if program.tests:
+            finding = tests_finding(program, after, tests.read_text())
+            if finding is not None:
+                return finding
         code, stderr, crash = rewrite(root)
         again = path.read_text()
         if crash is not None or code != 0 or again != after:
@@ -808,6 +923,29 @@ def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Op
             return Finding(
                 "not-idempotent", "not-idempotent", f"{detail}\n--- second run ---\n{again}", after
             )
+    return None
+
+
+def tests_finding(program: Program, after: str, tests: str) -> Optional[Finding]:
+    """What is wrong with the rewritten test module: it does not compile, the tests deleted are
+    not those that exist only to exercise another value, or a test left does not do what it does
+    without its mocks at the configured values (a mock of another value goes, a partial one with
+    the test reported; one of the configured value goes too: its flag is gone)."""
+    shown = f"{after}\n--- tests/test_program.py ---\n{tests}"
+    problem = compile_error(tests)
+    if problem is not None:
+        return Finding("does-not-compile", f"tests-do-not-compile: {normalized(problem)}", problem, shown)
+    left = [node.name for node in ast.parse(tests).body if isinstance(node, ast.FunctionDef)]
+    deleted = sorted({test.name for test in program.tests} - set(left))
+    pinning = sorted(test.name for test in program.tests if test.pins_another_value(program.flags))
+    if deleted != pinning:
+        return Finding("tests-differ", "tests-differ", f"deleted {deleted}, expected {pinning}", shown)
+    expected = drive_tests(program.decided, program.test_source(doubles=False))
+    now = drive_tests(after, tests)
+    for name in left:
+        if now.get(name) != expected.get(name):
+            detail = f"{name}: at the configured values {expected.get(name)}\nafter: {now.get(name)}"
+            return Finding("output-differs", "tests-output-differs", detail, shown)
     return None
 
 

@@ -63,6 +63,7 @@ def one_error(result, *names: str) -> str:
         ('keep_asserts = "yes"\n[flags]\nfast = false\n', ["keep_asserts", "true or false"]),
         ('exclude = "build/**"\n[flags]\nfast = false\n', ["exclude", "array"]),
         ('format = "blue"\n[flags]\nfast = false\n', ["format", "blue"]),
+        ('tests = "skip"\n[flags]\nfast = false\n', ["tests", '"delete", "report"', "skip"]),
         ('accessors = ["has(x)"]\n[flags]\nfast = false\n', ["accessors[0]", "{name}"]),
         ('writers = ["set_config({name}"]\n[flags]\nfast = false\n', ["writers[0]"]),
         ('keep = ["pkg.2module"]\n[flags]\nfast = false\n', ["keep[0]"]),

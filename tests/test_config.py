@@ -16,7 +16,7 @@ from prune_flags.config import (
     parse_flag_option,
 )
 
-KNOWN = "flags, accessors, writers, strict, keep, keep_asserts, format, exclude"
+KNOWN = "flags, accessors, writers, strict, tests, keep, keep_asserts, format, exclude"
 
 
 def write(path: Path, text: str) -> Path:
@@ -148,6 +148,7 @@ accessors = ["features.has({name}, ...)", "state.get_config({name}, ...)"]
 writers = ["set_config({name}, ...)"]
 keep = ["pkg.module.helper"]
 keep_asserts = true
+tests = "report"
 format = "black"
 exclude = ["build/**", "vendor/"]
 
@@ -168,6 +169,7 @@ async_grad_allreduce = { python = "None" }
         writers=("set_config({name}, ...)",),
         keep=("pkg.module.helper",),
         keep_asserts=True,
+        tests="report",
         format="black",
         exclude=("build/**", "vendor/"),
         source=config_file,
@@ -212,6 +214,7 @@ def test_defaults(tmp_path: Path) -> None:
 
     assert (config.accessors, config.writers, config.keep, config.exclude) == ((), (), (), ())
     assert config.keep_asserts is False
+    assert config.tests == "delete"
     assert config.format == "auto"
 
 
@@ -395,6 +398,8 @@ def test_error_survives_pickling_for_worker_processes() -> None:
             'expected one of "auto", "black", "none", got \'fast\'',
         ),
         ("format = 1\n", "format", 'expected one of "auto", "black", "none", got 1'),
+        ('tests = "keep"\n', "tests", 'expected one of "delete", "report", got \'keep\''),
+        ("tests = false\n", "tests", 'expected one of "delete", "report", got False'),
         (
             'accessors = "has({name})"\n',
             "accessors",

@@ -36,7 +36,7 @@ AT_CONFIGURED_VALUE = {
     # Fixtures that were refused before the config became the decision.
     "idiom_class_attr_override_conflict": [("renderers/raster.py", "supports_gpu = True", "supports_gpu = False")],
     "cascade_conflict_subclass_attr": [("ops/apex_norm.py", "fused = True", "fused = False")],
-    "idiom_test_write_conflict": [("tests/test_pipeline.py", "enable_dedup = True", "enable_dedup = False")],
+    "idiom_test_write_mixed": [("tests/test_pipeline.py", "enable_dedup = True", "enable_dedup = False")],
     "core_writer_constant_other_value": [("shop/tests/test_checkout.py", "FAST_CHECKOUT, 1)", "FAST_CHECKOUT, 0)")],
 }
 
@@ -120,7 +120,7 @@ for name in sorted(vars(module)):
         except AssertionError:
             print(name, "failed")
 """
-DRIVERS["idiom_test_write_conflict"] = TEST_DRIVER.format(path="tests/test_pipeline.py")
+DRIVERS["idiom_test_write_mixed"] = TEST_DRIVER.format(path="tests/test_pipeline.py")
 DRIVERS["core_writer_constant_other_value"] = TEST_DRIVER.format(path="shop/tests/test_checkout.py")
 
 

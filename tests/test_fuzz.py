@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import functools
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -23,6 +24,7 @@ from flag_programs import (
     HEADER,
     MAX_LINES,
     Program,
+    ProgramTest,
     check,
     compile_error,
     drive,
@@ -216,5 +218,53 @@ def test_the_fuzzer_finds_the_precedence_bug_when_it_is_reintroduced(
     from prune_flags.passes import parens
 
     monkeypatch.setattr(parens, "required_level", lambda parent, field: parens.Level.TUPLE)
-    findings = [finding for program in sample()[:150] if (finding := check(program)) is not None]
-    assert any(finding.kind == "output-differs" for finding in findings), findings
+    findings = (check(program) for program in sample())  # up to the first that finds it
+    assert any(finding is not None and finding.kind == "output-differs" for finding in findings)
+
+
+# A test pinning FAST = True (it goes), and one setting it only around its second call (the `with`
+# goes, the test stays and runs at the configured value).
+WITH_TESTS = replace(
+    PRECEDENCE,
+    tests=(
+        ProgramTest("test_0", ("program.entry0(1)",), ("decorator", "FAST", True)),
+        ProgramTest("test_1", ("program.entry0(0)", "program.entry0(2)"), ("partial", "FAST", True)),
+    ),
+)
+RIGHT = PRECEDENCE.source.replace("FAST = False\n", "").replace(
+    "not (FAST or x > 1 and not log('t1', x))", "not (x > 1 and not log('t1', x))"
+)
+RIGHT_TESTS = (
+    "import program\n\nRESULTS = []\n\n\n"
+    "def test_1():\n    RESULTS.append(program.entry0(0))\n    RESULTS.append(program.entry0(2))\n"
+)
+
+
+def _writes_both(tests: str):
+    """A stand-in for `prune-flags apply` that writes the right program and `tests` as its test module."""
+
+    def rewrite(directory: Path) -> tuple[int, str, Optional[str]]:
+        (directory / "program.py").write_text(RIGHT)
+        (directory / "tests" / "test_program.py").write_text(tests)
+        return 0, "", None
+
+    return rewrite
+
+
+def test_the_check_passes_a_right_rewrite_of_the_tests() -> None:
+    assert check(WITH_TESTS, rewrite=_writes_both(RIGHT_TESTS)) is None
+
+
+@pytest.mark.parametrize(
+    ("tests", "kind"),
+    [
+        (WITH_TESTS.test_source(), "tests-differ"),  # the pinning test is still there
+        (WITH_TESTS.test_source().replace(WITH_TESTS.tests[0].lines()[0], ""), "tests-differ"),  # the decorator went alone
+        (RIGHT_TESTS.replace("RESULTS.append(program.entry0(2))", 'with mock.patch("program.FAST", True):\n        RESULTS.append(program.entry0(2))'), "output-differs"),
+        (RIGHT_TESTS + "(", "does-not-compile"),
+    ],
+    ids=["kept", "decorator-only", "mock-left", "broken"],
+)
+def test_the_check_reports_a_wrong_rewrite_of_the_tests(tests: str, kind: str) -> None:
+    finding = check(WITH_TESTS, rewrite=_writes_both(tests))
+    assert finding is not None and finding.kind == kind, finding

@@ -164,7 +164,7 @@ WRITER_SPELLINGS = [
 def test_a_write_of_another_value_through_a_constant_is_a_conflict_under_strict(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setup: str, name: str
 ) -> None:
-    test = f"{setup}from store import set_config\n\n\ndef test_fast():\n    set_config({name}, 1)\n"
+    test = f"{setup}from store import set_config\n\n\ndef fast_checkout():\n    set_config({name}, 1)\n"
     files = {"keys.py": 'FAST_KEY = "enable_fast"\n', "engine.py": ENGINE, "test_engine.py": test, "c.toml": SETTINGS_CONFIG}
     result = diff(tmp_path, monkeypatch, files, "--config", "c.toml", "--strict")
     assert result.exit_code == 123
@@ -176,7 +176,7 @@ def test_a_write_of_another_value_through_a_constant_is_a_conflict_under_strict(
 def test_a_write_of_another_value_through_a_constant_is_overridden(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setup: str, name: str
 ) -> None:
-    test = f"{setup}from store import set_config\n\n\ndef test_fast():\n    set_config({name}, 1)\n"
+    test = f"{setup}from store import set_config\n\n\ndef fast_checkout():\n    set_config({name}, 1)\n"
     files = {"keys.py": 'FAST_KEY = "enable_fast"\n', "engine.py": ENGINE, "test_engine.py": test, "c.toml": SETTINGS_CONFIG}
     result = diff(tmp_path, monkeypatch, files, "--config", "c.toml")
     assert result.exit_code == 1, result.output
@@ -191,7 +191,7 @@ def test_a_write_of_another_value_the_rewrite_cannot_remove_refuses_the_flag(
     """A setter naming the flag through an alias imported at module level is not removed (nor is
     one of the fixed value): the flag is refused rather than left written another value."""
     setup, name = WRITER_SPELLINGS[3]
-    test = f"{setup}from store import set_config\n\n\ndef test_fast():\n    set_config({name}, 1)\n"
+    test = f"{setup}from store import set_config\n\n\ndef fast_checkout():\n    set_config({name}, 1)\n"
     files = {"keys.py": 'FAST_KEY = "enable_fast"\n', "engine.py": ENGINE, "test_engine.py": test, "c.toml": SETTINGS_CONFIG}
     result = diff(tmp_path, monkeypatch, files, "--config", "c.toml")
     assert result.exit_code == 123, result.output

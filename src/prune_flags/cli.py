@@ -14,7 +14,7 @@ import typer
 from prune_flags.config import ConfigError, load_config
 from prune_flags.batch.command import batch
 from prune_flags.find_command import find
-from prune_flags.report import OVERRIDDEN, Report, explain_lines, render_diff
+from prune_flags.report import OVERRIDDEN, REMOVED_TEST, Report, explain_lines, render_diff
 
 EXIT_CHANGES = 1
 EXIT_USAGE = 2
@@ -146,7 +146,7 @@ def _finish(report: Report, report_file: Optional[Path], explain: bool, quiet: b
             typer.echo(line)
     for result in report.changed_files:
         for change in sorted(result.changes, key=lambda change: change.line):
-            if change.action == OVERRIDDEN:  # the config's decision changed what the code said
+            if change.action in (OVERRIDDEN, REMOVED_TEST):  # the config's decision changed what the code said
                 typer.echo(f"prune-flags: {result.display}:{change.line}: {change.reason}", err=True)
     for conflict in report.conflicts:
         typer.echo(f"prune-flags: {conflict}", err=True)
@@ -177,6 +177,8 @@ def diff(
     Exit 0: no changes; 1: changes shown; 2: bad usage or config; 123: some files skipped or a flag refused (ambiguous, read as an object, or given another value under --strict).
 
     The config is the decision: a flag's definitions go whatever value they hold, and writes of another value are removed and reported as overridden (a warning line on stderr each).
+
+    In test files, a test that exists only to exercise another value goes (removed-test, a warning line each); one that also checks other things loses only the write, reported as possibly pinning. tests = "report" in the config deletes no test.
 
     A name that unrelated definitions carry is refused as ambiguous; a qualified key scopes it: --flag pkg.mod.Engine.fast=False.
 
@@ -213,6 +215,8 @@ def apply(
     123: some files skipped (named on stderr), the rest written; or a flag refused (ambiguous, read as an object, or given another value under --strict), nothing of it written.
 
     The config is the decision: a flag's definitions go whatever value they hold, and writes of another value are removed and reported as overridden (a warning line on stderr each).
+
+    In test files, a test that exists only to exercise another value goes (removed-test, a warning line each); one that also checks other things loses only the write, reported as possibly pinning. tests = "report" in the config deletes no test.
 
     A name that unrelated definitions carry is refused as ambiguous; a qualified key scopes it: "pkg.mod.Engine.fast" = false in [flags].
 

@@ -25,7 +25,9 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 FORMATS = ("auto", "black", "none")
-KNOWN_KEYS = ("flags", "accessors", "writers", "strict", "keep", "keep_asserts", "format", "exclude")
+# What becomes of a test that exists only to exercise a value the config rules out (see pinned.py).
+TESTS = ("delete", "report")
+KNOWN_KEYS = ("flags", "accessors", "writers", "strict", "tests", "keep", "keep_asserts", "format", "exclude")
 FLAG_TABLE_KEYS = ("python",)
 FLAG_OPTION = "--flag"
 PYPROJECT = "pyproject.toml"
@@ -81,6 +83,8 @@ class Config:
     keep_asserts: bool = False
     # true: a flag anything gives another value is refused, as before the config became the decision
     strict: bool = False
+    # "delete": such a test goes; "report": it only loses its write, reported as possibly pinning
+    tests: str = "delete"
     format: str = "auto"
     exclude: tuple[str, ...] = ()
     source: Path | None = None
@@ -254,7 +258,8 @@ def parse_table(table: Mapping[str, object], file: Path) -> Config:
         keep=_qualified_names(table, "keep", shown),
         keep_asserts=_boolean(table, "keep_asserts", shown),
         strict=_boolean(table, "strict", shown),
-        format=_format(table, shown),
+        tests=_choice(table, "tests", TESTS, shown),
+        format=_choice(table, "format", FORMATS, shown),
         exclude=_globs(table, "exclude", shown),
         source=file,
         root=Path(os.path.abspath(file)).parent,
@@ -321,11 +326,12 @@ def _boolean(table: Mapping[str, object], key: str, file: str) -> bool:
     return value
 
 
-def _format(table: Mapping[str, object], file: str) -> str:
-    value = table.get("format", "auto")
-    if value not in FORMATS:
-        choices = ", ".join(f'"{choice}"' for choice in FORMATS)
-        raise ConfigError(file, "format", f"expected one of {choices}, got {value!r}")
+def _choice(table: Mapping[str, object], key: str, choices: Sequence[str], file: str) -> str:
+    """A key that takes one of a few words; the first is the default."""
+    value = table.get(key, choices[0])
+    if value not in choices:
+        expected = ", ".join(f'"{choice}"' for choice in choices)
+        raise ConfigError(file, key, f"expected one of {expected}, got {value!r}")
     return str(value)
 
 

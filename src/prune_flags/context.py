@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Mapping, NamedTuple
 
 from prune_flags.config import Flag
 from prune_flags.helpers import HelperCall
+from prune_flags.pinned import TestEdits
 from prune_flags.report import Change
 from prune_flags.shapes import CallShape
 
@@ -53,6 +54,8 @@ class RewriteContext:
     kept_imports: frozenset[str] = frozenset()
     # Lines of the asserts whose every subject is a dead name.
     removable_asserts: frozenset[int] = frozenset()
+    # In a test file: the tests, parametrize entries and writes that pin another value (pinned.py).
+    tests: TestEdits | None = None
     # Lines that name something this run acts on; a block without any is not walked (None: walk all).
     relevant_lines: frozenset[int] | None = None
     # Scoped flags: the classes and functions of this file (dotted paths, "" for the whole module)

@@ -47,7 +47,8 @@ from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import CallShape, ast_dotted, parse_shape, spellings, module_strings
-from prune_flags.report import OVERRIDDEN, FileResult, Refusal, Report, Skipped
+from prune_flags.report import OVERRIDDEN, REMOVED_TEST, FileResult, Refusal, Report, Skipped
+from prune_flags.pinned import TEST_WRITES, TestPlan, is_test_path, plan_tests
 from prune_flags.scoping import Foreign, definitions, string_named, foreign_spans, qualified, resolve, scope_flag, unrelated, with_subclasses, without_foreign
 
 if TYPE_CHECKING:
@@ -365,8 +366,39 @@ def conflicts(
     return found
 
 
-def _still_written(flag: Flag, facts: NameFacts) -> Refusal:
-    sites = sorted({str(write.site) for write in overridden(flag, facts)})
+def _test_plan(repository: _Repository, config: Config, facts: Mapping[str, NameFacts]) -> TestPlan:
+    """What becomes of the tests that write a flag (see pinned.py): planned over the original
+    texts of the test files holding such writes. Under strict, nothing (each is a conflict)."""
+    if config.strict:
+        return TestPlan()
+    flags = {flag.name: flag for flag in config.flags}
+    by_display = repository.by_display()
+    holding = {
+        write.site.path
+        for name in flags
+        for write in facts[name].writes
+        if write.kind in TEST_WRITES and is_test_path(write.site.path)
+    }
+    files = {}
+    for display in sorted(holding):
+        path = by_display[display]
+        text = repository.text(path, original=True) if repository.source(path) is not None else None
+        tree = repository.tree(path, text) if text is not None else None
+        if tree is not None and text is not None:
+            files[display] = (tree, text)
+    flag_owners = {name: owners(flag, facts[name]) for name, flag in flags.items()}
+    writers, constants = repository.writers, repository.flag_constants
+    return plan_tests(files, flags, flag_owners, writers, constants, delete=config.tests == "delete")
+
+
+def _removed_writes(flag: Flag, facts: NameFacts, tests: TestPlan) -> list[Write]:
+    """The writes of another value that go: overridden statements, and tests' writes (once each)."""
+    found = {id(write): write for write in overridden(flag, facts) + tests.writes(flag.name, facts)}
+    return list(found.values())
+
+
+def _still_written(flag: Flag, writes: list[Write]) -> Refusal:
+    sites = sorted({str(write.site) for write in writes})
     message = (
         f"{flag.name}: not pruned: it is given another value at {', '.join(sites)}, "
         "and not every read of it, or not every such write, could go"
@@ -532,9 +564,10 @@ def run(
     report.refused += _scope(repository, config.flags, flag_facts)
     if repository.foreign:
         flag_facts = repository.facts(flag_names)  # without what is other definitions'
+    tests = _test_plan(repository, config, flag_facts)
     # A flag read as an object that something also gives another value (`USE_X = Flag(...)`) is
     # refused as read as an object: what the user must do is declare how it is read.
-    conflicting = conflicts(repository, config.flags, flag_facts, config.strict)
+    conflicting = conflicts(repository, config.flags, tests.without_handled(flag_facts), config.strict)
     report.refused += _read_as_objects({name: flag_facts[name] for name in conflicting})
     for name, sites in conflicting.items():
         if not flag_facts[name].object_reads:
@@ -564,6 +597,7 @@ def run(
             constants = repository.flag_constants
             cascade.name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
             cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
+            cascade.tests = tests
             cascade.run()
             if cascade.unsettled:
                 continue
@@ -577,13 +611,10 @@ def run(
             # (a skipped file, a kept statement) would keep them: its reads would disagree with
             # its definitions; so would a write the rewrite could not remove. Such a flag is
             # refused as before the config became the decision.
-            undecided = [
-                flag
-                for flag in active.values()
-                if (writes := overridden(flag, flag_facts[flag.name])) and not cascade.decided(flag, writes)
-            ]
+            removed = {name: _removed_writes(flag, flag_facts[name], tests) for name, flag in active.items()}
+            undecided = [flag for flag in active.values() if removed[flag.name] and not cascade.decided(flag, removed[flag.name])]
             if undecided:
-                report.refused += [_still_written(flag, flag_facts[flag.name]) for flag in undecided]
+                report.refused += [_still_written(flag, removed[flag.name]) for flag in undecided]
                 continue
             edited = {
                 path: (source, rewritten.text)
@@ -595,7 +626,8 @@ def run(
             black = _black_settings(config, project_root) if edited else None  # read once for all files
             finished = {path: _finish(black, source, text) for path, (source, text) in edited.items()}
             checks = [
-                (text, cascade.context(path, asserts=False), path.name == "__init__.py") for path, text in finished.items()
+                (text, cascade.context(path, by_original_lines=False), path.name == "__init__.py")
+                for path, text in finished.items()
             ]
             problems = {path: problem for path, problem in zip(finished, workers.map(recheck, checks)) if problem}
             if not problems:
@@ -666,6 +698,7 @@ class _Cascade:
         self.flag_owners = flag_owners
         self.name_constants: dict[str, str] = {}
         self.option_flags: dict[str, frozenset[str]] = {}  # flags a command-line option defines -> its strings
+        self.tests = TestPlan()  # what becomes of the tests that write a flag
         self.config = config
         self.flags = flags
         self.frozen_out = frozen_out
@@ -713,7 +746,9 @@ class _Cascade:
             | frozenset(s for name, strings in self.option_flags.items() if name in self.dead for s in strings)
         )
 
-    def context(self, path: Path, asserts: bool = True) -> RewriteContext:
+    def context(self, path: Path, by_original_lines: bool = True) -> RewriteContext:
+        """What a rewrite of the file is told; without what is planned by the original text's
+        lines (asserts, tests' edits) for a second run over the result."""
         option_flags = {
             name: strings
             for name, strings in self.option_flags.items()
@@ -734,9 +769,10 @@ class _Cascade:
             dead_names={name: self.dead[name] for name in dead},
             dead_globals=self.dead_globals.get(path, {}),
             helpers=self.helper_calls.get(path, {}),
-            removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),
+            removable_asserts=self.removable_asserts.get(path, frozenset()) if by_original_lines else frozenset(),
             kept_imports=self._kept_in(path),
             foreign={name: owners[display] for name, owners in self.repository.foreign.items() if display in owners},
+            tests=self.tests.edits(display, self.flags) if by_original_lines else None,
         )
 
     def _kept_in(self, path: Path) -> frozenset[str]:
@@ -857,15 +893,22 @@ class _Cascade:
         """Whether a flag has no reader left and each of its writes of another value went (a
         change at its line): what the config decided is all the code says of it."""
         name = flag.name
-        if not (name in self.dead or any(name in names for names in self.dead_globals.values())):
+        if not (name in self.dead or any(name in names for names in self.dead_globals.values()) or self._gone(name)):
             return False
         by_display = self.repository.by_display()
         for write in writes:
             result = self.results.get(by_display.get(write.site.path, Path()))
             changes = result.changes if result is not None else ()
-            if not any(change.line == write.site.line and change.action in _WRITE_REMOVALS for change in changes):
+            line = self.tests.change_line(name, write)  # a deleted test's line, for the writes in it
+            if not any(change.line == line and change.action in _WRITE_REMOVALS for change in changes):
                 return False
         return True
+
+    def _gone(self, name: str) -> bool:
+        """Whether the rewritten code neither reads nor writes a name at all: a flag defined
+        nowhere (read through an accessor) whose only writes were tests' the tests pass removed."""
+        facts = self.repository.facts(frozenset([name]))[name]
+        return not (facts.global_reads or facts.assert_reads or facts.writes or facts.object_reads)
 
     def kept_by_skipped(self) -> dict[str, str]:
         """For each skipped file (by display), what it keeps alive, said after why it was skipped."""
@@ -1027,7 +1070,8 @@ class _Cascade:
         return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"
 
 
-_WRITE_REMOVALS = (OVERRIDDEN, "removed-write", "removed-write-kept-value")  # the prune pass's actions
+# The actions of a removed write: the prune pass's, and the tests pass's (a write in a deleted test).
+_WRITE_REMOVALS = (OVERRIDDEN, "removed-write", "removed-write-kept-value", REMOVED_TEST)
 _FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option", "class-def", "setattr", "writer")
 
 
@@ -1038,7 +1082,8 @@ def _live(reads: list[Site], skipped: frozenset[str]) -> list[Site]:
 
 def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
     """The safety gate after the edit: the result parses, and a second run changes nothing.
-    (The context has no assert lines: they are the original's, with nothing left to match.)"""
+    (The context has no assert lines nor tests' edits: they are the original's, with nothing left
+    to match.)"""
     from prune_flags.rewrite import FileFailure, rewrite  # LibCST, in the process that rewrites (see warm)
 
     text, context, is_package_init = task

@@ -160,22 +160,21 @@ HARMLESS_DECORATORS = frozenset(
 ENVIRON_SETTERS = ("environ.setdefault", "os.putenv", "setenv")  # setenv: pytest's monkeypatch
 
 
-def _patched(call: ast.Call) -> tuple[str, object] | None:
+def patched(call: ast.Call) -> tuple[str, ast.expr | None] | None:
     """What a test double sets: `mock.patch.object(C, "name", v)`, `monkeypatch.setattr(o, "name", v)`,
-    `mock.patch("pkg.mod.NAME", v)`, `monkeypatch.setattr("pkg.mod.NAME", v)`: (name, value)."""
+    `mock.patch("pkg.mod.NAME", v)`, `monkeypatch.setattr("pkg.mod.NAME", v)`: (name, the value's
+    expression, None when the call gives none: a mock then stands in)."""
     func = ast_dotted(call.func)
     new = next((k.value for k in call.keywords if k.arg == "new"), None)
     if func.endswith("patch.object") or (func.endswith(".setattr") and func != "setattr"):
         if len(call.args) >= 2 and isinstance(name := literal(call.args[1]), str):
-            value = call.args[2] if len(call.args) > 2 else new
-            return name, literal(value) if value is not None else UNKNOWN
+            return name, call.args[2] if len(call.args) > 2 else new
         if func.endswith("patch.object"):
             return None
     if func.endswith("patch") or func.endswith(".setattr"):
         target = literal(call.args[0]) if call.args else None
         if isinstance(target, str) and "." in target:
-            value = call.args[1] if len(call.args) > 1 else new
-            return target.rsplit(".", 1)[1], literal(value) if value is not None else UNKNOWN
+            return target.rsplit(".", 1)[1], call.args[1] if len(call.args) > 1 else new
     return None
 
 
@@ -603,9 +602,9 @@ class _Scanner(ast.NodeVisitor):
                 self._of(keyword.arg).writes.append(
                     Write(self._site(keyword), "keyword", self._value(keyword.value, keyword.arg), callee)
                 )
-        patched = _patched(node)
-        if patched is not None and patched[0] in self.names:
-            self._of(patched[0]).writes.append(Write(self._site(node), "patch", patched[1]))
+        double = patched(node)
+        if double is not None and double[0] in self.names:
+            self._of(double[0]).writes.append(Write(self._site(node), "patch", literal(double[1])))
         for shape in self.writers:
             written = shape.written_value(node, self.flag_names)
             if written is not None and written[0] in self.names:

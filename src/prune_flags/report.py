@@ -10,6 +10,17 @@ from typing import Sequence
 
 
 OVERRIDDEN = "overridden"  # the action of a removed write that gave a flag another value
+REMOVED_TEST = "removed-test"  # the action of a deleted test that existed only to exercise another value
+_SHOWN_VALUE = 60  # characters of an overridden value's source shown in its reason
+
+
+def overrode(flag: str, value: str, configured: str) -> str:
+    """The reason of a removed write that gave a flag another value (`value`, its source) than
+    the configured one."""
+    shown = " ".join(value.split())
+    if len(shown) > _SHOWN_VALUE:
+        shown = shown[: _SHOWN_VALUE - 3] + "..."
+    return f"overrode {flag} = {shown} (the config fixes it at {configured})"
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,8 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     reaches past them.
     """
     lines = lines_naming(text, context.acted_on()) | context.removable_asserts
+    if context.tests is not None:
+        lines |= context.tests.lines()
     if not lines:
         return Rewritten(text, ())
     before = _parse(text)
@@ -69,8 +71,9 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     carriers = _carriers(text, before, lines, context.flags.keys())  # their lines are the flag's too
     lines |= lines_naming(text, carriers)
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
-    # An import an inlined helper needs joins the module's import block, which the view may not hold.
-    whole = any(call.imports for call in context.helpers.values())
+    # An import an inlined helper needs joins the module's import block, which the view may not
+    # hold; the tests' edits are planned by the whole file's lines.
+    whole = any(call.imports for call in context.helpers.values()) or context.tests is not None
     while True:
         view = View(text) if whole else view_of(text, before, lines)
         try:
@@ -99,6 +102,8 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
         dead_locals = {name: Death(causes[name], reason) for name in new_locals}
         context = replace(context, dead_locals={**context.dead_locals, **dead_locals})
         lines = lines_naming(text, context.acted_on() | carriers) | context.removable_asserts
+        if context.tests is not None:
+            lines |= context.tests.lines()
     changes = [replace(change, line=view.file_line(change.line)) for change in attempt.changes]
     inlined = [(view.file_line(line), column, flag) for line, column, flag in attempt.inlined]
     causes = _causes(view.text, new_view_text, loads_before, attempt)
@@ -115,7 +120,25 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
         ).code
         _parse(new_text)
         changes += [Change(line_map.get(c.line, c.line), c.flag, c.action, c.reason) for c in import_context.changes]
-    return Rewritten(new_text, tuple(changes), loads_before, after.loads, causes)
+    # What a deleted test read still counts for the rest of the repository: a test is a user of
+    # the code it calls, not a reason to keep it (its imports here go, what they name stays).
+    return Rewritten(new_text, tuple(changes), loads_before, after.loads + _deleted_tests_loads(before, context), causes)
+
+
+def _deleted_tests_loads(tree: ast.Module, context: RewriteContext) -> Counter[str]:
+    """The loads in the tests, fixtures and test classes the tests pass deletes whole."""
+    removals = context.tests.removals if context.tests is not None else {}
+    deleted = {line for place, line in removals if place == "deleted"}
+    if not deleted:
+        return Counter()
+    nodes = [
+        node
+        for statement in tree.body
+        for node in [statement, *(statement.body if isinstance(statement, ast.ClassDef) else [])]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.lineno in deleted
+    ]
+    outermost = [node for node in nodes if not any(other is not node and node in other.body for other in nodes if isinstance(other, ast.ClassDef))]
+    return tree_names(ast.Module(outermost, [])).loads
 
 
 def _acts_on(tree: ast.Module, text: str, context: RewriteContext) -> bool:

@@ -14,6 +14,7 @@ from prune_flags.passes.params import PruneFlagParameters
 from prune_flags.passes.prune import PruneDeadWrites
 from prune_flags.passes.simplify import SimplifyBooleans
 from prune_flags.passes.tables import PruneOptionTables
+from prune_flags.passes.tests import PruneTests
 
 
 class Rewriter(
@@ -22,13 +23,15 @@ class Rewriter(
     InlineHelpers,
     SimplifyBooleans,
     FoldBranches,
+    PruneTests,
     PruneDeadWrites,
     PruneFlagParameters,
     PruneOptions,
     PruneOptionTables,
 ):
     """Inline (lookups by name, plain reads, calls of helpers that folded to a constant) -> simplify
-    -> fold -> prune, in one traversal."""
+    -> fold -> prune (tests that pin another value before dead writes: a test's write is theirs),
+    in one traversal."""
 
 
 __all__ = ["Death", "RemoveUnusedImports", "RewriteContext", "Rewriter"]

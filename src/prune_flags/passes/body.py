@@ -142,6 +142,18 @@ def is_attribute_docstring(statement: cst.BaseStatement) -> bool:
     )
 
 
+def without_decorators(node: cst.FunctionDef, kept: Sequence[cst.Decorator]) -> cst.FunctionDef:
+    """A function with only the `kept` of its decorators. The comments right above a removed one
+    go with it; those above the first decorator stay (the function holds them), and without any
+    decorator left, so do those between the decorators and the `def`."""
+    if len(kept) == len(node.decorators):
+        return node
+    if kept:
+        return node.with_changes(decorators=kept)
+    leading = merge_lines(list(node.leading_lines), list(node.lines_after_decorators))
+    return node.with_changes(decorators=(), leading_lines=leading, lines_after_decorators=())
+
+
 def pass_block(block: cst.BaseSuite) -> cst.BaseSuite:
     if isinstance(block, cst.IndentedBlock):
         return block.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from prune_flags.constants import constant_value
-from prune_flags.passes.body import BodyEditor
+from prune_flags.passes.body import BodyEditor, without_decorators
 from prune_flags.purity import dotted_name
 from prune_flags.shapes import CLICK_OPTIONS, OPTION_METHODS, option_dest
 
@@ -65,11 +65,4 @@ class PruneOptions(BodyEditor):
                 self.record(original, "removed-option", f"the option fills {dest}: {death.reason}", death.flag)
                 continue
             kept.append(decorator)
-        if len(kept) == len(updated_node.decorators):
-            return updated_node
-        if kept and len(kept) < len(updated_node.decorators) and not kept[0].leading_lines:
-            kept[0] = kept[0].with_changes(leading_lines=updated_node.decorators[0].leading_lines)
-        changes: dict[str, object] = {"decorators": kept}
-        if not kept:  # the def line takes the place (and the comments above) of the first decorator
-            changes["leading_lines"] = updated_node.decorators[0].leading_lines
-        return updated_node.with_changes(**changes)
+        return without_decorators(updated_node, kept)

@@ -19,7 +19,7 @@ from prune_flags.values import same_value
 from prune_flags.purity import dotted_name
 from prune_flags.passes.scopes import flag_parameters
 
-Element = TypeVar("Element", cst.Param, cst.Arg)
+Element = TypeVar("Element", cst.Param, cst.Arg, cst.WithItem, cst.BaseElement)
 
 
 def without_element(elements: Sequence[Element], index: int) -> list[Element]:

@@ -18,17 +18,12 @@ from prune_flags.config import Flag
 from prune_flags.constants import constant_value
 from prune_flags.values import same_value
 from prune_flags.purity import is_pure
-from prune_flags.report import OVERRIDDEN
-
-_SHOWN_VALUE = 60  # characters of an overridden value's source shown in its reason
+from prune_flags.report import OVERRIDDEN, overrode
 
 
 def _overrode(flag: Flag, value: cst.BaseExpression) -> str:
     """The reason of a removed write that gave a flag another value than the configured one."""
-    source = " ".join(cst.Module(body=[]).code_for_node(value).split())
-    if len(source) > _SHOWN_VALUE:
-        source = source[: _SHOWN_VALUE - 3] + "..."
-    return f"overrode {flag.name} = {source} (the config fixes it at {flag.source})"
+    return overrode(flag.name, cst.Module(body=[]).code_for_node(value), flag.source)
 
 
 class PruneDeadWrites(FlagNaming):

@@ -1,0 +1,160 @@
+"""Tests that pin a value the config rules out, carried out as `pinned` planned them.
+
+The plan (pinned.py, with `ast`) names what goes by the original file's lines and columns; this
+pass finds each thing there, removes it and records the change the plan wrote:
+
+* a test, a fixture only deleted tests used, a test class left empty: whole, with decorators and
+  the comments attached above; what other passes recorded inside a deleted test goes with it
+  (a test is one change);
+* a parametrize entry that gives another value: from its list;
+* a write a test makes on the way: a statement, a decorator, a keyword of a call, an item of a
+  `with`, or the `with` itself when none of its items is left, its body dedented into its place.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from prune_flags.passes.body import (
+    BodyEditor,
+    Edit,
+    block_footer,
+    block_statements,
+    detached_lines,
+    merge_lines,
+    without_decorators,
+)
+from prune_flags.passes.params import without_element
+from prune_flags.pinned import Removal, TestEdits
+
+
+class PruneTests(BodyEditor):
+    def _removed(self, removal: Removal) -> None:
+        self.context.record(removal.line, removal.action, removal.reason, removal.flag)
+
+    def _position(self, node: cst.CSTNode) -> tuple[int, int]:
+        start = self.get_metadata(PositionProvider, node).start
+        return start.line, start.column
+
+    def edit_statement(self, original: cst.BaseStatement, updated: cst.BaseStatement) -> Edit | None:
+        edits = self.context.tests
+        if edits is not None and isinstance(updated, (cst.FunctionDef, cst.ClassDef)):
+            removal = edits.removals.get(("deleted", self.line_of(original)))
+            if removal is not None:
+                return self._delete(original, updated, removal)
+        if edits is not None and isinstance(updated, cst.With):
+            assert isinstance(original, cst.With)
+            removals = self._with_items(edits, original)
+            if len(removals) == len(original.items):
+                return self._unwrap(updated, [removal for _, removal in removals])
+        return super().edit_statement(original, updated)
+
+    def _delete(self, original: cst.BaseStatement, updated: cst.FunctionDef | cst.ClassDef, removal: Removal) -> Edit:
+        if isinstance(original, cst.FunctionDef):
+            span = self.get_metadata(PositionProvider, original)
+            first = min([span.start.line, *(self.line_of(decorator) for decorator in original.decorators)])
+            self.context.changes[:] = [c for c in self.context.changes if not first <= c.line <= span.end.line]
+        self._removed(removal)  # a class goes after its tests, each recorded
+        return Edit(carry=detached_lines(updated.leading_lines))
+
+    def _unwrap(self, updated: cst.With, removals: Sequence[Removal]) -> Edit:
+        """A `with` none of whose items is left: its body takes its place, and its comments."""
+        for removal in removals:
+            self._removed(removal)
+        statements = block_statements(updated.body)
+        if not statements:
+            return Edit(carry=detached_lines(updated.leading_lines))
+        leading = merge_lines(list(updated.leading_lines), list(statements[0].leading_lines))
+        statements[0] = statements[0].with_changes(leading_lines=leading)
+        return Edit(statements=statements, carry=block_footer(updated.body))
+
+    def _with_items(self, edits: TestEdits, original: cst.With) -> list[tuple[int, Removal]]:
+        line = self.line_of(original)
+        found = [(index, edits.removals.get(("with", (line, index)))) for index in range(len(original.items))]
+        return [(index, removal) for index, removal in found if removal is not None]
+
+    def leave_With(self, original_node: cst.With, updated_node: cst.With) -> cst.With:
+        updated_node = super().leave_With(original_node, updated_node)  # type: ignore[assignment]
+        edits = self.context.tests
+        removals = self._with_items(edits, original_node) if edits is not None else []
+        if not removals or len(removals) == len(original_node.items):
+            return updated_node  # (a `with` losing every item is unwrapped by its block)
+        items = list(updated_node.items)
+        for index, removal in reversed(removals):
+            self._removed(removal)
+            items = without_element(items, index)
+        return updated_node.with_changes(items=items)
+
+    def edit_small_statement(
+        self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
+    ) -> list[cst.BaseSmallStatement] | None:
+        edits = self.context.tests
+        removal = edits.removals.get(("statement", self._position(original))) if edits is not None else None
+        if removal is not None and isinstance(updated, (cst.Expr, cst.Assign)):
+            self._removed(removal)
+            return []
+        return super().edit_small_statement(original, updated)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        result = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
+        edits = self.context.tests
+        if edits is None or self.line_of(original_node) not in edits.tests:
+            return result
+        # Another pass may have taken decorators already: each left is matched to its original.
+        originals = {id(new): old for old, new in zip(original_node.decorators, updated_node.decorators)}
+        decorators, kept = [], []
+        for decorator in result.decorators:
+            original = originals.get(id(decorator))
+            line = self.line_of(original) if original is not None else 0
+            decorator = self._without_entries(decorator, line, edits)
+            decorators.append(decorator)
+            removal = edits.removals.get(("decorator", line))
+            if removal is not None:
+                self._removed(removal)
+            else:
+                kept.append(decorator)
+        return without_decorators(result.with_changes(decorators=decorators), kept)
+
+    def _without_entries(self, decorator: cst.Decorator, line: int, edits: TestEdits) -> cst.Decorator:
+        """A parametrize decorator without the entries the plan removes (its argvalues list)."""
+        indices = sorted((key[1] for place, key in edits.removals if place == "entry" and key[0] == line), reverse=True)
+        call = decorator.decorator
+        if not indices or not isinstance(call, cst.Call):
+            return decorator
+        positional = [arg for arg in call.args if arg.keyword is None]
+        values = (
+            positional[1]
+            if len(positional) > 1
+            else next(a for a in call.args if a.keyword and a.keyword.value == "argvalues")
+        )
+        assert isinstance(values.value, (cst.List, cst.Tuple))
+        elements = list(values.value.elements)
+        for index in indices:
+            self._removed(edits.removals[("entry", (line, index))])
+            elements = without_element(elements, index)
+        new = values.with_changes(value=values.value.with_changes(elements=elements))
+        return decorator.with_changes(
+            decorator=call.with_changes(args=[new if arg is values else arg for arg in call.args])
+        )
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
+        edits = self.context.tests
+        if edits is None or not isinstance(result, cst.Call) or not any(arg.keyword for arg in original_node.args):
+            return result
+        found = {
+            arg.keyword.value: edits.removals.get(("keyword", self._position(arg)))
+            for arg in original_node.args
+            if arg.keyword
+        }
+        removals = {keyword: removal for keyword, removal in found.items() if removal is not None}
+        args = list(result.args)
+        for index in reversed(range(len(args))):
+            keyword = args[index].keyword
+            if keyword is not None and keyword.value in removals:
+                self._removed(removals[keyword.value])
+                args = without_element(args, index)
+        return result.with_changes(args=args) if len(args) < len(result.args) else result
