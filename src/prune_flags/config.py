@@ -133,6 +133,16 @@ def load_config(
     paths: Sequence[Path], config_file: Path | None = None, flag_options: Sequence[str] = ()
 ) -> Config:
     """Read the config (--config FILE, or the one found above the first path) and apply --flag."""
+    overrides = parse_flag_options(flag_options)
+    if config_file is not None:
+        config = parse_table(_given_table(config_file), config_file)
+    else:
+        config = _discovered_config(_search_start(paths), has_overrides=bool(overrides))
+    return apply_overrides(config, overrides)
+
+
+def parse_flag_options(flag_options: Sequence[str]) -> list[Flag]:
+    """Every `--flag NAME=VALUE`; a flag given twice with two values is an error."""
     overrides = [parse_flag_option(option) for option in flag_options]
     seen: dict[str, Flag] = {}
     for flag in overrides:
@@ -142,11 +152,7 @@ def load_config(
                 message = f"given twice, as {seen[flag.name].key} and {flag.key}; {_ONE_ENTRY}"
             raise ConfigError(FLAG_OPTION, flag.key, message)
         seen[flag.name] = flag
-    if config_file is not None:
-        config = parse_table(_given_table(config_file), config_file)
-    else:
-        config = _discovered_config(_search_start(paths), has_overrides=bool(overrides))
-    return _apply_overrides(config, overrides)
+    return overrides
 
 
 def find_project_root(start: Path) -> Path:
@@ -435,12 +441,14 @@ def _flag_option_hint(name: str, value_text: str) -> str:
     return "write True, False, None, a number, a quoted string or a tuple of those"
 
 
-def _apply_overrides(config: Config, overrides: Sequence[Flag]) -> Config:
+def apply_overrides(config: Config, overrides: Sequence[Flag], required: bool = True) -> Config:
+    """The config's flags with --flag's on top; `required`: no flag at all is an error (apply,
+    diff), which `find` does not need."""
     flags = {flag.name: flag for flag in config.flags}
     for flag in overrides:
         _check_flag_name(flag.key, bool(config.accessors), FLAG_OPTION, flag.key)
         flags[flag.name] = flag  # a replaced flag keeps its place; dicts keep insertion order
-    if not flags:
+    if not flags and required:
         raise ConfigError(str(config.source), "flags", _no_flags_message(config.source))
     return replace(config, flags=tuple(flags.values()))
 
