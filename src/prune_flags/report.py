@@ -67,6 +67,11 @@ class Refusal:
     message: str  # the sentence on stderr, naming the locations
     scope_with: tuple[str, ...] = ()  # qualified keys that would scope an ambiguous flag
 
+    def to_json(self) -> dict[str, object]:
+        """The entry of the JSON report's `refused` list (find's too)."""
+        locations, scope_with = list(self.locations), list(self.scope_with)
+        return {"flag": self.flag, "why": self.why, "locations": locations, "scope_with": scope_with}
+
 
 @dataclass
 class Report:
@@ -118,10 +123,7 @@ class Report:
                 for result in self.changed_files
             ],
             "skipped": [{"path": s.display, "error": s.error} for s in self.skipped],
-            "refused": [
-                {"flag": r.flag, "why": r.why, "locations": list(r.locations), "scope_with": list(r.scope_with)}
-                for r in self.refused
-            ],
+            "refused": [refusal.to_json() for refusal in self.refused],
             "summary": {"files_changed": len(self.changed_files), "lines_removed": removed, "lines_added": added},
         }
 
