@@ -689,6 +689,8 @@ def test_table_is_sorted_by_lines_and_json_carries_the_evidence(
         "lines": 5,
         "lines_removed": 5,
         "lines_added": 0,
+        "named": False,
+        "overridden": [],
     }
 
 

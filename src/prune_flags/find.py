@@ -31,7 +31,7 @@ from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.values import UNKNOWN, same_value
 from prune_flags.files import SourceError, discover_python_files, read_source
 from prune_flags.index import Site, literal
-from prune_flags.report import Report, Skipped
+from prune_flags.report import OVERRIDDEN, Refusal, Report, Skipped
 
 # Kinds of definition a candidate is listed with; "parameter" ones are also local bindings.
 ATTRIBUTE, CLASS_ATTRIBUTE, FIELD, MODULE_CONSTANT, PARAMETER = (
@@ -152,6 +152,17 @@ class FileFacts:
 
 
 @dataclass(frozen=True)
+class Override:
+    """A write of another value that the config's decision removes, in the engine's words."""
+
+    site: Site
+    reason: str  # "overrode fast = True (the config fixes it at False)"
+
+    def __str__(self) -> str:
+        return f"{self.site}: {self.reason}"
+
+
+@dataclass(frozen=True)
 class Candidate:
     name: str
     value: object
@@ -163,6 +174,8 @@ class Candidate:
     lines_removed: int = 0
     lines_added: int = 0
     functions: tuple[str, ...] = ()  # a parameter's functions
+    named: bool = False  # the user named it: listed as apply treats it, whatever find's rules say
+    overridden: tuple[Override, ...] = ()  # a named flag's writes of another value, which go
 
     @property
     def source(self) -> str:
@@ -180,6 +193,18 @@ class FindResult:
     files: int
     skipped: tuple[Skipped, ...] = ()
     exact: bool = False  # counted by the engine, cascade included; else folds counted from the tree
+    named: tuple[Flag, ...] = ()  # the flags the user named (config and --flag)
+    refused: tuple[Refusal, ...] = ()  # those of them apply refuses, as its report says
+
+
+@dataclass(frozen=True)
+class Decided:
+    """What apply does with the flags the user named, from the engine's own run: the flags it
+    prunes, each with the writes it overrides, the refused ones, and the files it skipped."""
+
+    pruned: tuple[tuple[Flag, tuple[Override, ...]], ...] = ()
+    refused: tuple[Refusal, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
 
 
 # -- scanning one file -----------------------------------------------------------------------
@@ -1239,11 +1264,42 @@ class _Repository:
             condition_reads=condition_reads,
         )
 
+    def named(self, flag: Flag, overridden: tuple[Override, ...]) -> Candidate:
+        """A flag the user named and the engine prunes, at the configured value, whatever find's
+        own rules say: its definitions are the literal ones seen (a parameter only where the name
+        has no other kind, as `candidate` takes them) and the writes it overrides (a computed
+        definition among them); its reads those of that kind."""
+        definitions = self.definitions.get(flag.name, [])
+        shared = [d for d in definitions if d.kind != PARAMETER]
+        parameter = not shared and bool(definitions)
+        chosen = shared or definitions
+        reads, condition_reads = (
+            (self.parameter_reads, self.parameter_condition_reads)
+            if parameter
+            else (self.reads, self.condition_reads)
+        )
+        sites = {d.site for d in chosen} | {write.site for write in overridden}
+        return Candidate(
+            name=flag.name,
+            value=flag.value,
+            kinds=tuple(sorted({d.kind for d in chosen})),
+            definitions=tuple(sorted(sites, key=lambda s: (s.path, s.line))),
+            reads=reads[flag.name],
+            condition_reads=condition_reads[flag.name],
+            functions=tuple(sorted({d.function for d in chosen if d.function is not None})),
+            named=True,
+            overridden=overridden,
+        )
+
 
 def discover(
-    facts: Iterable[FileFacts], internal_modules: frozenset[str] = frozenset()
+    facts: Iterable[FileFacts],
+    internal_modules: frozenset[str] = frozenset(),
+    decided: Decided | None = None,
 ) -> tuple[Candidate, ...]:
-    """Names with one literal value everywhere that a condition reads, before measuring.
+    """Names with one literal value everywhere that a condition reads, before measuring, and the
+    flags the user named that the engine prunes (see `decide`), each at its configured value; a
+    named flag the engine refuses is no candidate, whatever find's own rules say of its name.
 
     Where the name has attribute, class-level or module-level definitions, only those are
     listed (a parameter sharing the name is a different variable); otherwise parameters.
@@ -1252,8 +1308,11 @@ def discover(
     for file_facts in facts:
         repository.add(file_facts)
     repository.rule_out_inherited_attributes()
-    found = (repository.candidate(name) for name in sorted(repository.definitions))
-    return tuple(candidate for candidate in found if candidate is not None)
+    decided = decided or Decided()
+    names = {flag.name for flag, _ in decided.pruned} | {refusal.flag for refusal in decided.refused}
+    own = (repository.candidate(name) for name in sorted(repository.definitions) if name not in names)
+    listed = [repository.named(flag, overridden) for flag, overridden in decided.pruned]
+    return tuple(candidate for candidate in own if candidate is not None) + tuple(listed)
 
 
 # -- counting the folds from the tree (the default) ---------------------------------------------
@@ -1599,7 +1658,8 @@ def _estimate_all(
     all_facts: Sequence[FileFacts],
     pool: Executor | None,
 ) -> list[Candidate]:
-    """Candidates with their folds counted from the tree; those that fold nothing are dropped."""
+    """Candidates with their folds counted from the tree; those that fold nothing are dropped,
+    but for named flags (the user asked about them)."""
     wanted = {c.name: c for c in candidates}
     tasks = []
     for path, facts in zip(files, all_facts):
@@ -1623,7 +1683,7 @@ def _estimate_all(
     estimated = []
     for name, (branches, lines) in totals.items():
         candidate = wanted[name]
-        if branches:
+        if branches or candidate.named:
             # The flag's own definitions go as well, a line each (a parameter: no line of its own).
             own = 0 if candidate.kinds == (PARAMETER,) else len(candidate.definitions)
             estimated.append(replace(candidate, branches=branches, lines_removed=lines + own))
@@ -1654,7 +1714,8 @@ def _set_index(index: _MeasureIndex) -> None:
 
 
 def measure(candidate: Candidate, settings: Config, cwd: Path) -> Candidate | None:
-    """The candidate with the engine's counts, or None when the engine would fold nothing."""
+    """The candidate with the engine's counts, or None when the engine would refuse it or fold
+    nothing; a named flag is kept whatever its counts (the engine decided it with the others)."""
     from prune_flags.engine import run  # LibCST is loaded only when there is something to measure
 
     assert _index is not None
@@ -1662,7 +1723,7 @@ def measure(candidate: Candidate, settings: Config, cwd: Path) -> Candidate | No
     paths = _index.files_mentioning([candidate.name])
     while True:
         report = run(config, sorted(paths), cwd)
-        if report.conflicts:
+        if report.conflicts and not candidate.named:
             return None
         # The cascade deleted fields and constants whose readers it saw gone; files outside this
         # set may still read them, so run again with those files in view, until nothing new.
@@ -1696,11 +1757,12 @@ def _store_counts(tree: ast.Module) -> Counter[str]:
 
 
 def _with_counts(candidate: Candidate, report: Report) -> Candidate | None:
-    """The counts, or None when nothing folds: a constant that is only inlined is no stale flag."""
+    """The counts, or None when nothing folds: a constant that is only inlined is no stale flag
+    (unless the user named it)."""
     branches = sum(c.action in BRANCH_ACTIONS for f in report.changed_files for c in f.changes)
     # The engine records folded statements; a folded `a if FLAG else b` shows only in the tree.
     branches += sum(_ternaries(f.old_text) - _ternaries(f.new_text) for f in report.changed_files)
-    if branches <= 0:
+    if branches <= 0 and not candidate.named:
         return None
     removed, added = report.line_counts()
     return replace(candidate, branches=branches, lines_removed=removed, lines_added=added)
@@ -1753,11 +1815,13 @@ def find(
     """Stale-flag candidates under `paths`, most lines first.
 
     Folds are counted from the tree; with `exact`, by running the engine with each candidate
-    as the only flag (the cascade included, but LibCST is slow on big files).
+    as the only flag (the cascade included, but LibCST is slow on big files). The flags of
+    `settings` are the ones the user named: the engine decides them (see `decide`).
     """
     settings = settings or Config(flags=())
     root = find_project_root(paths[0] if paths else cwd)
     files = discover_python_files(paths, root, settings.exclude)
+    decided = decide(settings, paths, cwd, jobs) if settings.flags and files else Decided()
     internal = internal_module_names(files, root)
     displays = [Path(os.path.relpath(path, cwd)).as_posix() for path in files]
     workers = jobs or os.cpu_count() or 1
@@ -1772,14 +1836,47 @@ def find(
     )
     with pool_context as pool, _collector_paused():
         all_facts = _scan_all(pool, files, displays, internal, mentions=exact)
-        candidates = list(discover(all_facts, internal))
+        candidates = list(discover(all_facts, internal, decided))
         counted = [] if exact else _estimate_all(candidates, files, all_facts, pool)
     if exact:
         index = _measure_index(files, all_facts, {c.name for c in candidates})
         counted = _measure_all(candidates, index, settings, cwd, workers)
     skipped = tuple(Skipped(facts.path, facts.error) for facts in all_facts if facts.error)
+    seen = {entry.display for entry in skipped}
+    skipped += tuple(entry for entry in decided.skipped if entry.display not in seen)
     ordered = sorted(counted, key=lambda c: (-c.lines, -c.branches, c.name))
-    return FindResult(candidates=tuple(ordered), files=len(files), skipped=skipped, exact=exact)
+    return FindResult(
+        candidates=tuple(ordered),
+        files=len(files),
+        skipped=skipped,
+        exact=exact,
+        named=settings.flags,
+        refused=decided.refused,
+    )
+
+
+def decide(settings: Config, paths: Sequence[Path], cwd: Path, jobs: int | None) -> Decided:
+    """What apply does with the flags the user named: the engine's own run over the same files
+    (nothing written, no black), so that find and apply cannot disagree. The refused flags come
+    with apply's words; every other one with the writes it overrides."""
+    from prune_flags.engine import run  # LibCST is loaded only when a flag is named
+
+    report = run(replace(settings, format="none"), paths, cwd, jobs=jobs)
+    refused = {refusal.flag for refusal in report.refused}
+    overridden: dict[str, list[Override]] = {
+        flag.name: [] for flag in settings.flags if flag.name not in refused
+    }
+    for result in report.changed_files:
+        for change in result.changes:
+            if change.action == OVERRIDDEN and change.flag in overridden:
+                site = Site(result.display, change.line)
+                overridden[change.flag].append(Override(site, change.reason))
+    pruned = tuple(
+        (flag, tuple(sorted(overridden[flag.name], key=lambda o: (o.site.path, o.site.line))))
+        for flag in settings.flags
+        if flag.name in overridden
+    )
+    return Decided(pruned, tuple(report.refused), tuple(report.skipped))
 
 
 def _size(path: Path) -> int:
@@ -1835,10 +1932,13 @@ def _measure_index(
 
 
 def to_json(result: FindResult) -> dict[str, object]:
+    """The candidates with their evidence; named flags say so, with the writes they override;
+    `flags` and `refused` as in apply's report."""
     return {
         "version": 1,
         "files": result.files,
         "exact": result.exact,
+        "flags": {flag.name: flag.source for flag in result.named},
         "candidates": [
             {
                 "name": c.name,
@@ -1852,20 +1952,28 @@ def to_json(result: FindResult) -> dict[str, object]:
                 "lines": c.lines,
                 "lines_removed": c.lines_removed,
                 "lines_added": c.lines_added,
+                "named": c.named,
+                "overridden": [
+                    {"location": str(write.site), "reason": write.reason} for write in c.overridden
+                ],
             }
             for c in result.candidates
         ],
         "skipped": [{"path": s.display, "error": s.error} for s in result.skipped],
+        "refused": [refusal.to_json() for refusal in result.refused],
     }
 
 
 def evidence(candidate: Candidate) -> str:
-    where = ", ".join(str(site) for site in candidate.definitions)
+    where = ", ".join(str(site) for site in candidate.definitions) or "no definition seen"
     if candidate.functions:
         functions = ", ".join(f"{function}()" for function in candidate.functions)
-        where += f" (default of a parameter of {functions}; no call passes another value)"
+        # Find's own rules checked the calls; for a named flag the engine decided instead.
+        checked = "" if candidate.named else "; no call passes another value"
+        where += f" (default of a parameter of {functions}{checked})"
     return (
-        f"{candidate.source} at {where}; {_count(candidate.reads, 'read')}, "
+        f"{'named: ' if candidate.named else ''}{candidate.source} at {where}; "
+        f"{_count(candidate.reads, 'read')}, "
         f"{candidate.condition_reads} in conditions; folds {_count(candidate.branches, 'branch', 'es')}, "
         f"removes {_count(candidate.lines, 'line')}"
     )
@@ -1876,7 +1984,9 @@ def _count(number: int, word: str, plural: str = "s") -> str:
 
 
 def config_toml(result: FindResult) -> str:
-    """A config `prune-flags apply --config FILE` takes as it is, one commented flag per candidate."""
+    """A config `prune-flags apply --config FILE` takes as it is, one commented flag per candidate
+    (a named flag's comment lists the writes apply would override), and each refused named flag
+    commented out with apply's reason."""
     counted = (
         "by the cleanup itself"
         if result.exact
@@ -1888,7 +1998,14 @@ def config_toml(result: FindResult) -> str:
     ]
     for candidate in result.candidates:
         lines.append(f"# {evidence(candidate)}")
+        lines += [f"#   overrides {write}" for write in candidate.overridden]
         lines.append(f"{_toml_key(candidate.name)} = {_toml_value(candidate.value)}")
+    for flag in result.named:
+        refusals = [refusal for refusal in result.refused if refusal.flag == flag.name]
+        for refusal in refusals:
+            lines.append(f"# refused ({refusal.why}), as apply would: {refusal.message}")
+        if refusals:
+            lines.append(f"# {_toml_key(flag.name)} = {_toml_value(flag.value)}")
     return "\n".join(lines) + "\n"
 
 

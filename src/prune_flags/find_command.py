@@ -16,7 +16,15 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-from prune_flags.config import Config, ConfigError, find_project_root, find_table, parse_table
+from prune_flags.config import (
+    Config,
+    ConfigError,
+    apply_overrides,
+    find_project_root,
+    find_table,
+    parse_flag_options,
+    parse_table,
+)
 
 if TYPE_CHECKING:
     from prune_flags.find import Candidate, FindResult
@@ -29,7 +37,15 @@ PathsArgument = typer.Argument(
     None, help="Files or directories to scan (default: .).", show_default=False
 )
 ConfigOption = typer.Option(
-    None, "--config", help="TOML file with exclude, format and other keys (flags are not needed)."
+    None,
+    "--config",
+    help="TOML file with exclude, format and other keys; its flags, if any, are named (see --flag).",
+)
+FlagOption = typer.Option(
+    None,
+    "--flag",
+    help="NAME=VALUE, repeatable, as apply takes it: a named flag is reported as apply would "
+    "treat it (its overridden writes listed, or refused), whatever find's own rules say.",
 )
 ConfigOutOption = typer.Option(
     None,
@@ -57,6 +73,7 @@ JobsOption = typer.Option(None, "-j", "--jobs", help="Processes to use (default:
 def find(
     paths: Optional[List[Path]] = PathsArgument,
     config: Optional[Path] = ConfigOption,
+    flag: Optional[List[str]] = FlagOption,
     config_out: Optional[Path] = ConfigOutOption,
     json_output: bool = JsonOption,
     report: Optional[Path] = ReportOption,
@@ -75,7 +92,7 @@ def find(
     Example: prune-flags find --config-out stale.toml megatron/ && prune-flags diff --config stale.toml megatron/
     """
     targets = list(paths or [Path(".")])
-    settings = _settings(targets, config)
+    settings = _settings(targets, config, flag or [])
     if no_format:
         settings = replace(settings, format="none")
     if jobs is not None and jobs < 1:
@@ -100,9 +117,9 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(EXIT_USAGE)
 
 
-def _settings(targets: List[Path], config_file: Optional[Path]) -> Config:
+def _settings(targets: List[Path], config_file: Optional[Path], flag_options: List[str]) -> Config:
     """The keys apply would use (exclude, format, keep_asserts, ...), found as apply finds them,
-    without requiring any flag."""
+    with the flags named there and by --flag, none being required."""
     for target in targets:
         if not target.exists():
             raise _fail(f"{target}: no such file or directory")
@@ -112,15 +129,17 @@ def _settings(targets: List[Path], config_file: Optional[Path]) -> Config:
     start = start if start.is_dir() else start.parent
     root = find_project_root(start)
     try:
+        overrides = parse_flag_options(flag_options)
         if config_file is not None:
             found = (
                 find_table([config_file.parent]) if config_file.name == "pyproject.toml" else None
             )
             table = found[1] if found else tomllib.loads(config_file.read_text(encoding="utf-8"))
-            return parse_table(table, config_file)
+            return apply_overrides(parse_table(table, config_file), overrides, required=False)
         searched = [start, *start.parents[: len(start.parents) - len(root.parents)]]
         found = find_table(searched)
-        return parse_table(found[1], found[0]) if found else Config(flags=(), root=root)
+        settings = parse_table(found[1], found[0]) if found else Config(flags=(), root=root)
+        return apply_overrides(settings, overrides, required=False)
     except ConfigError as err:
         raise _fail(str(err)) from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
@@ -153,6 +172,9 @@ def _row(candidate: Candidate) -> tuple[str, ...]:
     where = ", ".join(str(site) for site in candidate.definitions)
     if candidate.functions:
         where += f" (parameter of {', '.join(f'{name}()' for name in candidate.functions)})"
+    if candidate.named:
+        overrides = ", ".join(str(write.site) for write in candidate.overridden)
+        where += f" (named; overrides {overrides})" if overrides else " (named)"
     return (
         str(candidate.lines),
         str(candidate.branches),
@@ -164,8 +186,17 @@ def _row(candidate: Candidate) -> tuple[str, ...]:
 
 
 def _finish(result: FindResult) -> int:
+    """Refused named flags and skipped files on stderr, as apply names them, and a summary line."""
+    for refusal in result.refused:
+        typer.echo(f"prune-flags: {refusal.message}", err=True)
     for skipped in result.skipped:
         typer.echo(f"prune-flags: skipped {skipped.display}: {skipped.error}", err=True)
     count = len(result.candidates)
-    typer.echo(f"{count} candidate{'s' if count != 1 else ''} in {result.files} files", err=True)
-    return EXIT_SKIPPED if result.skipped else 0
+    named = sum(candidate.named for candidate in result.candidates)
+    summary = f"{count} candidate{'s' if count != 1 else ''}" + (f" ({named} named)" if named else "")
+    summary += f" in {result.files} files"
+    refused = len({refusal.flag for refusal in result.refused})
+    if refused:
+        summary += f"; {refused} named flag{'s' if refused != 1 else ''} refused"
+    typer.echo(summary, err=True)
+    return EXIT_SKIPPED if result.skipped or result.refused else 0
