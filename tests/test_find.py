@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from prune_flags import find as find_module
 from prune_flags.cli import app as prune_flags_app
-from prune_flags.config import load_config
+from prune_flags.config import Config, Flag, load_config
 from prune_flags.find import (
     Candidate,
     FindResult,
@@ -854,3 +854,288 @@ def test_config_exclude_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     refused = CliRunner().invoke(find_app(), ["find", "--config", str(bad)], catch_exceptions=False)
     assert refused.exit_code == 2
     assert "exclud: unknown key" in refused.stderr
+
+
+# -- flags the user names: the config is the decision ----------------------------------------------
+
+NODE_TURNED_ON = "from node import Node\n\nnode = Node()\nnode.fast = True\n"
+
+
+def test_a_named_flag_is_listed_with_the_writes_it_overrides(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`node.fast = True` rules `fast` out of find's own proposals; named, it is listed as apply
+    treats it: at the named value, the write it overrides in its row, its JSON and its config."""
+    write_tree(tmp_path, {"node.py": NODE, "main.py": NODE_TURNED_ON})
+    assert "fast" not in found(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    table = CliRunner().invoke(find_app(), ["find", "--flag", "fast=False"], catch_exceptions=False)
+    assert table.exit_code == 0, table.output
+    assert table.stdout == (
+        "lines  branches  reads  name  value  defined at\n"
+        "    4         1      1  fast  False  main.py:4, node.py:3 (named; overrides main.py:4)\n"
+    )
+    assert table.stderr == "1 candidate (1 named) in 2 files\n"
+    result = CliRunner().invoke(
+        find_app(), ["find", "--json", "--flag", "fast=False"], catch_exceptions=False
+    )
+    report = json.loads(result.stdout)
+    assert report["flags"] == {"fast": "False"}
+    assert report["refused"] == []
+    assert report["candidates"] == [
+        {
+            "name": "fast",
+            "value": "False",
+            "kinds": ["attribute"],
+            "defined_at": ["main.py:4", "node.py:3"],
+            "functions": [],
+            "reads": 1,
+            "condition_reads": 1,
+            "branches": 1,
+            "lines": 4,
+            "lines_removed": 4,
+            "lines_added": 0,
+            "named": True,
+            "overridden": [
+                {
+                    "location": "main.py:4",
+                    "reason": "overrode fast = True (the config fixes it at False)",
+                }
+            ],
+        }
+    ]
+
+
+def test_a_named_value_other_than_the_codes_is_counted_at_the_named_value(tmp_path: Path) -> None:
+    """The code says False everywhere, the user says True: the definition is overridden, and the
+    folds are those of True (the body stays, dedented)."""
+    write_tree(tmp_path, {"node.py": NODE})
+    assert found(tmp_path)["fast"].value is False
+    named = found(tmp_path, settings=Config(flags=(Flag("fast", True, "True"),)))["fast"]
+    assert (named.value, named.named, named.branches, named.lines) == (True, True, 1, 2)
+    assert [str(write) for write in named.overridden] == [
+        "node.py:3: overrode fast = False (the config fixes it at True)"
+    ]
+
+
+def test_config_out_writes_named_flags_with_what_they_override(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The config found (here prune-flags.toml) names the flag; the config written names it too,
+    with the writes apply overrides, and apply takes it as it is."""
+    write_tree(tmp_path, {"node.py": NODE, "main.py": NODE_TURNED_ON})
+    (tmp_path / "prune-flags.toml").write_text("[flags]\nfast = false\n")
+    monkeypatch.chdir(tmp_path)
+    stale = tmp_path / "stale.toml"
+    result = CliRunner().invoke(
+        find_app(), ["find", "--config-out", str(stale)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    assert stale.read_text().splitlines()[1:] == [
+        "[flags]",
+        "# named: False at main.py:4, node.py:3; 1 read, 1 in conditions; folds 1 branch, removes 4 lines",
+        "#   overrides main.py:4: overrode fast = True (the config fixes it at False)",
+        "fast = false",
+    ]
+    applied = CliRunner().invoke(
+        prune_flags_app, ["apply", "--config", str(stale), "."], catch_exceptions=False
+    )
+    assert applied.exit_code == 0, applied.output
+    assert (tmp_path / "main.py").read_text() == "from node import Node\n\nnode = Node()\n"
+
+
+AMBIGUOUS = {
+    "car.py": "class Car:\n    fast = True\n\n    def go(self):\n        return 2 if self.fast else 1\n",
+    "engine.py": "class Engine:\n    fast = False\n\n    def run(self):\n        if self.fast:\n            return 1\n        return 0\n",
+}
+
+
+def test_a_named_flag_apply_refuses_is_refused_with_applys_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two unrelated classes carry `fast`: apply refuses it as ambiguous; find lists no candidate
+    of that name (not even its own proposal), says why on stderr as apply does, puts apply's
+    entry in its JSON `refused`, comments it out in the config it writes, and exits 123."""
+    write_tree(tmp_path, {**AMBIGUOUS, "bike.py": NODE.replace("fast", "eco")})
+    monkeypatch.chdir(tmp_path)
+    applied = CliRunner().invoke(
+        prune_flags_app, ["diff", "--flag", "fast=False", "--report", "apply.json", "."],
+        catch_exceptions=False,
+    )
+    assert applied.exit_code == 123
+    refused = json.loads((tmp_path / "apply.json").read_text())["refused"]
+    assert refused == [
+        {
+            "flag": "fast",
+            "why": "ambiguous",
+            "locations": ["car.py:2", "engine.py:2"],
+            "scope_with": ["car.Car.fast", "engine.Engine.fast"],
+        }
+    ]
+    stale = tmp_path / "stale.toml"
+    options = ["--flag", "fast=False", "--flag", "eco=False", "--config-out", str(stale)]
+    result = CliRunner().invoke(find_app(), ["find", *options], catch_exceptions=False)
+    assert result.exit_code == 123
+    assert result.stdout == (
+        "lines  branches  reads  name  value  defined at\n"
+        "    3         1      1  eco   False  bike.py:3 (named)\n"
+    )
+    message = next(line for line in applied.stderr.splitlines() if "fast: not pruned" in line)
+    assert result.stderr == f"{message}\n1 candidate (1 named) in 3 files; 1 named flag refused\n"
+    report = json.loads(
+        CliRunner().invoke(find_app(), ["find", "--json", *options], catch_exceptions=False).stdout
+    )
+    assert report["refused"] == refused
+    assert [c["name"] for c in report["candidates"]] == ["eco"]
+    assert stale.read_text().splitlines()[-2:] == [
+        f"# refused (ambiguous), as apply would: {message.removeprefix('prune-flags: ')}",
+        "# fast = false",
+    ]
+
+
+def test_strict_refuses_a_named_flag_given_another_value(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"node.py": NODE, "main.py": NODE_TURNED_ON})
+    settings = Config(flags=(Flag("fast", False, "False"),), strict=True)
+    result = find([tmp_path], tmp_path, settings, jobs=1)
+    assert result.candidates == ()
+    assert [(r.flag, r.why, r.locations) for r in result.refused] == [
+        ("fast", "another-value", ("main.py:4",))
+    ]
+
+
+def test_find_s_own_proposals_keep_their_rules_when_flags_are_named(tmp_path: Path) -> None:
+    """Naming `fast` lists it; `quick` (the same shape) is still proposed by find's own rules,
+    and `slow`, which something sets to another value and nobody named, is still ruled out."""
+    write_tree(
+        tmp_path,
+        {
+            "node.py": NODE,
+            "main.py": NODE_TURNED_ON + "node.slow = True\n",
+            "quick.py": NODE.replace("fast", "quick"),
+            "slow.py": NODE.replace("fast", "slow"),
+        },
+    )
+    candidates = found(tmp_path, settings=Config(flags=(Flag("fast", False, "False"),)))
+    assert {name: c.named for name, c in candidates.items()} == {"fast": True, "quick": False}
+
+
+def test_a_named_flag_is_listed_even_when_it_folds_nothing(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"node.py": NODE})
+    settings = Config(flags=(Flag("fast", False, "False"), Flag("absent", 1, "1")))
+    candidates = found(tmp_path, settings=settings)
+    absent = candidates["absent"]
+    assert (absent.named, absent.branches, absent.lines, absent.definitions) == (True, 0, 0, ())
+    assert evidence(absent) == (
+        "named: 1 at no definition seen; 0 reads, 0 in conditions; folds 0 branches, removes 0 lines"
+    )
+
+
+def test_exact_counts_a_named_flag_with_the_engine_at_the_named_value(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"node.py": NODE, "main.py": NODE_TURNED_ON})
+    settings = Config(flags=(Flag("fast", False, "False"),))
+    flag = found(tmp_path, settings=settings, exact=True)["fast"]
+    # The definition, the fold (`if` and its body) and the overridden write go; `pass` fills
+    # the emptied `__init__`.
+    assert (flag.named, flag.branches, flag.lines_removed, flag.lines_added) == (True, 1, 4, 1)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--flag", "fast"], "--flag: fast: expected NAME=VALUE"),
+        (["--flag", "fast=False", "--flag", "fast=True"], "--flag: fast: given twice"),
+        (["--flag", "fast=yes"], "--flag: fast: 'yes' is not a Python literal"),
+    ],
+)
+def test_a_bad_flag_option_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: list[str], message: str
+) -> None:
+    write_tree(tmp_path, {"node.py": NODE})
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(find_app(), ["find", *options], catch_exceptions=False)
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+# Fixtures whose flags apply prunes with overridden writes, or refuses, each way it can.
+DECIDED_FIXTURES = [
+    "core_decide_ambiguous",
+    "core_decide_computed_definition",
+    "core_decide_definition_other_value",
+    "core_decide_overridden_write",
+    "core_decide_strict",
+    "core_flag_object_refused",
+    "core_writer_constant_other_value",
+    "core_writer_constant_other_value_strict",
+    "cascade_conflict_param",
+    "cascade_conflict_subclass_attr",
+    "cascade_conflict_subclass_attr_strict",
+    "idiom_class_attr_override_conflict",
+    "idiom_class_attr_override_conflict_strict",
+    "idiom_param_conflict_positional",
+    "idiom_param_conflict_value",
+    "idiom_test_mock_patch_conflict",
+    "idiom_test_write_conflict",
+    "idiom_test_write_conflict_strict",
+]
+
+
+@pytest.mark.parametrize("fixture", DECIDED_FIXTURES)
+def test_find_agrees_with_apply_on_named_flags(tmp_path: Path, fixture: str) -> None:
+    """With the fixture's flags named, find lists as candidates exactly the flags apply prunes,
+    each with the writes apply reports overridden, and refuses the others as apply does."""
+    from prune_flags.engine import run
+    from prune_flags.report import OVERRIDDEN
+
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / fixture / "before", root)
+    (root / ".git").mkdir()
+    settings = load_config([root], FIXTURES / fixture / "config.toml")
+    report = run(settings, [root], root)
+    result = find([root], root, settings, jobs=1)
+    refused = {refusal.flag for refusal in report.refused}
+    named = {c.name: c for c in result.candidates if c.named}
+    assert set(named) == {flag.name for flag in settings.flags} - refused
+    assert result.refused == tuple(report.refused)
+    for name, candidate in named.items():
+        assert [str(write.site) for write in candidate.overridden] == sorted(
+            f"{changed.display}:{change.line}"
+            for changed in report.changed_files
+            for change in changed.changes
+            if change.flag == name and change.action == OVERRIDDEN
+        )
+    assert not refused & {c.name for c in result.candidates}  # not proposed by find's own rules
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "core_decide_computed_definition",
+        "core_decide_definition_other_value",
+        "core_decide_overridden_write",
+        "idiom_test_write_conflict",
+    ],
+)
+def test_named_flags_config_out_then_apply_reproduces_the_fixture(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fixture: str
+) -> None:
+    """find with the fixture's config writes a config holding its flags (each with the writes it
+    overrides), which apply takes as it is to give the fixture's result."""
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / fixture / "before", root)
+    (root / ".git").mkdir()
+    monkeypatch.chdir(root)
+    stale = tmp_path / "stale.toml"
+    options = ["--config", str(FIXTURES / fixture / "config.toml"), "--config-out", str(stale)]
+    result = CliRunner().invoke(find_app(), ["find", *options, "."], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    named = load_config([root], FIXTURES / fixture / "config.toml").flags
+    assert {(f.name, f.value) for f in load_config([root], stale).flags} == {
+        (f.name, f.value) for f in named
+    }
+    assert "#   overrides " in stale.read_text()
+    applied = CliRunner().invoke(
+        prune_flags_app, ["apply", "--config", str(stale), "."], catch_exceptions=False
+    )
+    assert applied.exit_code == 0, applied.output
+    assert tree_bytes(root) == tree_bytes(FIXTURES / fixture / "after")

@@ -1720,7 +1720,9 @@ def measure(candidate: Candidate, settings: Config, cwd: Path) -> Candidate | No
 
     assert _index is not None
     config = replace(settings, flags=(Flag(candidate.name, candidate.value, candidate.source),))
-    paths = _index.files_mentioning([candidate.name])
+    # A named flag may be read where its name is not spelt (an accessor given a constant that
+    # holds it): the engine looks for it over every file, as the run that decided it did.
+    paths = set(_index.files) if candidate.named else _index.files_mentioning([candidate.name])
     while True:
         report = run(config, sorted(paths), cwd)
         if report.conflicts and not candidate.named:

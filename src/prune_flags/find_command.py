@@ -169,7 +169,7 @@ def render_table(candidates: tuple[Candidate, ...], color: bool = False) -> str:
 
 def _row(candidate: Candidate) -> tuple[str, ...]:
     value = candidate.source if len(candidate.source) <= 30 else candidate.source[:27] + "..."
-    where = ", ".join(str(site) for site in candidate.definitions)
+    where = ", ".join(str(site) for site in candidate.definitions) or "-"
     if candidate.functions:
         where += f" (parameter of {', '.join(f'{name}()' for name in candidate.functions)})"
     if candidate.named:
