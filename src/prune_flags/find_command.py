@@ -87,7 +87,13 @@ def find(
     For each: the branches that fold once it is inlined and the lines that would go (the folds,
     their comments and the definitions; --exact runs the cleanup itself to count what it cascades
     into as well); the table is sorted by lines. Exit 0: done; 2: bad usage or config; 123: some
-    files could not be read or parsed (named on stderr; every name they mention was ruled out).
+    files could not be read or parsed (named on stderr; every name they mention was ruled out),
+    or a named flag was refused.
+
+    Flags you name (in the config's flags table, or with --flag) are decided as apply decides
+    them, by the cleanup's own run: listed at your value with the writes of another value apply
+    would override, "(named; overrides path:line)", or refused with apply's message (stderr,
+    and `refused` in the JSON). Names nobody named are proposed by find's own, stricter rules.
 
     Example: prune-flags find --config-out stale.toml megatron/ && prune-flags diff --config stale.toml megatron/
     """
