@@ -959,7 +959,8 @@ def test_a_named_flag_apply_refuses_is_refused_with_applys_words(
     write_tree(tmp_path, {**AMBIGUOUS, "bike.py": NODE.replace("fast", "eco")})
     monkeypatch.chdir(tmp_path)
     applied = CliRunner().invoke(
-        prune_flags_app, ["diff", "--flag", "fast=False", "--report", "apply.json", "."],
+        prune_flags_app,
+        ["diff", "--flag", "fast=False", "--report", "apply.json", "."],
         catch_exceptions=False,
     )
     assert applied.exit_code == 123

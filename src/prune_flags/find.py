@@ -1309,8 +1309,8 @@ def discover(
         repository.add(file_facts)
     repository.rule_out_inherited_attributes()
     decided = decided or Decided()
-    names = {flag.name for flag, _ in decided.pruned} | {refusal.flag for refusal in decided.refused}
-    own = (repository.candidate(name) for name in sorted(repository.definitions) if name not in names)
+    named = {flag.name for flag, _ in decided.pruned} | {r.flag for r in decided.refused}
+    own = (repository.candidate(n) for n in sorted(repository.definitions) if n not in named)
     listed = [repository.named(flag, overridden) for flag, overridden in decided.pruned]
     return tuple(candidate for candidate in own if candidate is not None) + tuple(listed)
 

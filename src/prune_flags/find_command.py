@@ -199,8 +199,8 @@ def _finish(result: FindResult) -> int:
         typer.echo(f"prune-flags: skipped {skipped.display}: {skipped.error}", err=True)
     count = len(result.candidates)
     named = sum(candidate.named for candidate in result.candidates)
-    summary = f"{count} candidate{'s' if count != 1 else ''}" + (f" ({named} named)" if named else "")
-    summary += f" in {result.files} files"
+    summary = f"{count} candidate{'s' if count != 1 else ''}"
+    summary += f" ({named} named) in {result.files} files" if named else f" in {result.files} files"
     refused = len({refusal.flag for refusal in result.refused})
     if refused:
         summary += f"; {refused} named flag{'s' if refused != 1 else ''} refused"
