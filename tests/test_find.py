@@ -1064,6 +1064,9 @@ DECIDED_FIXTURES = [
     "core_decide_computed_definition",
     "core_decide_definition_other_value",
     "core_decide_overridden_write",
+    "core_decide_scoped",
+    "core_decide_scoped_module",
+    "core_decide_scoped_parameter",
     "core_decide_strict",
     "core_flag_object_refused",
     "core_writer_constant_other_value",
@@ -1114,6 +1117,7 @@ def test_find_agrees_with_apply_on_named_flags(tmp_path: Path, fixture: str) -> 
         "core_decide_computed_definition",
         "core_decide_definition_other_value",
         "core_decide_overridden_write",
+        "core_decide_scoped_module",
         "idiom_test_write_conflict",
     ],
 )
@@ -1131,8 +1135,8 @@ def test_named_flags_config_out_then_apply_reproduces_the_fixture(
     result = CliRunner().invoke(find_app(), ["find", *options, "."], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     named = load_config([root], FIXTURES / fixture / "config.toml").flags
-    assert {(f.name, f.value) for f in load_config([root], stale).flags} == {
-        (f.name, f.value) for f in named
+    assert {(f.key, f.value) for f in load_config([root], stale).flags} == {
+        (f.key, f.value) for f in named
     }
     assert "#   overrides " in stale.read_text()
     applied = CliRunner().invoke(
@@ -1140,3 +1144,31 @@ def test_named_flags_config_out_then_apply_reproduces_the_fixture(
     )
     assert applied.exit_code == 0, applied.output
     assert tree_bytes(root) == tree_bytes(FIXTURES / fixture / "after")
+
+
+def test_a_scoped_flag_is_listed_by_its_key_with_its_own_definition_and_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`"vehicles.engine.Engine.fast"` names Engine's `fast` only: the row and the config written
+    spell the key, list Engine's definition alone, and count what the cleanup folds for it (Car's
+    reads of its own `fast` are another variable's); a key that names nothing is exit 2."""
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "core_decide_scoped" / "before", root)
+    (root / ".git").mkdir()
+    monkeypatch.chdir(root)
+    stale = tmp_path / "stale.toml"
+    options = ["--flag", "vehicles.engine.Engine.fast=False", "--config-out", str(stale)]
+    result = CliRunner().invoke(find_app(), ["find", *options, "."], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[1] == (
+        "    4         2      2  vehicles.engine.Engine.fast  False  vehicles/engine.py:2 (named)"
+    )
+    assert stale.read_text().splitlines()[2:4] == [
+        "# named: False at vehicles/engine.py:2; 2 reads, 2 in conditions; folds 2 branches, removes 4 lines",
+        '"vehicles.engine.Engine.fast" = false',
+    ]
+    bad = ["find", "--flag", "vehicles.engine.Nothing.fast=False", "."]
+    missing = CliRunner().invoke(find_app(), bad, catch_exceptions=False)
+    assert missing.exit_code == 2
+    expected = "flags.vehicles.engine.Nothing.fast: vehicles.engine has no class or function"
+    assert expected in missing.stderr

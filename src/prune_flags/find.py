@@ -32,6 +32,7 @@ from prune_flags.values import UNKNOWN, same_value
 from prune_flags.files import SourceError, discover_python_files, read_source
 from prune_flags.index import Site, literal
 from prune_flags.report import OVERRIDDEN, Refusal, Report, Skipped
+from prune_flags.scoping import qualified
 
 # Kinds of definition a candidate is listed with; "parameter" ones are also local bindings.
 ATTRIBUTE, CLASS_ATTRIBUTE, FIELD, MODULE_CONSTANT, PARAMETER = (
@@ -40,6 +41,7 @@ ATTRIBUTE, CLASS_ATTRIBUTE, FIELD, MODULE_CONSTANT, PARAMETER = (
 BRANCH_ACTIONS = frozenset(
     {"removed-branch", "folded-branch", "folded-branch-kept-call", "removed-loop"}
 )
+INLINED = "inlined"  # the engine's action for a read that became the constant
 
 # Calls that write an attribute named by a string argument: setattr(obj, "x", v),
 # monkeypatch.setattr(obj, "x", v), mock.patch("pkg.mod.x"), patch.object(obj, "x").
@@ -176,10 +178,19 @@ class Candidate:
     functions: tuple[str, ...] = ()  # a parameter's functions
     named: bool = False  # the user named it: listed as apply treats it, whatever find's rules say
     overridden: tuple[Override, ...] = ()  # a named flag's writes of another value, which go
+    scope: str = ""  # a named flag's qualified key's module and owner (see config.Flag)
 
     @property
     def source(self) -> str:
         return repr(self.value)
+
+    @property
+    def key(self) -> str:
+        """The name as a config spells it: qualified when the user scoped the flag."""
+        return f"{self.scope}.{self.name}" if self.scope else self.name
+
+    def flag(self) -> Flag:
+        return Flag(self.name, self.value, self.source, scope=self.scope)
 
     @property
     def lines(self) -> int:
@@ -202,6 +213,7 @@ class Decided:
     """What apply does with the flags the user named, from the engine's own run: the flags it
     prunes, each with the writes it overrides, the refused ones, and the files it skipped."""
 
+    flags: tuple[Flag, ...] = ()  # every flag named
     pruned: tuple[tuple[Flag, tuple[Override, ...]], ...] = ()
     refused: tuple[Refusal, ...] = ()
     skipped: tuple[Skipped, ...] = ()
@@ -1269,7 +1281,8 @@ class _Repository:
         own rules say: its definitions are the literal ones seen (a parameter only where the name
         has no other kind, as `candidate` takes them) and the writes it overrides (a computed
         definition among them); its reads those of that kind."""
-        definitions = self.definitions.get(flag.name, [])
+        found = self.definitions.get(flag.name, [])
+        definitions = [d for d in found if self.in_scope(d, flag.scope)]
         shared = [d for d in definitions if d.kind != PARAMETER]
         parameter = not shared and bool(definitions)
         chosen = shared or definitions
@@ -1289,7 +1302,24 @@ class _Repository:
             functions=tuple(sorted({d.function for d in chosen if d.function is not None})),
             named=True,
             overridden=overridden,
+            scope=flag.scope,
         )
+
+    def in_scope(self, definition: Definition, scope: str) -> bool:
+        """Whether a definition is the one a qualified key's scope names (`pkg.mod` for a module
+        constant, `pkg.mod.Class` for a class's attribute or field, `pkg.mod.func` for a
+        parameter), or an override of that attribute in a subclass; every one is, unscoped."""
+        if not scope:
+            return True
+        if definition.kind == PARAMETER:
+            inner = ".".join(part for part in (definition.owner, definition.function) if part)
+        else:
+            inner, scoped_class = definition.owner or "", scope.rpartition(".")[2]
+            if inner != scoped_class and inner in self.subclasses(scoped_class):
+                return True
+        home = qualified(definition.site.path, inner)
+        # The key may leave out the directories above the package, as scoping.names_module.
+        return home == scope or home.endswith("." + scope)
 
 
 def discover(
@@ -1309,7 +1339,7 @@ def discover(
         repository.add(file_facts)
     repository.rule_out_inherited_attributes()
     decided = decided or Decided()
-    named = {flag.name for flag, _ in decided.pruned} | {r.flag for r in decided.refused}
+    named = {flag.name for flag in decided.flags}
     own = (repository.candidate(n) for n in sorted(repository.definitions) if n not in named)
     listed = [repository.named(flag, overridden) for flag, overridden in decided.pruned]
     return tuple(candidate for candidate in own if candidate is not None) + tuple(listed)
@@ -1713,19 +1743,24 @@ def _set_index(index: _MeasureIndex) -> None:
     _index = index
 
 
-def measure(candidate: Candidate, settings: Config, cwd: Path) -> Candidate | None:
+def measure(
+    candidate: Candidate, settings: Config, cwd: Path, files: Sequence[Path] | None = None
+) -> Candidate | None:
     """The candidate with the engine's counts, or None when the engine would refuse it or fold
-    nothing; a named flag is kept whatever its counts (the engine decided it with the others)."""
+    nothing. A named flag is kept whatever its counts (the engine decided it with the others),
+    and counted over `files` (default: the index's, every file): it may be read where its name is
+    not spelt (an accessor given a constant that holds it)."""
     from prune_flags.engine import run  # LibCST is loaded only when there is something to measure
 
+    config = replace(settings, flags=(candidate.flag(),))
+    if candidate.named:
+        everywhere = files if files is not None else _index.files if _index is not None else ()
+        return _with_counts(candidate, run(config, sorted(everywhere), cwd))
     assert _index is not None
-    config = replace(settings, flags=(Flag(candidate.name, candidate.value, candidate.source),))
-    # A named flag may be read where its name is not spelt (an accessor given a constant that
-    # holds it): the engine looks for it over every file, as the run that decided it did.
-    paths = set(_index.files) if candidate.named else _index.files_mentioning([candidate.name])
+    paths = _index.files_mentioning([candidate.name])
     while True:
         report = run(config, sorted(paths), cwd)
-        if report.conflicts and not candidate.named:
+        if report.conflicts:
             return None
         # The cascade deleted fields and constants whose readers it saw gone; files outside this
         # set may still read them, so run again with those files in view, until nothing new.
@@ -1760,14 +1795,21 @@ def _store_counts(tree: ast.Module) -> Counter[str]:
 
 def _with_counts(candidate: Candidate, report: Report) -> Candidate | None:
     """The counts, or None when nothing folds: a constant that is only inlined is no stale flag
-    (unless the user named it)."""
-    branches = sum(c.action in BRANCH_ACTIONS for f in report.changed_files for c in f.changes)
+    (unless the user named it). A scoped flag's reads are those the engine inlined (find's own
+    counts are by name, other definitions' included), and one in a condition for each fold (a
+    read decides one branch)."""
+    changes = [change for changed in report.changed_files for change in changed.changes]
+    branches = sum(change.action in BRANCH_ACTIONS for change in changes)
     # The engine records folded statements; a folded `a if FLAG else b` shows only in the tree.
     branches += sum(_ternaries(f.old_text) - _ternaries(f.new_text) for f in report.changed_files)
     if branches <= 0 and not candidate.named:
         return None
     removed, added = report.line_counts()
-    return replace(candidate, branches=branches, lines_removed=removed, lines_added=added)
+    counted = replace(candidate, branches=branches, lines_removed=removed, lines_added=added)
+    if not candidate.scope:
+        return counted
+    reads = sum(change.action == INLINED for change in changes)
+    return replace(counted, reads=reads, condition_reads=branches)
 
 
 def _ternaries(text: str) -> int:
@@ -1843,6 +1885,9 @@ def find(
     if exact:
         index = _measure_index(files, all_facts, {c.name for c in candidates})
         counted = _measure_all(candidates, index, settings, cwd, workers)
+    else:
+        # Folds counted by name would count other definitions' too: the engine counts a scoped flag.
+        counted = [(measure(c, settings, cwd, files) or c) if c.scope else c for c in counted]
     skipped = tuple(Skipped(facts.path, facts.error) for facts in all_facts if facts.error)
     seen = {entry.display for entry in skipped}
     skipped += tuple(entry for entry in decided.skipped if entry.display not in seen)
@@ -1878,7 +1923,7 @@ def decide(settings: Config, paths: Sequence[Path], cwd: Path, jobs: int | None)
         for flag in settings.flags
         if flag.name in overridden
     )
-    return Decided(pruned, tuple(report.refused), tuple(report.skipped))
+    return Decided(settings.flags, pruned, tuple(report.refused), tuple(report.skipped))
 
 
 def _size(path: Path) -> int:
@@ -1940,10 +1985,10 @@ def to_json(result: FindResult) -> dict[str, object]:
         "version": 1,
         "files": result.files,
         "exact": result.exact,
-        "flags": {flag.name: flag.source for flag in result.named},
+        "flags": {flag.key: flag.source for flag in result.named},
         "candidates": [
             {
-                "name": c.name,
+                "name": c.key,
                 "value": c.source,
                 "kinds": list(c.kinds),
                 "defined_at": [str(site) for site in c.definitions],
@@ -2001,13 +2046,13 @@ def config_toml(result: FindResult) -> str:
     for candidate in result.candidates:
         lines.append(f"# {evidence(candidate)}")
         lines += [f"#   overrides {write}" for write in candidate.overridden]
-        lines.append(f"{_toml_key(candidate.name)} = {_toml_value(candidate.value)}")
+        lines.append(f"{_toml_key(candidate.key)} = {_toml_value(candidate.value)}")
     for flag in result.named:
         refusals = [refusal for refusal in result.refused if refusal.flag == flag.name]
         for refusal in refusals:
             lines.append(f"# refused ({refusal.why}), as apply would: {refusal.message}")
         if refusals:
-            lines.append(f"# {_toml_key(flag.name)} = {_toml_value(flag.value)}")
+            lines.append(f"# {_toml_key(flag.key)} = {_toml_value(flag.value)}")
     return "\n".join(lines) + "\n"
 
 

@@ -106,7 +106,10 @@ def find(
     # Imported here, as cli.py imports the engine: LibCST loads only once the options are valid.
     from prune_flags.find import config_toml, find as find_candidates, to_json
 
-    result = find_candidates(targets, Path.cwd(), settings, jobs, exact)
+    try:
+        result = find_candidates(targets, Path.cwd(), settings, jobs, exact)
+    except ConfigError as err:  # a qualified key that names nothing among the files
+        raise _fail(str(err)) from None
     if json_output:
         typer.echo(json.dumps(to_json(result), indent=2))
     else:
@@ -185,7 +188,7 @@ def _row(candidate: Candidate) -> tuple[str, ...]:
         str(candidate.lines),
         str(candidate.branches),
         str(candidate.reads),
-        candidate.name,
+        candidate.key,
         value,
         where,
     )
