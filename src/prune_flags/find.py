@@ -1980,7 +1980,7 @@ def _measure_index(
 
 def to_json(result: FindResult) -> dict[str, object]:
     """The candidates with their evidence; named flags say so, with the writes they override;
-    `flags` and `refused` as in apply's report."""
+    `flags` (each key named, with its value) and `refused` as in apply's report."""
     return {
         "version": 1,
         "files": result.files,
