@@ -1078,9 +1078,13 @@ DECIDED_FIXTURES = [
     "idiom_class_attr_override_conflict_strict",
     "idiom_param_conflict_positional",
     "idiom_param_conflict_value",
-    "idiom_test_mock_patch_conflict",
-    "idiom_test_write_conflict",
-    "idiom_test_write_conflict_strict",
+    "idiom_test_keyword",
+    "idiom_test_mock_patch",
+    "idiom_test_mock_patch_strict",
+    "idiom_test_monkeypatch",
+    "idiom_test_parametrized",
+    "idiom_test_write_mixed",
+    "idiom_test_write_mixed_strict",
 ]
 
 
@@ -1118,7 +1122,8 @@ def test_find_agrees_with_apply_on_named_flags(tmp_path: Path, fixture: str) -> 
         "core_decide_definition_other_value",
         "core_decide_overridden_write",
         "core_decide_scoped_module",
-        "idiom_test_write_conflict",
+        "idiom_test_keyword",
+        "idiom_test_write_mixed",
     ],
 )
 def test_named_flags_config_out_then_apply_reproduces_the_fixture(
