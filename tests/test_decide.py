@@ -239,14 +239,27 @@ def test_a_flag_still_read_by_a_skipped_file_keeps_its_writes_and_is_refused(
     assert (root / "node.py").read_text() == NODE
 
 
-def test_a_write_of_a_value_a_caller_passes_stays_a_conflict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`self.fast = fast` with a parameter is plumbing (a later step): still refused."""
-    node = "class Node:\n    def __init__(self, fast=True):\n        self.fast = fast\n\n    def run(self):\n        return 1 if self.fast else 2\n"
-    root = make_tree(tmp_path / "r", {"node.py": node})
+CARRIER = "class Node:\n    def __init__(self, fast=True):\n        self.fast = fast\n\n    def run(self):\n        return 1 if self.fast else 2\n"
+
+
+def test_a_parameter_stored_into_the_flag_is_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`self.fast = fast` carries the parameter into the flag: the parameter goes with it, its
+    default of another value overridden."""
+    root = make_tree(tmp_path / "r", {"node.py": CARRIER})
     result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
+    assert result.exit_code == 0, result.output
+    assert (root / "node.py").read_text() == "class Node:\n    def __init__(self):\n        pass\n\n    def run(self):\n        return 2\n"
+    assert "prune-flags: node.py:2: overrode fast = True (the config fixes it at False)\n" in result.stderr
+
+
+def test_a_write_of_a_value_a_caller_passes_stays_a_conflict_under_strict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_tree(tmp_path / "r", {"node.py": CARRIER})
+    result = invoke(monkeypatch, root, "apply", "--strict", "--flag", "fast=False", ".")
     assert result.exit_code == 123
     assert "fast: not pruned: it is given another value at node.py:3" in result.stderr
-    assert (root / "node.py").read_text() == node
+    assert (root / "node.py").read_text() == CARRIER
 
 
 def test_strict_must_be_a_boolean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -298,14 +311,29 @@ def test_a_field_of_another_default_goes_with_the_keywords_of_the_configured_val
     assert printed(root) == printed(at_value)
 
 
-def test_a_keyword_of_another_value_at_the_constructor_stays_a_conflict(
+def test_a_keyword_of_another_value_at_the_constructor_is_overridden(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     text = OPTIONS.replace("plan(Options()))", "plan(Options(normalize_first=True)))")
     root = make_tree(tmp_path / "r", {"opts.py": text})
     result = invoke(monkeypatch, root, "apply", "--flag", "normalize_first=False", ".")
+    assert result.exit_code == 0, result.output
+    assert "prune-flags: opts.py:14: overrode normalize_first = True (the config fixes it at False)\n" in result.stderr
+    after = (root / "opts.py").read_text()
+    assert "print(plan(Options(limit=3)), plan(Options()))\n" in after
+    at_value = make_tree(tmp_path / "v", {"main.py": text.replace("normalize_first=True", "normalize_first=False")})
+    (root / "main.py").write_text(after)
+    assert printed(root) == printed(at_value)
+
+
+def test_a_keyword_of_another_value_at_the_constructor_stays_a_conflict_under_strict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = OPTIONS.replace("plan(Options()))", "plan(Options(normalize_first=True)))")
+    root = make_tree(tmp_path / "r", {"opts.py": text})
+    result = invoke(monkeypatch, root, "apply", "--strict", "--flag", "normalize_first=False", ".")
     assert result.exit_code == 123
-    assert "normalize_first: not pruned: it is given another value at opts.py:14\n" in result.stderr
+    assert "normalize_first: not pruned: it is given another value at opts.py:7, opts.py:14" in result.stderr
     assert (root / "opts.py").read_text() == text
 
 

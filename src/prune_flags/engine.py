@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypeVar
 
 from prune_flags.config import Config, Flag, find_project_root
-from prune_flags.values import same_value
+from prune_flags.values import UNKNOWN, same_value
 from prune_flags.files import (
     SourceError,
     SourceFile,
@@ -41,7 +41,20 @@ from prune_flags.helpers import (
     module_names,
     rebound,
 )
-from prune_flags.index import ITSELF, CallSite, NameFacts, Site, Write, binds_everywhere, parse_ast, scan, scan_calls
+from prune_flags.index import (
+    ITSELF,
+    Argument,
+    CallSite,
+    NameFacts,
+    Site,
+    Write,
+    binds_everywhere,
+    keyword_forwards,
+    parameter_places,
+    parse_ast,
+    scan,
+    scan_calls,
+)
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
@@ -288,19 +301,195 @@ def load(
     return repository
 
 
-def owners(flag: Flag, facts: NameFacts, strict: bool = False) -> frozenset[str]:
-    """The functions and classes whose parameter or field is the flag: what a `flag=` keyword
-    at a call may reach. A class owns its `__init__`'s parameters, and `super().__init__` too.
-    A class field is the flag's whatever its default (it goes: the config is the decision),
-    unless strict; a parameter with another default is another variable (see conflicts)."""
-    found = {
-        w.owner
-        for w in facts.writes
-        if (w.kind == "class" and not strict) or (w.kind in ("parameter", "class") and same_value(w.value, flag.value))
-    }
-    if found:
-        found.add("__init__")  # `super().__init__(flag=...)` inside a subclass reaches one of them
-    return frozenset(found - {""})
+@dataclass(frozen=True)
+class Plumbing:
+    """How a flag's value travels through parameters (see plumbing): which are the flag, which
+    calls pass it, and what of that goes."""
+
+    # The callees (last names) whose `flag=` keyword reaches the flag: functions whose parameter
+    # is the flag, classes whose field is, `__init__` (`super().__init__(flag=...)`), and functions
+    # that hand their **kwargs on only to those.
+    owners: frozenset[str] = frozenset()
+    functions: frozenset[tuple[str, str]] = frozenset()  # (path, scope) of each function whose parameter is the flag
+    # Callees whose calls pass the flag by position and lose that argument: (its place, self
+    # counted, and whether the callee is a method).
+    positions: Mapping[str, tuple[int, bool]] = field(default_factory=dict)
+    # What must go for the config's value to be all the code says: keywords and arguments giving
+    # another value, parameters whose default is another value or that have none.
+    overridden: tuple[Write, ...] = ()
+    problems: tuple[str, ...] = ()  # calls passing it where no argument can go, as conflicts name them
+    unlinked: tuple[Write, ...] = ()  # parameters of its name that may or may not be it (see _ambiguous_parameters)
+
+
+_FLAG_NODE = ("", "")  # the flag's own definitions, among the functions a chain of calls links
+
+
+def plumbing(repository: _Repository, flag: Flag, facts: NameFacts, strict: bool = False) -> Plumbing:
+    """The flag's parameters and the calls that pass them. Under strict, a parameter is the flag
+    when it defaults to the configured value, as before the config became the decision; otherwise
+    when a chain of calls links it to the flag (see _linked_parameters), whatever its default, and
+    every argument passing it goes: by keyword, through **kwargs, or by position where no other
+    argument shifts (see _positional_passes)."""
+    parameters = [write for write in facts.writes if write.kind == "parameter"]
+    if strict:
+        flagged, unlinked = [write for write in parameters if same_value(write.value, flag.value)], []
+    else:
+        flagged, unlinked = _linked_parameters(repository, flag, facts, parameters)
+    fields = frozenset(w.owner for w in facts.writes if w.kind == "class" and (not strict or same_value(w.value, flag.value)))
+    owners = {write.owner for write in flagged} | fields
+    if owners:
+        owners.add("__init__")  # `super().__init__(flag=...)` inside a subclass reaches one of them
+    owners.discard("")
+    forwarders = frozenset() if strict else _keyword_forwarders(repository, facts, frozenset(owners), {w.owner for w in parameters})
+    owners |= forwarders
+    functions = frozenset((write.site.path, write.scope) for write in flagged if write.scope)
+    problems, arguments, positions = _positional_passes(repository, flag, flagged, strict)
+    overridden: list[Write] = []
+    if not strict:
+        overridden += [w for w in flagged if w.scope and not same_value(w.value, flag.value)]
+        overridden += _keywords_to_go(repository, flag, facts, frozenset(owners), functions, fields | forwarders | {"__init__"})
+        overridden += arguments
+    return Plumbing(frozenset(owners), functions, positions, tuple(overridden), tuple(problems), tuple(unlinked))
+
+
+def _keywords_to_go(
+    repository: _Repository,
+    flag: Flag,
+    facts: NameFacts,
+    owners: frozenset[str],
+    functions: frozenset[tuple[str, str]],
+    unchecked: frozenset[str],
+) -> list[Write]:
+    """The keywords giving a flag parameter (or field) another value that go with it: at a call
+    of an owner, without side effects, not carrying a parameter that is the flag on. A function
+    or constructor is matched by its last name: every definition of that name must take the flag
+    (another may read it from its **kwargs); a class's field, `super().__init__` and a function
+    handing its **kwargs on to owners (`unchecked`) take it as they are."""
+    found = []
+    for write in facts.writes:
+        if write.kind != "keyword" or write.owner not in owners or write.value is ITSELF or not write.statement:
+            continue
+        if (write.site.path, write.carried_from) in functions or same_value(write.value, flag.value):
+            continue
+        if write.owner in unchecked or parameter_places(_trees(repository, write.owner), write.owner, flag.name) is not None:
+            found.append(write)
+    return found
+
+
+def _linked_parameters(
+    repository: _Repository, flag: Flag, facts: NameFacts, parameters: list[Write]
+) -> tuple[list[Write], list[Write]]:
+    """The parameters of the flag's name that are the flag, and those that may or may not be.
+
+    A function passing its own parameter on (`helper(x, fast=fast)`, also through functions that
+    hand their **kwargs on) links it to the callee's parameter of the name, up and down the chain;
+    a parameter stored into the flag (`self.fast = fast`) or given the flag's read
+    (`helper(fast=self.fast)`) is linked to the flag. A group of linked parameters is the flag when
+    it is linked to the flag or one of them defaults to the configured value, whatever the
+    others' defaults; a group with no literal default is its functions' own variable. A group
+    holding only other values is the flag when it is all that carries the name; otherwise it may
+    be either, as may a function's own variable that shares a last name with a function whose
+    parameter is the flag (calls are matched by last name)."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def root(key: tuple[str, str]) -> tuple[str, str]:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    def link(one: tuple[str, str], other: tuple[str, str]) -> None:
+        parent[root(one)] = root(other)
+
+    by_owner: dict[str, list[tuple[str, str]]] = {}
+    for write in parameters:
+        if write.scope:
+            by_owner.setdefault(write.owner, []).append((write.site.path, write.scope))
+    landing = _KeywordLanding(repository, frozenset(by_owner))
+    for write in facts.writes:
+        if write.kind == "keyword" and (write.value is ITSELF or write.carried_from):
+            source = _FLAG_NODE if write.value is ITSELF else (write.site.path, write.carried_from)
+            for callee in landing.callees(write):
+                for key in by_owner.get(callee, ()):
+                    link(source, key)
+        elif write.kind in ("attribute", "class") and write.carried_from:
+            link(_FLAG_NODE, (write.site.path, write.carried_from))
+    groups: dict[tuple[str, str], list[Write]] = {}
+    for write in parameters:
+        if write.scope:
+            groups.setdefault(root((write.site.path, write.scope)), []).append(write)
+    flagged = [w for w in parameters if not w.scope and same_value(w.value, flag.value)]  # lambdas: by default
+    others: list[list[Write]] = []
+    own: list[Write] = []
+    for key, members in groups.items():
+        if key == root(_FLAG_NODE) or any(same_value(w.value, flag.value) for w in members):
+            flagged += members
+        elif any(w.value is not UNKNOWN for w in members):
+            others.append(members)
+        else:
+            own += members
+    elsewhere = facts.attribute_reads or facts.name_reads or any(w.kind not in ("parameter", "keyword") for w in facts.writes)
+    if len(others) == 1 and not elsewhere and len(flagged) == 0:
+        flagged, others = others[0], []  # all that carries the name: the config names it
+    names = {write.owner for write in flagged}
+    return flagged, [w for members in others for w in members] + [w for w in own if w.owner in names]
+
+
+class _KeywordLanding:
+    """Where a keyword at a call lands: in the callee's own parameter, or through a callee that
+    hands its **kwargs on, in those of the functions it hands them to (at any depth); through
+    `super().__init__`, in the constructors of the enclosing class's bases."""
+
+    def __init__(self, repository: _Repository, binding: frozenset[str]) -> None:
+        self.repository = repository
+        self.binding = binding  # callees that have a parameter of the name: the keyword stops there
+        self._forwards: dict[str, frozenset[str] | None] = {}
+
+    def forwards(self, name: str) -> frozenset[str] | None:
+        """The callees a function of this name hands its **kwargs on to (see index.keyword_forwards)."""
+        if name not in self._forwards:
+            self._forwards[name] = None if name in self.binding else keyword_forwards(_trees(self.repository, name), name)
+        return self._forwards[name]
+
+    def callees(self, write: Write) -> set[str]:
+        if write.owner == "__init__":
+            enclosing = write.carried_from.split(".")
+            if len(enclosing) < 2:
+                return set()
+            bases = _class_bases(self.repository, frozenset([enclosing[-2]]))
+            return {name for name in bases if name != enclosing[-2]}
+        found, stack = set(), [write.owner]
+        while stack:
+            name = stack.pop()
+            if name not in found:
+                found.add(name)
+                stack.extend(self.forwards(name) or ())
+        return found
+
+
+def _keyword_forwarders(
+    repository: _Repository, facts: NameFacts, owners: frozenset[str], binding: set[str]
+) -> frozenset[str]:
+    """Functions a flag keyword is passed to that hand their **kwargs on only to owners, at any
+    depth (`_apply(x, compact_ids=True)` with `def _apply(self, x, **kwargs): return
+    self._inner(x, **kwargs)`): the keyword lands on the flag, and goes at their calls too."""
+    landing = _KeywordLanding(repository, frozenset(binding))
+    candidates = sorted({w.owner for w in facts.writes if w.kind == "keyword"} - owners - binding)
+    found: set[str] = set()
+    grown = True
+    while grown:
+        grown = False
+        for name in candidates:
+            targets = landing.forwards(name)
+            if name not in found and targets and targets <= owners | found:
+                found.add(name)
+                grown = True
+    return frozenset(found)
+
+
+def _trees(repository: _Repository, name: str) -> list[ast.Module]:
+    """The trees of the files that mention a name."""
+    trees = [repository.tree(path, repository.text(path)) for path in repository.mentioning(frozenset([name]))]
+    return [tree for tree in trees if tree is not None]
 
 
 def overridable(write: Write) -> bool:
@@ -324,39 +513,56 @@ def overridden(flag: Flag, facts: NameFacts) -> list[Write]:
 
 
 def conflicts(
-    repository: _Repository, flags: Sequence[Flag], facts: dict[str, NameFacts], strict: bool = False
+    repository: _Repository,
+    flags: Sequence[Flag],
+    facts: dict[str, NameFacts],
+    plumbings: Mapping[str, Plumbing],
+    strict: bool = False,
 ) -> dict[str, list[str]]:
     """Flags something gives another value than the configured one, with where and how. Unless
-    strict, the writes that the rewrite removes (see overridable) are no conflict."""
+    strict, the writes that the rewrite removes (see overridable, and the plumbing's) are no
+    conflict, nor is a value a flag parameter carries on."""
     found: dict[str, list[str]] = {}
     for flag in flags:
         flag_facts = facts[flag.name]
-        flag_owners = owners(flag, flag_facts, strict)
+        pipes = plumbings[flag.name]
         problems = []
         for write in flag_facts.writes:
             if write.value is ITSELF or write.kind == "parameter":
-                continue  # a parameter with another default is a local that only shares the name
-            if not strict and overridable(write):
+                continue  # a parameter not linked to the flag is a local that only shares the name
+            if not strict and (overridable(write) or write in pipes.overridden or _carries(write, pipes)):
                 continue
-            if write.kind == "keyword" and write.owner not in flag_owners:
+            if write.kind == "keyword" and write.owner not in pipes.owners:
                 # A keyword a function binds to its own parameter (another variable) goes no further.
-                callee = frozenset([write.owner])
-                trees = [repository.tree(path, repository.text(path)) for path in repository.mentioning(callee)]
-                own = binds_everywhere([tree for tree in trees if tree is not None], write.owner, flag.name)
+                trees = _trees(repository, write.owner)
+                own = binds_everywhere(trees, write.owner, flag.name)
                 if repository.defines(write.owner) and not own:
                     problems.append(f"{write.site} (passed to {write.owner}, which does not take it as the flag)")
                 continue  # a keyword of a function outside the repository is that function's business
             if not same_value(write.value, flag.value):
                 problems.append(str(write.site))
-        problems += _positional_passes(repository, flag, flag_facts)
+        problems += pipes.problems
         problems += _positional_fields(repository, flag_facts)
         if problems:
             found[flag.name] = problems
     return found
 
 
-def _still_written(flag: Flag, facts: NameFacts) -> Refusal:
-    sites = sorted({str(write.site) for write in overridden(flag, facts)})
+def _carries(write: Write, pipes: Plumbing) -> bool:
+    """Whether a write passes on a parameter that is the flag (`self.fast = fast`, `helper(fast=fast)`
+    to a function whose parameter is the flag too): after inlining it gives the flag its own value."""
+    carried = (write.site.path, write.carried_from) in pipes.functions
+    return carried and (write.kind != "keyword" or write.owner in pipes.owners)
+
+
+def _to_go(flag: Flag, facts: Mapping[str, NameFacts], plumbings: Mapping[str, Plumbing]) -> list[Write]:
+    """What must go for the config's value to be all the code says of a flag: its overridden
+    writes, and the plumbing's (keywords, arguments, parameters of another default)."""
+    return overridden(flag, facts[flag.name]) + list(plumbings[flag.name].overridden)
+
+
+def _still_written(flag: Flag, writes: list[Write]) -> Refusal:
+    sites = sorted({str(write.site) for write in writes})
     message = (
         f"{flag.name}: not pruned: it is given another value at {', '.join(sites)}, "
         "and not every read of it, or not every such write, could go"
@@ -399,6 +605,30 @@ def _ambiguous(repository: _Repository, flags: Sequence[Flag], facts: dict[str, 
             "give every definition the configured value (a flag whose definitions agree is not ambiguous)"
         )
         found.append(Refusal(flag.name, "ambiguous", tuple(sorted({*sites, *unattributed})), message, scope_with))
+    return found
+
+
+def _ambiguous_parameters(flags: Sequence[Flag], plumbings: Mapping[str, Plumbing]) -> list[Refusal]:
+    """Flags whose name parameters carry that no chain of calls links to the flag, holding another
+    value (`def similar(a, b, fuzzy=0.8)` beside `def search(q, fuzzy=False)`), or sharing a
+    last name with a function whose parameter is the flag, by which calls are matched: such a
+    parameter may be the flag or another variable, so none is guessed. The flag is refused,
+    naming each function's parameter as the qualified key that would scope it."""
+    found = []
+    for flag in flags:
+        pipes = plumbings[flag.name]
+        if not pipes.unlinked:
+            continue
+        unlinked = sorted({_qualified(write.site.path, f"{write.scope}.{flag.name}") for write in pipes.unlinked})
+        keys = {_qualified(path, f"{scope}.{flag.name}") for path, scope in pipes.functions}
+        sites = sorted({str(write.site) for write in pipes.unlinked})
+        scope_with = tuple(sorted(keys.union(unlinked)))
+        message = (
+            f"{flag.name}: not pruned: the name is ambiguous: parameters that no chain of calls links to the flag "
+            f"carry it ({', '.join(unlinked)}, at {', '.join(sites)}), each the flag or another variable; to prune "
+            "it, give each the configured value as its default (a parameter that agrees is the flag)"
+        )
+        found.append(Refusal(flag.name, "ambiguous", tuple(sites), message, scope_with))
     return found
 
 
@@ -462,30 +692,109 @@ def _read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
     return found
 
 
-def _positional_passes(repository: _Repository, flag: Flag, facts: NameFacts) -> list[str]:
-    """Calls that fill a flag parameter by position: removing the parameter would shift them.
-    Only parameters that are the flag count (a parameter with another default is another
-    variable), and only arguments that reach its place: a starred sequence of unknown length
-    does not, unless it forwards the `*args` of a function whose own callers reach that far."""
-    parameters = [
-        w for w in facts.writes if w.kind == "parameter" and w.position is not None and same_value(w.value, flag.value)
-    ]
-    calls = repository.calls(frozenset(w.owner for w in parameters)) if parameters else []
-    forwarders = frozenset(call.forwarder for call in calls if call.forwarder is not None)
-    # However far a forwarder's callers reach: at most every positional argument they pass.
-    forwarded = {name: 0 for name in forwarders}
-    for call in repository.calls(forwarders) if forwarders else []:
-        forwarded[call.callee] = max(forwarded[call.callee], call.positional)
-    problems = []
-    for parameter in parameters:
+def _positional_passes(
+    repository: _Repository, flag: Flag, parameters: list[Write], strict: bool
+) -> tuple[list[str], list[Write], dict[str, tuple[int, bool]]]:
+    """Calls that fill a flag parameter by position, and whether that argument can go with the
+    parameter: when it is the call's last positional argument, nothing starred after it, or when
+    every call of the function passes it at that place, it goes (and when it gives another value,
+    it is overridden); any other removal would shift the arguments after it onto other parameters,
+    or cannot be seen to be right: a conflict. Under strict every such call is a conflict. Only
+    arguments that reach its place count: a starred sequence of unknown length does not, unless it
+    forwards the `*args` of a function whose own callers reach that far.
+    Gives the conflicts, the arguments of another value that go, and the callees that lose one."""
+    positional = [w for w in parameters if w.position is not None and w.owner]
+    calls = repository.calls(frozenset(w.owner for w in positional)) if positional else []
+    forwarded = _forwarded(repository, calls, strict)
+    problems, arguments, positions = [], [], {}
+    for parameter in positional:
         assert parameter.position is not None
-        for call in calls:
+        owner = parameter.owner
+        # Calls are matched by last name: an argument goes only where every function of that name
+        # has the flag at that one place, and no skipped file may call one.
+        places = None if strict else parameter_places(_trees(repository, owner), owner, flag.name)
+        certain = places == {(parameter.position, parameter.method)} and not repository.skipped_holding(frozenset([owner]))
+        own = [call for call in calls if call.callee == owner]
+        for call in own:
             offset = 1 if parameter.method and call.through_attribute else 0
-            reach = call.positional + offset + (forwarded[call.forwarder] if call.forwarder is not None else 0)
-            if call.callee == parameter.owner and reach > parameter.position:
-                how = f" through {call.forwarder}'s *args" if reach > call.positional + offset else ""
+            extra = forwarded.get(call.forwarder, 0) if call.forwarder is not None else 0
+            if call.positional + offset + extra <= parameter.position:
+                continue
+            argument = _removable(call, parameter, own) if certain and not extra else None
+            if argument is None:
+                how = f" through {call.forwarder}'s *args" if extra else ""
                 problems.append(f"{call.site} (passes {parameter.owner}'s parameter by position{how})")
-    return problems
+                continue
+            positions[parameter.owner] = (parameter.position, parameter.method)
+            if not same_value(argument.value, flag.value):
+                arguments.append(Write(Site(call.site.path, argument.line), "argument", argument.value, parameter.owner))
+        problems += _subclass_passes(repository, parameter)
+    return problems, arguments, positions
+
+
+def _subclass_passes(repository: _Repository, parameter: Write) -> list[str]:
+    """Calls of a subclass that fill its base's constructor parameter by position (`Quick(x,
+    False)` with `Node.__init__(self, x, fast=False)`): no argument of them goes."""
+    assert parameter.position is not None
+    if not parameter.scope.endswith(f"{parameter.owner}.__init__"):
+        return []
+    subclasses = _with_subclasses(repository, parameter.owner) - {parameter.owner}
+    calls = repository.calls(subclasses) if subclasses else []
+    return [
+        f"{call.site} (passes {parameter.owner}'s parameter by position through {call.callee})"
+        for call in calls
+        if call.positional > parameter.position or call.forwarder is not None
+    ]
+
+
+def _removable(call: CallSite, parameter: Write, calls: list[CallSite]) -> Argument | None:
+    """The argument a call fills a flag parameter with, when it can go (see _positional_passes):
+    it has no side effects, the call says whether a method's self is implied, and nothing after
+    it shifts or every call passes it there."""
+    assert parameter.position is not None
+    index = parameter.position - (1 if parameter.method and call.through_attribute else 0)
+    if (parameter.method and call.class_receiver) or index >= len(call.arguments):
+        return None
+    argument = call.arguments[index]
+    if not argument.pure:
+        return None
+    last = index == len(call.arguments) - 1 and not call.starred
+    if last or all(_fills_at(other, parameter) for other in calls):
+        return argument
+    return None
+
+
+def _fills_at(call: CallSite, parameter: Write) -> bool:
+    """Whether a call passes the parameter as one of its plain positional arguments, at its place."""
+    assert parameter.position is not None
+    offset = 1 if parameter.method and call.through_attribute else 0
+    return not (parameter.method and call.class_receiver) and 0 <= parameter.position - offset < len(call.arguments)
+
+
+_UNSEEN = 1 << 20  # arguments a forwarder's callers may pass on from callers of their own
+
+
+def _forwarded(repository: _Repository, calls: list[CallSite], strict: bool) -> dict[str, int]:
+    """For each function forwarding its `*args` in one of the calls, how many positional arguments
+    its callers may put into them: what they pass beyond its own positional parameters (a method's
+    self implied through an attribute). A caller that forwards its own `*args` may pass any
+    number. Under strict, every positional argument its callers pass, as before."""
+    forwarders: dict[str, tuple[int, bool]] = {}  # the fewest parameters a function of the name takes
+    for call in calls:
+        if call.forwarder is not None:
+            takes, method = forwarders.get(call.forwarder, (call.forwarder_takes, False))
+            forwarders[call.forwarder] = (min(takes, call.forwarder_takes), method or call.forwarder_method)
+    reach = {name: 0 for name in forwarders}
+    for call in repository.calls(frozenset(forwarders)) if forwarders else []:
+        takes, method = forwarders[call.callee]
+        if strict:
+            spilled = call.positional
+        elif call.forwarder is not None:
+            spilled = _UNSEEN
+        else:
+            spilled = call.positional + (1 if method and call.through_attribute else 0) - takes
+        reach[call.callee] = max(reach[call.callee], spilled)
+    return reach
 
 
 def _positional_fields(repository: _Repository, facts: NameFacts) -> list[str]:
@@ -561,7 +870,8 @@ def run(
     flag_facts = repository.facts(flag_names)
     # A flag read as an object that something also gives another value (`USE_X = Flag(...)`) is
     # refused as read as an object: what the user must do is declare how it is read.
-    conflicting = conflicts(repository, config.flags, flag_facts, config.strict)
+    plumbings = {flag.name: plumbing(repository, flag, flag_facts[flag.name], config.strict) for flag in config.flags}
+    conflicting = conflicts(repository, config.flags, flag_facts, plumbings, config.strict)
     report.refused += _read_as_objects({name: flag_facts[name] for name in conflicting})
     for name, sites in conflicting.items():
         if not flag_facts[name].object_reads:
@@ -572,6 +882,8 @@ def run(
     if not config.strict:
         deciding = [flag for flag in config.flags if flag.name not in conflicting]
         report.refused += _ambiguous(repository, deciding, flag_facts)
+        named = {refusal.flag for refusal in report.refused}
+        report.refused += _ambiguous_parameters([flag for flag in deciding if flag.name not in named], plumbings)
     # Other flags read as objects are tried: a fold may take every such read with the dead code
     # (`callable(self.namer)` with namer = None); a read left after the cleanup refuses the flag.
     tried_as_objects = frozenset(name for name in flag_names - frozenset(conflicting) if flag_facts[name].object_reads)
@@ -585,11 +897,12 @@ def run(
             repository.rewritten.clear()
             refused = frozenset(refusal.flag for refusal in report.refused)
             active = {flag.name: flag for flag in config.flags if flag.name not in refused}
-            flag_owners = {name: owners(flag, flag_facts[name], config.strict) for name, flag in active.items()}
+            flag_owners = {name: plumbings[name].owners for name in active}
             cascade = _Cascade(repository, config, active, set(repository.mentioning(refused)), flag_owners, workers)
             constants = repository.flag_constants
             cascade.name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
             cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
+            cascade.plumbings = {name: plumbings[name] for name in active}
             cascade.run()
             if cascade.unsettled:
                 continue
@@ -606,10 +919,10 @@ def run(
             undecided = [
                 flag
                 for flag in active.values()
-                if (writes := overridden(flag, flag_facts[flag.name])) and not cascade.decided(flag, writes)
+                if (writes := _to_go(flag, flag_facts, plumbings)) and not cascade.decided(flag, writes)
             ]
             if undecided:
-                report.refused += [_still_written(flag, flag_facts[flag.name]) for flag in undecided]
+                report.refused += [_still_written(flag, _to_go(flag, flag_facts, plumbings)) for flag in undecided]
                 continue
             edited = {
                 path: (source, rewritten.text)
@@ -621,7 +934,7 @@ def run(
             black = _black_settings(config, project_root) if edited else None  # read once for all files
             finished = {path: _finish(black, source, text) for path, (source, text) in edited.items()}
             checks = [
-                (text, cascade.context(path, asserts=False), path.name == "__init__.py") for path, text in finished.items()
+                (text, cascade.context(path, original=False), path.name == "__init__.py") for path, text in finished.items()
             ]
             problems = {path: problem for path, problem in zip(finished, workers.map(recheck, checks)) if problem}
             if not problems:
@@ -692,6 +1005,7 @@ class _Cascade:
         self.flag_owners = flag_owners
         self.name_constants: dict[str, str] = {}
         self.option_flags: dict[str, frozenset[str]] = {}  # flags a command-line option defines -> its strings
+        self.plumbings: dict[str, Plumbing] = {}  # each flag's parameters and the calls passing them
         self.config = config
         self.flags = flags
         self.frozen_out = frozen_out
@@ -737,9 +1051,13 @@ class _Cascade:
             | frozenset(self.name_constants)
             | frozenset(helper.name for helper in self.helpers.values())
             | frozenset(s for name, strings in self.option_flags.items() if name in self.dead for s in strings)
+            | frozenset(callee for pipes in self.plumbings.values() for callee in pipes.positions)
         )
 
-    def context(self, path: Path, asserts: bool = True) -> RewriteContext:
+    def context(self, path: Path, original: bool = True) -> RewriteContext:
+        """What the rewrite of a file is given. Not for its original text (the safety gate's
+        second run over the result), it has no assert lines nor arguments passing a flag by
+        position: those are the original's, with nothing left to match."""
         option_flags = {
             name: strings
             for name, strings in self.option_flags.items()
@@ -754,14 +1072,21 @@ class _Cascade:
             accessors=self.repository.accessors,
             writers=self.repository.writers,
             flag_owners=self.flag_owners,
+            flag_functions=self._functions_in(self.repository.display(path)),
+            flag_positions={name: pipes.positions for name, pipes in self.plumbings.items() if pipes.positions and original},
             name_constants=self.name_constants,
             option_flags=option_flags,
             dead_names={name: self.dead[name] for name in dead},
             dead_globals=self.dead_globals.get(path, {}),
             helpers=self.helper_calls.get(path, {}),
-            removable_asserts=self.removable_asserts.get(path, frozenset()) if asserts else frozenset(),
+            removable_asserts=self.removable_asserts.get(path, frozenset()) if original else frozenset(),
             kept_imports=self._kept_in(path),
         )
+
+    def _functions_in(self, display: str) -> dict[str, frozenset[str]]:
+        """For each flag, the functions of a file whose parameter is the flag, by qualified name."""
+        found = {name: frozenset(s for p, s in pipes.functions if p == display) for name, pipes in self.plumbings.items()}
+        return {name: scopes for name, scopes in found.items() if scopes}
 
     def _kept_in(self, path: Path) -> frozenset[str]:
         """The names kept for skipped files that this file mentions: its imports of them stay."""
@@ -775,6 +1100,8 @@ class _Cascade:
         # (`--turbo`, its `dest` another name) names it.
         aliases = {string: name for name, strings in self.option_flags.items() for string in strings}
         aliases.update(self.name_constants)
+        # ... and where it is only an argument passed by position to a function whose parameter it is.
+        aliases.update((callee, name) for name, pipes in self.plumbings.items() for callee in pipes.positions)
         spelled = {aliases[word] for word in names_in(text, aliases) if aliases[word] in self.dead}
         return frozenset(
             name for name in names_in(text, self.dead) if name in self.flags or display in self.dead_places.get(name, ())
@@ -1051,7 +1378,8 @@ class _Cascade:
         return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"
 
 
-_WRITE_REMOVALS = (OVERRIDDEN, "removed-write", "removed-write-kept-value")  # the prune pass's actions
+# The prune and parameter passes' actions
+_WRITE_REMOVALS = (OVERRIDDEN, "removed-write", "removed-write-kept-value", "removed-parameter", "removed-argument")
 _FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option", "class-def", "setattr", "writer")
 
 
@@ -1069,7 +1397,7 @@ def _qualified(path: str, name: str) -> str:
 
 def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
     """The safety gate after the edit: the result parses, and a second run changes nothing.
-    (The context has no assert lines: they are the original's, with nothing left to match.)"""
+    (The context is not the original's: see _Cascade.context.)"""
     from prune_flags.rewrite import FileFailure, rewrite  # LibCST, in the process that rewrites (see warm)
 
     text, context, is_package_init = task

@@ -974,6 +974,36 @@ def binds_everywhere(trees: Iterable[ast.Module], function: str, keyword: str) -
     return found
 
 
+def parameter_places(trees: Iterable[ast.Module], function: str, name: str) -> set[tuple[int | None, bool]] | None:
+    """Where every definition named `function` has its parameter `name` (functions, methods, and
+    classes through their own `__init__`, whose self a call fills): its index among the positional
+    parameters as calls count it (None for a keyword-only one), and whether the function is a
+    method. None when one has no such parameter, or a class has no `__init__` of its own."""
+    places: set[tuple[int | None, bool]] = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            constructor = isinstance(node, ast.ClassDef) and node.name == function
+            if constructor:
+                assert isinstance(node, ast.ClassDef)
+                initializers = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
+                if not initializers:
+                    return None
+                node = initializers[0]
+            elif not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function):
+                continue
+            arguments = node.args
+            positional = [argument.arg for argument in (*arguments.posonlyargs, *arguments.args)]
+            method = bool(positional) and positional[0] in ("self", "cls")
+            if name in positional:
+                index = positional.index(name)
+                places.add((index - 1, False) if constructor else (index, method))
+            elif name in {argument.arg for argument in arguments.kwonlyargs}:
+                places.add((None, method and not constructor))
+            else:
+                return None
+    return places
+
+
 @dataclass
 class TreeNames:
     """How a module uses names, from one walk: what the engine compares before and after a
