@@ -314,9 +314,10 @@ class Plumbing:
     # Callees whose calls pass the flag by position and lose that argument: (its place, self
     # counted, and whether the callee is a method).
     positions: Mapping[str, tuple[int, bool]] = field(default_factory=dict)
-    # What must go for the config's value to be all the code says: keywords and arguments giving
-    # another value, parameters whose default is another value or that have none.
-    overridden: tuple[Write, ...] = ()
+    overridden: tuple[Write, ...] = ()  # keywords and arguments of another value: they go, reported as overridden
+    # What goes with the flag once nothing reads it (its parameters go): every argument passing it,
+    # parameters whose default is another value or that have none, those whose place calls lose.
+    removed: tuple[Write, ...] = ()
     problems: tuple[str, ...] = ()  # calls passing it where no argument can go, as conflicts name them
     unlinked: tuple[Write, ...] = ()  # parameters of its name that may or may not be it (see _ambiguous_parameters)
 
@@ -344,32 +345,40 @@ def plumbing(repository: _Repository, flag: Flag, facts: NameFacts, strict: bool
     owners |= forwarders
     functions = frozenset((write.site.path, write.scope) for write in flagged if write.scope)
     problems, arguments, positions = _positional_passes(repository, flag, flagged, strict)
-    overridden: list[Write] = []
-    if not strict:
-        overridden += [w for w in flagged if w.scope and not same_value(w.value, flag.value)]
-        overridden += _keywords_to_go(repository, flag, facts, frozenset(owners), functions, fields | forwarders | {"__init__"})
-        overridden += arguments
-    return Plumbing(frozenset(owners), functions, positions, tuple(overridden), tuple(problems), tuple(unlinked))
+    keywords = _keywords_to_go(repository, flag, facts, frozenset(owners), fields | forwarders | {"__init__"})
+    overridden = [] if strict else [*_other_values(flag, keywords, functions), *_other_values(flag, arguments, functions)]
+    # The parameters a chain of calls links to the flag go at their own line (see passes/params).
+    parameters = [
+        write
+        for write in flagged
+        if write.scope and not strict and (not same_value(write.value, flag.value) or write.owner in positions)
+    ]
+    removed = (*keywords, *arguments, *parameters)
+    return Plumbing(frozenset(owners), functions, positions, tuple(overridden), removed, tuple(problems), tuple(unlinked))
+
+
+def _other_values(flag: Flag, writes: list[Write], functions: frozenset[tuple[str, str]]) -> list[Write]:
+    """The arguments among `writes` that give the flag another value: not a parameter that is the
+    flag passed on, nor the configured value itself."""
+    return [
+        write
+        for write in writes
+        if write.value is not ITSELF
+        and (write.site.path, write.carried_from) not in functions
+        and not same_value(write.value, flag.value)
+    ]
 
 
 def _keywords_to_go(
-    repository: _Repository,
-    flag: Flag,
-    facts: NameFacts,
-    owners: frozenset[str],
-    functions: frozenset[tuple[str, str]],
-    unchecked: frozenset[str],
+    repository: _Repository, flag: Flag, facts: NameFacts, owners: frozenset[str], unchecked: frozenset[str]
 ) -> list[Write]:
-    """The keywords giving a flag parameter (or field) another value that go with it: at a call
-    of an owner, without side effects, not carrying a parameter that is the flag on. A function
-    or constructor is matched by its last name: every definition of that name must take the flag
-    (another may read it from its **kwargs); a class's field, `super().__init__` and a function
-    handing its **kwargs on to owners (`unchecked`) take it as they are."""
+    """The keywords that go with a flag parameter (or field): at a call of an owner, without side
+    effects. A function or constructor is matched by its last name: every definition of that name
+    must take the flag (another may read it from its **kwargs); a class's field, `super().__init__`
+    and a function handing its **kwargs on to owners (`unchecked`) take it as they are."""
     found = []
     for write in facts.writes:
-        if write.kind != "keyword" or write.owner not in owners or write.value is ITSELF or not write.statement:
-            continue
-        if (write.site.path, write.carried_from) in functions or same_value(write.value, flag.value):
+        if write.kind != "keyword" or write.owner not in owners or not write.statement:
             continue
         if write.owner in unchecked or parameter_places(_trees(repository, write.owner), write.owner, flag.name) is not None:
             found.append(write)
@@ -400,19 +409,24 @@ def _linked_parameters(
     def link(one: tuple[str, str], other: tuple[str, str]) -> None:
         parent[root(one)] = root(other)
 
-    by_owner: dict[str, list[tuple[str, str]]] = {}
+    by_owner: dict[str, list[Write]] = {}
     for write in parameters:
         if write.scope:
-            by_owner.setdefault(write.owner, []).append((write.site.path, write.scope))
+            by_owner.setdefault(write.owner, []).append(write)
     landing = _KeywordLanding(repository, frozenset(by_owner))
     for write in facts.writes:
         if write.kind == "keyword" and (write.value is ITSELF or write.carried_from):
             source = _FLAG_NODE if write.value is ITSELF else (write.site.path, write.carried_from)
             for callee in landing.callees(write):
-                for key in by_owner.get(callee, ()):
-                    link(source, key)
+                for parameter in by_owner.get(callee, ()):
+                    link(source, (parameter.site.path, parameter.scope))
         elif write.kind in ("attribute", "class") and write.carried_from:
             link(_FLAG_NODE, (write.site.path, write.carried_from))
+    for passed in facts.passed:  # `helper(x, fast)`: the callee's parameter at that place
+        for parameter in by_owner.get(passed.owner, ()):
+            offset = 1 if parameter.method and passed.method else 0
+            if parameter.position is not None and parameter.position - offset == passed.position:
+                link((passed.site.path, passed.carried_from), (parameter.site.path, parameter.scope))
     groups: dict[tuple[str, str], list[Write]] = {}
     for write in parameters:
         if write.scope:
@@ -555,10 +569,12 @@ def _carries(write: Write, pipes: Plumbing) -> bool:
     return carried and (write.kind != "keyword" or write.owner in pipes.owners)
 
 
-def _to_go(flag: Flag, facts: Mapping[str, NameFacts], plumbings: Mapping[str, Plumbing]) -> list[Write]:
+def _to_go(flag: Flag, facts: Mapping[str, NameFacts], plumbings: Mapping[str, Plumbing], unread: bool) -> list[Write]:
     """What must go for the config's value to be all the code says of a flag: its overridden
-    writes, and the plumbing's (keywords, arguments, parameters of another default)."""
-    return overridden(flag, facts[flag.name]) + list(plumbings[flag.name].overridden)
+    writes and arguments; once nothing reads it, also every argument and parameter passing it
+    that the rewrite removes (one left behind would pass it to a parameter that went)."""
+    pipes = plumbings[flag.name]
+    return overridden(flag, facts[flag.name]) + list(pipes.overridden) + (list(pipes.removed) if unread else [])
 
 
 def _still_written(flag: Flag, writes: list[Write]) -> Refusal:
@@ -567,6 +583,8 @@ def _still_written(flag: Flag, writes: list[Write]) -> Refusal:
         f"{flag.name}: not pruned: it is given another value at {', '.join(sites)}, "
         "and not every read of it, or not every such write, could go"
     )
+    if all(same_value(write.value, flag.value) or write.value is ITSELF for write in writes):
+        message = f"{flag.name}: not pruned: it is passed at {', '.join(sites)}, and not every such argument could go"
     return Refusal(flag.name, "another-value", tuple(sites), message)
 
 
@@ -916,13 +934,10 @@ def run(
             # (a skipped file, a kept statement) would keep them: its reads would disagree with
             # its definitions; so would a write the rewrite could not remove. Such a flag is
             # refused as before the config became the decision.
-            undecided = [
-                flag
-                for flag in active.values()
-                if (writes := _to_go(flag, flag_facts, plumbings)) and not cascade.decided(flag, writes)
-            ]
+            to_go = {name: _to_go(flag, flag_facts, plumbings, cascade.unread(flag)) for name, flag in active.items()}
+            undecided = [flag for flag in active.values() if to_go[flag.name] and not cascade.decided(flag, to_go[flag.name])]
             if undecided:
-                report.refused += [_still_written(flag, _to_go(flag, flag_facts, plumbings)) for flag in undecided]
+                report.refused += [_still_written(flag, to_go[flag.name]) for flag in undecided]
                 continue
             edited = {
                 path: (source, rewritten.text)
@@ -1207,8 +1222,7 @@ class _Cascade:
     def decided(self, flag: Flag, writes: list[Write]) -> bool:
         """Whether a flag has no reader left and each of its writes of another value went (a
         change at its line): what the config decided is all the code says of it."""
-        name = flag.name
-        if not (name in self.dead or any(name in names for names in self.dead_globals.values())):
+        if not self.unread(flag):
             return False
         by_display = self.repository.by_display()
         for write in writes:
@@ -1217,6 +1231,10 @@ class _Cascade:
             if not any(change.line == write.site.line and change.action in _WRITE_REMOVALS for change in changes):
                 return False
         return True
+
+    def unread(self, flag: Flag) -> bool:
+        """Whether nothing reads a flag any more: its definitions, parameters and arguments go."""
+        return flag.name in self.dead or any(flag.name in names for names in self.dead_globals.values())
 
     def kept_by_skipped(self) -> dict[str, str]:
         """For each skipped file (by display), what it keeps alive, said after why it was skipped."""

@@ -143,6 +143,10 @@ class NameFacts:
     assert_reads: list[AssertRead] = field(default_factory=list)
     writes: list[Write] = field(default_factory=list)
     object_reads: list[ObjectRead] = field(default_factory=list)  # also among the reads above
+    # A function's own parameter of the name passed on by position (`helper(x, fast)`), as a
+    # write of kind "argument": the callee, its index among the call's arguments, whether the call
+    # goes through an attribute (`method`) and the function it is carried from.
+    passed: list[Write] = field(default_factory=list)
 
     def merge(self, other: NameFacts) -> None:
         self.attribute_reads += other.attribute_reads
@@ -152,6 +156,7 @@ class NameFacts:
         self.assert_reads += other.assert_reads
         self.writes += other.writes
         self.object_reads += other.object_reads
+        self.passed += other.passed
 
     @property
     def is_option(self) -> bool:
@@ -662,6 +667,13 @@ class _Scanner(ast.NodeVisitor):
                 self._of(keyword.arg).writes.append(
                     Write(self._site(keyword), "keyword", value, callee, statement=pure, carried_from=carried)
                 )
+        for index, argument in enumerate(node.args):
+            if isinstance(argument, ast.Starred):
+                break
+            if isinstance(argument, ast.Name) and argument.id in self.names and (carried := self._carried(argument, argument.id)):
+                through = isinstance(func, ast.Attribute)
+                passed = Write(self._site(argument), "argument", UNKNOWN, callee, index, through, carried_from=carried)
+                self._of(argument.id).passed.append(passed)
         patched = _patched(node)
         if patched is not None and patched[0] in self.names:
             self._of(patched[0]).writes.append(Write(self._site(node), "patch", patched[1]))

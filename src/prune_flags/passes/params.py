@@ -61,17 +61,16 @@ class PruneFlagParameters(BodyEditor):
         return updated_node.with_changes(params=params, body=body)
 
     def _record_parameter(self, function: cst.FunctionDef, name: str, linked: bool) -> None:
-        """A parameter linked to the flag whose default is another value (or none) goes at its own
-        line, where the engine looks for it, as overridden (or as the flag's); any other as before."""
+        """A parameter a chain of calls links to the flag goes at its own line, where the engine
+        looks for it: overridden when its default is another value; any other at its function's."""
         flag, death = self.context.flags[name], self.context.dead_names[name]
         param = next((param for param in all_params(function) if param.name.value == name), None)
-        if linked and param is not None and param.default is None:
-            reason = f"parameter {name} carries the flag along a chain of calls: {death.reason}"
-            self.record(param, "removed-parameter", reason, death.flag)
-        elif linked and param is not None and param.default is not None and not _holds(param.default, flag):
+        if not linked or param is None:
+            self.record(function, "removed-parameter", f"parameter {name} is the flag: {death.reason}", death.flag)
+        elif param.default is not None and not _holds(param.default, flag):
             self.record(param, OVERRIDDEN, overrode(flag, param.default), death.flag)
         else:
-            self.record(function, "removed-parameter", f"parameter {name} is the flag: {death.reason}", death.flag)
+            self.record(param, "removed-parameter", f"parameter {name} is the flag: {death.reason}", death.flag)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
