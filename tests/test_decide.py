@@ -38,6 +38,14 @@ AT_CONFIGURED_VALUE = {
     "cascade_conflict_subclass_attr": [("ops/apex_norm.py", "fused = True", "fused = False")],
     "idiom_test_write_conflict": [("tests/test_pipeline.py", "enable_dedup = True", "enable_dedup = False")],
     "core_writer_constant_other_value": [("shop/tests/test_checkout.py", "FAST_CHECKOUT, 1)", "FAST_CHECKOUT, 0)")],
+    # Parameters along call chains: every default and every call passes the configured value.
+    "idiom_param_chain_other_default": [
+        ("planning/planner.py", "normalize_first=False):", "normalize_first=True):"),
+        ("main.py", "normalize_first=False)", "normalize_first=True)"),
+    ],
+    "idiom_param_chain_no_default": [("export/records.py", "compact_ids=False):", "compact_ids=True):")],
+    "idiom_param_kwargs_forwarded": [("codec/api.py", "compact_ids=True)", "compact_ids=False)")],
+    "core_positional_last_argument": [("search/api.py", "search(query, True)", "search(query, False)")],
 }
 
 
@@ -191,6 +199,62 @@ def test_an_ambiguous_flag_is_refused_with_the_qualified_names_of_its_definition
         "a read or write of it (vehicles/garage.py:2) may be either's; to prune it, give every definition "
         "the configured value (a flag whose definitions agree is not ambiguous)\n"
     ) in result.stderr
+
+
+def test_parameters_no_chain_links_with_other_defaults_are_ambiguous_with_their_qualified_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = FIXTURES / "core_decide_ambiguous_parameters"
+    work = checkout(case, tmp_path / "work")
+    report = tmp_path / "r.json"
+    result = invoke(monkeypatch, work, "apply", "--report", str(report), "--config", str(case / "config.toml"), ".")
+    assert result.exit_code == 123
+    assert json.loads(report.read_text())["refused"] == [
+        {
+            "flag": "fuzzy",
+            "why": "ambiguous",
+            "locations": ["search/spelling.py:7"],
+            "scope_with": ["search.index.search.fuzzy", "search.spelling.Speller.similar.fuzzy"],
+        }
+    ]
+    assert (
+        "prune-flags: fuzzy: not pruned: the name is ambiguous: parameters that no chain of calls links to the "
+        "flag carry it (search.spelling.Speller.similar.fuzzy, at search/spelling.py:7), each the flag or another "
+        "variable; to prune it, give each the configured value as its default (a parameter that agrees is the flag)\n"
+    ) in result.stderr
+
+
+def test_a_function_sharing_a_flag_functions_name_without_its_value_is_ambiguous(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Calls are matched by last name: `run(fast=...)` may reach either `run`, so neither is guessed."""
+    files = {
+        "a.py": "def run(x, fast=False):\n    return x + 1 if fast else x\n",
+        "b.py": "def run(x, fast):\n    return fast\n",
+        "c.py": "from a import run\n\nprint(run(1, fast=True))\n",
+    }
+    root = make_tree(tmp_path / "r", files)
+    result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
+    assert result.exit_code == 123
+    assert "fast: not pruned: the name is ambiguous: parameters that no chain of calls links to the flag carry it (b.run.fast" in result.stderr
+    assert {name: (root / name).read_text() for name in files} == files
+
+
+def test_an_argument_left_in_a_file_not_rewritten_refuses_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`search(..., False, 2)` loses its flag argument only with the parameter: where the function's
+    file is left alone (it mentions a refused flag), the call keeps it and the flag is refused."""
+    files = {
+        "lib.py": "SLOW = True\n\n\ndef search(q, fuzzy=False, limit=9):\n    return q[:limit] if fuzzy else q\n",
+        "a.py": "class A:\n    slow = True\n",
+        "b.py": "class B:\n    slow = False\n",
+        "api.py": "from lib import search\n\nprint(search('abc', False, 2), search('abcd', True, 3))\n",
+    }
+    files["lib.py"] += "\n\ndef speed(x):\n    return x.slow\n"
+    root = make_tree(tmp_path / "r", files)
+    result = invoke(monkeypatch, root, "apply", "--flag", "fuzzy=False", "--flag", "slow=False", ".")
+    assert result.exit_code == 123
+    assert "fuzzy: not pruned: it is given another value at api.py:3, and it is passed or taken at lib.py:4, and not every read of it" in result.stderr
+    assert {name: (root / name).read_text() for name in files} == files
 
 
 def make_tree(root: Path, files: dict[str, str]) -> Path:

@@ -578,14 +578,23 @@ def _to_go(flag: Flag, facts: Mapping[str, NameFacts], plumbings: Mapping[str, P
 
 
 def _still_written(flag: Flag, writes: list[Write]) -> Refusal:
+    """The refusal of a flag whose writes (see _to_go) did not all go: those giving it another
+    value, and the arguments and parameters passing it."""
     sites = sorted({str(write.site) for write in writes})
-    message = (
-        f"{flag.name}: not pruned: it is given another value at {', '.join(sites)}, "
-        "and not every read of it, or not every such write, could go"
-    )
-    if all(same_value(write.value, flag.value) or write.value is ITSELF for write in writes):
-        message = f"{flag.name}: not pruned: it is passed at {', '.join(sites)}, and not every such argument could go"
+    given = sorted({str(write.site) for write in writes if _gives_another_value(flag, write)})
+    passed = sorted(set(sites) - set(given))
+    said = [f"it is given another value at {', '.join(given)}"] if given else []
+    said += [f"it is passed or taken at {', '.join(passed)}"] if passed else []
+    message = f"{flag.name}: not pruned: {', and '.join(said)}, and not every read of it, or not every such write, could go"
     return Refusal(flag.name, "another-value", tuple(sites), message)
+
+
+def _gives_another_value(flag: Flag, write: Write) -> bool:
+    """Whether a write gives the flag another value than the configured one: not one passing the
+    flag on, nor a parameter without a literal default (it holds what its callers pass)."""
+    if write.value is ITSELF or (write.kind == "parameter" and write.value is UNKNOWN):
+        return False
+    return not same_value(write.value, flag.value)
 
 
 def _ambiguous(repository: _Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]) -> list[Refusal]:
@@ -789,30 +798,43 @@ def _fills_at(call: CallSite, parameter: Write) -> bool:
     return not (parameter.method and call.class_receiver) and 0 <= parameter.position - offset < len(call.arguments)
 
 
-_UNSEEN = 1 << 20  # arguments a forwarder's callers may pass on from callers of their own
+_UNSEEN = 1 << 20  # arguments forwarders that call each other in a cycle may pass on
 
 
 def _forwarded(repository: _Repository, calls: list[CallSite], strict: bool) -> dict[str, int]:
     """For each function forwarding its `*args` in one of the calls, how many positional arguments
     its callers may put into them: what they pass beyond its own positional parameters (a method's
-    self implied through an attribute). A caller that forwards its own `*args` may pass any
-    number. Under strict, every positional argument its callers pass, as before."""
-    forwarders: dict[str, tuple[int, bool]] = {}  # the fewest parameters a function of the name takes
-    for call in calls:
-        if call.forwarder is not None:
-            takes, method = forwarders.get(call.forwarder, (call.forwarder_takes, False))
-            forwarders[call.forwarder] = (min(takes, call.forwarder_takes), method or call.forwarder_method)
-    reach = {name: 0 for name in forwarders}
-    for call in repository.calls(frozenset(forwarders)) if forwarders else []:
-        takes, method = forwarders[call.callee]
-        if strict:
-            spilled = call.positional
-        elif call.forwarder is not None:
-            spilled = _UNSEEN
-        else:
-            spilled = call.positional + (1 if method and call.through_attribute else 0) - takes
-        reach[call.callee] = max(reach[call.callee], spilled)
-    return reach
+    self implied through an attribute), and what a caller forwarding its own `*args` may put
+    there in turn. Under strict, every plain positional argument its callers pass, as before."""
+    signatures: dict[str, tuple[int, bool]] = {}  # forwarder -> the fewest parameters one of that name takes
+
+    def note(found: list[CallSite]) -> None:
+        for call in found:
+            if call.forwarder is not None:
+                takes, method = signatures.get(call.forwarder, (call.forwarder_takes, False))
+                signatures[call.forwarder] = (min(takes, call.forwarder_takes), method or call.forwarder_method)
+
+    reach: dict[str, int] = {}
+
+    def spill(name: str, seen: frozenset[str]) -> int:
+        if name in seen:
+            return _UNSEEN
+        if name not in reach:
+            takes, method = signatures[name]
+            found = repository.calls(frozenset([name]))
+            note(found)
+            most = 0
+            for call in found:
+                if strict:
+                    most = max(most, call.positional)
+                    continue
+                extra = spill(call.forwarder, seen | {name}) if call.forwarder is not None else 0
+                most = max(most, call.positional + extra + (1 if method and call.through_attribute else 0) - takes)
+            reach[name] = most
+        return reach[name]
+
+    note(calls)
+    return {name: spill(name, frozenset()) for name in list(signatures)}
 
 
 def _positional_fields(repository: _Repository, facts: NameFacts) -> list[str]:
