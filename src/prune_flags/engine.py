@@ -376,11 +376,14 @@ def _keywords_to_go(
     effects. A function or constructor is matched by its last name: every definition of that name
     must take the flag (another may read it from its **kwargs); a class's field, `super().__init__`
     and a function handing its **kwargs on to owners (`unchecked`) take it as they are."""
+    taking = {owner: True for owner in unchecked}  # owner -> whether every definition of its name takes the flag
     found = []
     for write in facts.writes:
         if write.kind != "keyword" or write.owner not in owners or not write.statement:
             continue
-        if write.owner in unchecked or parameter_places(_trees(repository, write.owner), write.owner, flag.name) is not None:
+        if write.owner not in taking:
+            taking[write.owner] = parameter_places(_trees(repository, write.owner), write.owner, flag.name) is not None
+        if taking[write.owner]:
             found.append(write)
     return found
 
