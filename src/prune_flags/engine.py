@@ -347,13 +347,14 @@ def plumbing(repository: _Repository, flag: Flag, facts: NameFacts, strict: bool
     problems, arguments, positions = _positional_passes(repository, flag, flagged, strict)
     keywords = _keywords_to_go(repository, flag, facts, frozenset(owners), fields | forwarders | {"__init__"})
     overridden = [] if strict else [*_other_values(flag, keywords, functions), *_other_values(flag, arguments, functions)]
-    # The parameters a chain of calls links to the flag go at their own line (see passes/params).
-    parameters = [
+    # The parameters a chain of calls links to the flag go at their own line (see passes/params):
+    # those the calls lose an argument of, or that hold another value than the configured one.
+    taken = [
         write
         for write in flagged
         if write.scope and not strict and (not same_value(write.value, flag.value) or write.owner in positions)
     ]
-    removed = (*keywords, *arguments, *parameters)
+    removed = (*keywords, *arguments, *taken)
     return Plumbing(frozenset(owners), functions, positions, tuple(overridden), removed, tuple(problems), tuple(unlinked))
 
 
@@ -732,8 +733,9 @@ def _positional_passes(
     or cannot be seen to be right: a conflict. Under strict every such call is a conflict. Only
     arguments that reach its place count: a starred sequence of unknown length does not, unless it
     forwards the `*args` of a function whose own callers reach that far.
-    Gives the conflicts, the arguments of another value that go, and the callees that lose one."""
-    positional = [w for w in parameters if w.position is not None and w.owner]
+    Gives the conflicts, the arguments that go, and the callees that lose one."""
+    # One of each place: functions of one name share their calls.
+    positional = list({(w.owner, w.position, w.method): w for w in parameters if w.position is not None and w.owner}.values())
     calls = repository.calls(frozenset(w.owner for w in positional)) if positional else []
     forwarded = _forwarded(repository, calls, strict)
     problems, arguments, positions = [], [], {}
@@ -756,8 +758,7 @@ def _positional_passes(
                 problems.append(f"{call.site} (passes {parameter.owner}'s parameter by position{how})")
                 continue
             positions[parameter.owner] = (parameter.position, parameter.method)
-            if not same_value(argument.value, flag.value):
-                arguments.append(Write(Site(call.site.path, argument.line), "argument", argument.value, parameter.owner))
+            arguments.append(Write(Site(call.site.path, argument.line), "argument", argument.value, parameter.owner))
         problems += _subclass_passes(repository, parameter)
     return problems, arguments, positions
 
