@@ -1231,8 +1231,8 @@ class _Cascade:
         for name in sorted(dead_fields):
             if any(w.kind in _FIELD_WRITES for w in facts[name].writes) or facts[name].assert_reads:
                 self.dead[name] = Death(self._cause(name, causes), self._reason(name, original[name]))
-                self.dead_places[name] = frozenset(
-                    [write.site.path for write in original[name].writes]
+                self.dead_places[name] = frozenset(  # (a parameter of its name is another variable)
+                    [write.site.path for write in original[name].writes if write.kind != "parameter"]
                     + [read.site.path for read in original[name].assert_reads]
                 )
                 learnt = True
