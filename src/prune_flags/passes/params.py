@@ -19,7 +19,7 @@ from prune_flags.config import Flag
 from prune_flags.constants import constant_value
 from prune_flags.docstrings import without_parameter
 from prune_flags.passes.body import BodyEditor
-from prune_flags.passes.prune import overrode
+from prune_flags.passes.prune import _overrode
 from prune_flags.passes.scopes import all_params, flag_parameters, linked_flags
 from prune_flags.report import OVERRIDDEN
 from prune_flags.values import same_value
@@ -68,7 +68,7 @@ class PruneFlagParameters(BodyEditor):
         if not linked or param is None:
             self.record(function, "removed-parameter", f"parameter {name} is the flag: {death.reason}", death.flag)
         elif param.default is not None and not _holds(param.default, flag):
-            self.record(param, OVERRIDDEN, overrode(flag, param.default), death.flag)
+            self.record(param, OVERRIDDEN, _overrode(flag, param.default), death.flag)
         else:
             self.record(param, "removed-parameter", f"parameter {name} is the flag: {death.reason}", death.flag)
 
@@ -89,7 +89,7 @@ class PruneFlagParameters(BodyEditor):
                 how = f"{flag.name}={flag.source}" if arg.keyword is not None else f"{flag.source}, by position,"
                 self.record(where, "removed-argument", f"{how} passes the fixed value", death.flag)
             else:
-                self.record(where, OVERRIDDEN, overrode(flag, arg.value), death.flag)
+                self.record(where, OVERRIDDEN, _overrode(flag, arg.value), death.flag)
             args = without_element(args, index)
         return result.with_changes(args=args) if len(args) < len(result.args) else result
 

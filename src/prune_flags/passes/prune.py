@@ -23,7 +23,7 @@ from prune_flags.report import OVERRIDDEN
 _SHOWN_VALUE = 60  # characters of an overridden value's source shown in its reason
 
 
-def overrode(flag: Flag, value: cst.BaseExpression) -> str:
+def _overrode(flag: Flag, value: cst.BaseExpression) -> str:
     """The reason of a removed write that gave a flag another value than the configured one."""
     source = " ".join(cst.Module(body=[]).code_for_node(value).split())
     if len(source) > _SHOWN_VALUE:
@@ -84,7 +84,7 @@ class PruneDeadWrites(FlagNaming):
                 if same_value(constant_value(value), flag.value):
                     self.record(original, "removed-write", f"it sets {flag.name} to the value it is fixed at, {flag.source}", death.flag)
                 else:
-                    self.record(original, OVERRIDDEN, overrode(flag, value), death.flag)
+                    self.record(original, OVERRIDDEN, _overrode(flag, value), death.flag)
                 return []
         return super().edit_small_statement(original, updated)
 
@@ -169,7 +169,7 @@ class PruneDeadWrites(FlagNaming):
         assert death is not None
         flag = self._flag_written(target)
         if flag is not None and value is not None and not same_value(constant_value(value), flag.value):
-            reason = overrode(flag, value)
+            reason = _overrode(flag, value)
             if kept_value:
                 reason += "; the right-hand side may have side effects, so it stays as a statement"
             self.record(original, OVERRIDDEN, reason, death.flag)
