@@ -558,12 +558,21 @@ def conflicts(
                     problems.append(f"{write.site} (passed to {write.owner}, which does not take it as the flag)")
                 continue  # a keyword of a function outside the repository is that function's business
             if not same_value(write.value, flag.value):
-                problems.append(str(write.site))
+                problems.append(f"{write.site}{_why_it_stays(write) if not strict else ''}")
         problems += pipes.problems
         problems += _positional_fields(repository, flag_facts)
         if problems:
             found[flag.name] = problems
     return found
+
+
+def _why_it_stays(write: Write) -> str:
+    """Why a keyword of another value at a call of an owner cannot go (see _keywords_to_go)."""
+    if write.kind != "keyword":
+        return ""
+    if not write.statement:
+        return " (its value may have side effects)"
+    return f" (another function named {write.owner} may not take it)"
 
 
 def _carries(write: Write, pipes: Plumbing) -> bool:
