@@ -773,16 +773,27 @@ def _positional_passes(
 
 
 def _subclass_passes(repository: _Repository, parameter: Write) -> list[str]:
-    """Calls of a subclass that fill its base's constructor parameter by position (`Quick(x,
-    False)` with `Node.__init__(self, x, fast=False)`): no argument of them goes."""
+    """Calls that fill a base's constructor parameter by position through a subclass (`Quick(x,
+    False)` with `Node.__init__(self, x, fast=False)`, when Quick inherits that `__init__`) or
+    from a subclass's own `__init__` (`super().__init__(x, False)`): no argument of them goes."""
     assert parameter.position is not None
     if not parameter.scope.endswith(f"{parameter.owner}.__init__"):
         return []
     subclasses = _with_subclasses(repository, parameter.owner) - {parameter.owner}
-    calls = repository.calls(subclasses) if subclasses else []
+    inheriting, found = set(), []
+    for path in repository.mentioning(frozenset(subclasses)) if subclasses else []:
+        tree = repository.tree(path, repository.text(path))
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.ClassDef) and node.name in subclasses:
+                initializers = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
+                if not initializers:
+                    inheriting.add(node.name)
+                for initializer in initializers:  # `super().__init__(...)`, `Base.__init__(self, ...)`
+                    found += scan_calls(initializer, repository.display(path), frozenset(["__init__"]))
+    found += repository.calls(frozenset(inheriting)) if inheriting else []
     return [
         f"{call.site} (passes {parameter.owner}'s parameter by position through {call.callee})"
-        for call in calls
+        for call in found
         if call.positional > parameter.position or call.forwarder is not None
     ]
 

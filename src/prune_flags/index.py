@@ -882,7 +882,7 @@ class _Forwarder(NamedTuple):
     method: bool
 
 
-def scan_calls(tree: ast.Module, path: str, callees: frozenset[str]) -> list[CallSite]:
+def scan_calls(tree: ast.AST, path: str, callees: frozenset[str]) -> list[CallSite]:
     """Every call of a function named in `callees` (by its last name), with how it passes arguments."""
     found = []
     # (node, the enclosing function when it has a `*args` parameter)
