@@ -52,7 +52,8 @@ class Site:
 class Write:
     site: Site
     kind: str  # "attribute", "class", "module", "global", "setattr", "augmented", "del", "unpack",
-    # "keyword" (name=... at a call), "parameter" (a parameter's default), "environ"
+    # "keyword" (name=... at a call), "parameter" (a parameter, its default the value), "environ",
+    # "argument" (a positional argument passing a flag parameter, engine.plumbing)
     value: object  # the literal written, ITSELF, or UNKNOWN
     # Whose the write is: for a parameter, its function; for a class-level field, its class;
     # for a keyword, the callee's (last) name. A keyword reaches a flag only through an owner.
@@ -477,9 +478,7 @@ class _Scanner(ast.NodeVisitor):
         receiver = self._methods[-1] if self._methods else ""
         parameters = set()
         for function in functions:
-            arguments = function.args
-            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
-            parameters.update(argument.arg for argument in every if argument is not None)
+            parameters.update(parameter_names(function))  # type: ignore[arg-type]
         parameters.discard(receiver)
         return any(isinstance(inner, ast.Name) and inner.id in parameters for inner in ast.walk(value))
 
@@ -731,6 +730,7 @@ def local_names(scope: ast.AST) -> set[str]:
 
 
 def parameter_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    """A function's parameters, `*args` and `**kwargs` included."""
     arguments = function.args
     every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
     return {argument.arg for argument in every if argument is not None}
