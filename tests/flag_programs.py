@@ -56,6 +56,9 @@ VALUES: tuple[object, ...] = (False, True, None, 0, 1, 2, "", "x")
 MODULE_FLAG = "FAST"  # FAST = <value> at module level, read as FAST
 FIELD_FLAG = "fast"  # self.fast = <value> in Node.__init__, read as self.fast in methods
 CLASS_FLAG = "legacy"  # legacy = <value> in Node's body, read as self.legacy and Node.legacy
+# A parameter of a chain of helpers, `def _deep1(x, deep=<value>)` handing it to `_deep2`, with
+# any defaults (or none): only where the idiom flag_parameter_call draws a call of the chain.
+PARAM_FLAG = "deep"
 INPUTS = (0, 1, 2, 3)  # every entry point is called with each
 RUN_SECONDS = 5  # a program (before or after) that runs longer is a finding: the driver never loops
 LOG_LIMIT = 10_000  # log entries: more is a runaway loop
@@ -95,6 +98,7 @@ class Builder:
         self.enabled = enabled
         self.count = 0
         self.fields: list[str] = []  # bookkeeping fields, declared `self.<name> = 0` in __init__
+        self.helpers: list[str] = []  # module-level functions the statements call (a chain of PARAM_FLAG)
         self.idioms: set[str] = set()
 
     def tag(self, prefix: str = "t") -> str:
@@ -180,7 +184,8 @@ class Program:
     @property
     def decided(self) -> str:
         """The program as its config decides it: each flag's definition holds the value the flag
-        is fixed at (a stale definition, one holding the old value, is what the config overrides).
+        is fixed at (a stale definition, one holding the old value, is what the config overrides),
+        and for a flag parameter, every default and every call passes it (see PASSED_VALUES).
         The rewrite must behave as this does."""
         lines = self.source.split("\n")
         for index, line in enumerate(lines):
@@ -192,7 +197,16 @@ class Program:
                     lines[index] = f"{start}{self.flags[name]!r}" + (
                         f"  #{comment}" if comment else ""
                     )
+            if PARAM_FLAG in self.flags:
+                configured = repr(self.flags[PARAM_FLAG])
+                lines[index] = PASSED_VALUES.sub(lambda m: m[1] + configured, lines[index])
         return "\n".join(lines)
+
+
+# Where the chain's flag parameter is given a value: a default or keyword `deep=<literal>`, or
+# the last positional argument of `_deep1(x, <literal>)`.
+_LITERALS = "|".join(re.escape(repr(value)) for value in VALUES)
+PASSED_VALUES = re.compile(rf"(\b{PARAM_FLAG}=|\b_deep1\(x, )(?:{_LITERALS})(?=[,)])")
 
 
 # -- the idiom registries ------------------------------------------------------------------------
@@ -530,6 +544,47 @@ def field_assert(draw, builder: Builder, where: Where, pad: str) -> list[str]:
 
 
 @statement_idiom()
+def flag_parameter_call(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """`y = _deep1(x, deep=True)`: a call of a chain of helpers that hands a flag parameter down
+    (by keyword or by position), passing it by keyword, as the last positional argument, through
+    a **kwargs forwarder, or not at all; the helpers' defaults are any value, or none. The rewrite
+    must behave as if every default and call held the configured value (Program.decided)."""
+    if not builder.helpers:
+        builder.flags[PARAM_FLAG] = draw(st.sampled_from(VALUES))
+        builder.helpers = draw(flag_parameter_chain(builder))
+    value = repr(draw(st.sampled_from(VALUES)))
+    calls = ["_deep1(x)", f"_deep1(x, {PARAM_FLAG}={value})", f"_deep1(x, {value})"]
+    if any(line.startswith("def _relay") for line in builder.helpers):
+        calls.append(f"_relay(x, {PARAM_FLAG}={value})")
+    return [f"{pad}y = {draw(st.sampled_from(calls))}"]
+
+
+@st.composite
+def flag_parameter_chain(draw, builder: Builder) -> list[str]:
+    """`_deep1` reads the parameter and hands it to `_deep2` (`deep=deep` or by position), whose
+    default may be missing; maybe `_relay(x, **kwargs)` forwarding to `_deep1`."""
+    first = repr(draw(st.sampled_from(VALUES)))
+    second = draw(st.sampled_from(["", *(f"={value!r}" for value in VALUES)]))
+    tests = ["deep", "not deep", "deep == 1", "deep is None", "deep or x > 1"]
+    handed = draw(st.sampled_from([f"{PARAM_FLAG}={PARAM_FLAG}", PARAM_FLAG]))
+    lines = [
+        "",
+        "",
+        f"def _deep1(x, {PARAM_FLAG}={first}):",
+        f"    if {draw(st.sampled_from(tests))}:",
+        f"        log({builder.tag()!r}, x)",
+        f"    return _deep2(x, {handed})",
+        "",
+        "",
+        f"def _deep2(x, {PARAM_FLAG}{second}):",
+        f"    return log({builder.tag()!r}, x + 1) if {draw(st.sampled_from(tests))} else x",
+    ]
+    if draw(st.booleans()):
+        lines += ["", "", "def _relay(x, **kwargs):", "    return _deep1(x, **kwargs)"]
+    return lines
+
+
+@statement_idiom()
 def commented_statement(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     comment = draw(
         st.sampled_from(
@@ -614,6 +669,7 @@ def programs(
         if FIELD_FLAG not in flags and not builder.fields:
             lines += ["        self.ready = True"]
         lines += methods
+    lines += builder.helpers
     lines += functions
     # An unrelated class with a same-named attribute of another value: the flag is scoped to
     # Node's by a qualified key (README: Qualified keys), and Twin's reads keep their value.
@@ -1083,6 +1139,8 @@ def _still_a_flag_program(program: Program) -> bool:
             }
         if isinstance(node, ast.Assign):
             defined |= {t.attr for t in node.targets if isinstance(t, ast.Attribute)}
+        if isinstance(node, ast.FunctionDef):  # a flag parameter is defined where its function is
+            defined |= {argument.arg for argument in (*node.args.args, *node.args.kwonlyargs)}
     bookkeeping = {
         n.attr
         for n in ast.walk(tree)

@@ -38,6 +38,14 @@ AT_CONFIGURED_VALUE = {
     "cascade_conflict_subclass_attr": [("ops/apex_norm.py", "fused = True", "fused = False")],
     "idiom_test_write_mixed": [("tests/test_pipeline.py", "enable_dedup = True", "enable_dedup = False")],
     "core_writer_constant_other_value": [("shop/tests/test_checkout.py", "FAST_CHECKOUT, 1)", "FAST_CHECKOUT, 0)")],
+    # Parameters along call chains: every default and every call passes the configured value.
+    "idiom_param_chain_other_default": [
+        ("planning/planner.py", "normalize_first=False):", "normalize_first=True):"),
+        ("main.py", "normalize_first=False)", "normalize_first=True)"),
+    ],
+    "idiom_param_chain_no_default": [("export/records.py", "compact_ids=False):", "compact_ids=True):")],
+    "idiom_param_kwargs_forwarded": [("codec/api.py", "compact_ids=True)", "compact_ids=False)")],
+    "core_positional_last_argument": [("search/api.py", "search(query, True)", "search(query, False)")],
 }
 
 
@@ -259,6 +267,75 @@ def test_a_qualified_key_given_as_an_option_scopes_the_flag(tmp_path: Path, monk
         assert (work / path.relative_to(case / "after")).read_text() == path.read_text()
 
 
+def test_parameters_no_chain_links_with_other_defaults_are_ambiguous_with_their_qualified_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = FIXTURES / "core_decide_ambiguous_parameters"
+    work = checkout(case, tmp_path / "work")
+    report = tmp_path / "r.json"
+    result = invoke(monkeypatch, work, "apply", "--report", str(report), "--config", str(case / "config.toml"), ".")
+    assert result.exit_code == 123
+    assert json.loads(report.read_text())["refused"] == [
+        {
+            "flag": "fuzzy",
+            "why": "ambiguous",
+            "locations": ["search/spelling.py:7"],
+            "scope_with": ["search.index.search.fuzzy", "search.spelling.Speller.similar.fuzzy"],
+        }
+    ]
+    assert (
+        "prune-flags: fuzzy: not pruned: the name is ambiguous: parameters that no chain of calls links to the "
+        "flag carry it (search.spelling.Speller.similar.fuzzy, at search/spelling.py:7), each the flag or another "
+        "variable; to prune it, give each the configured value as its default (a parameter that agrees is the flag), "
+        'or scope the flag with a qualified key, e.g. "search.index.search.fuzzy" = false\n'
+    ) in result.stderr
+
+
+def test_the_qualified_key_an_ambiguous_refusal_suggests_prunes_that_parameter_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = FIXTURES / "core_decide_ambiguous_parameters"
+    work = checkout(case, tmp_path / "work")
+    similar = (work / "search" / "spelling.py").read_text()
+    result = invoke(monkeypatch, work, "apply", "--flag", "search.index.search.fuzzy=False", ".")
+    assert result.exit_code == 0, result.output
+    assert "fuzzy" not in (work / "search" / "index.py").read_text()
+    assert (work / "search" / "spelling.py").read_text() == similar
+
+
+def test_a_function_sharing_a_flag_functions_name_without_its_value_is_ambiguous(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Calls are matched by last name: `run(fast=...)` may reach either `run`, so neither is guessed."""
+    files = {
+        "a.py": "def run(x, fast=False):\n    return x + 1 if fast else x\n",
+        "b.py": "def run(x, fast):\n    return fast\n",
+        "c.py": "from a import run\n\nprint(run(1, fast=True))\n",
+    }
+    root = make_tree(tmp_path / "r", files)
+    result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
+    assert result.exit_code == 123
+    assert "fast: not pruned: the name is ambiguous: parameters that no chain of calls links to the flag carry it (b.run.fast" in result.stderr
+    assert {name: (root / name).read_text() for name in files} == files
+
+
+def test_an_argument_left_in_a_file_not_rewritten_refuses_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`search(..., False, 2)` loses its flag argument only with the parameter: where the function's
+    file is left alone (it mentions a refused flag), the call keeps it and the flag is refused."""
+    files = {
+        "lib.py": "SLOW = True\n\n\ndef search(q, fuzzy=False, limit=9):\n    return q[:limit] if fuzzy else q\n",
+        "a.py": "class A:\n    slow = True\n",
+        "b.py": "class B:\n    slow = False\n",
+        "api.py": "from lib import search\n\nprint(search('abc', False, 2), search('abcd', True, 3))\n",
+    }
+    files["lib.py"] += "\n\ndef speed(x):\n    return x.slow\n"
+    root = make_tree(tmp_path / "r", files)
+    result = invoke(monkeypatch, root, "apply", "--flag", "fuzzy=False", "--flag", "slow=False", ".")
+    assert result.exit_code == 123
+    assert "fuzzy: not pruned: it is given another value at api.py:3, and it is passed or taken at lib.py:4, and not every read of it" in result.stderr
+    assert {name: (root / name).read_text() for name in files} == files
+
+
 def make_tree(root: Path, files: dict[str, str]) -> Path:
     (root / ".git").mkdir(parents=True)
     for name, text in files.items():
@@ -305,14 +382,27 @@ def test_a_flag_still_read_by_a_skipped_file_keeps_its_writes_and_is_refused(
     assert (root / "node.py").read_text() == NODE
 
 
-def test_a_write_of_a_value_a_caller_passes_stays_a_conflict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`self.fast = fast` with a parameter is plumbing (a later step): still refused."""
-    node = "class Node:\n    def __init__(self, fast=True):\n        self.fast = fast\n\n    def run(self):\n        return 1 if self.fast else 2\n"
-    root = make_tree(tmp_path / "r", {"node.py": node})
+CARRIER = "class Node:\n    def __init__(self, fast=True):\n        self.fast = fast\n\n    def run(self):\n        return 1 if self.fast else 2\n"
+
+
+def test_a_parameter_stored_into_the_flag_is_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`self.fast = fast` carries the parameter into the flag: the parameter goes with it, its
+    default of another value overridden."""
+    root = make_tree(tmp_path / "r", {"node.py": CARRIER})
     result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
+    assert result.exit_code == 0, result.output
+    assert (root / "node.py").read_text() == "class Node:\n    def __init__(self):\n        pass\n\n    def run(self):\n        return 2\n"
+    assert "prune-flags: node.py:2: overrode fast = True (the config fixes it at False)\n" in result.stderr
+
+
+def test_a_write_of_a_value_a_caller_passes_stays_a_conflict_under_strict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_tree(tmp_path / "r", {"node.py": CARRIER})
+    result = invoke(monkeypatch, root, "apply", "--strict", "--flag", "fast=False", ".")
     assert result.exit_code == 123
     assert "fast: not pruned: it is given another value at node.py:3" in result.stderr
-    assert (root / "node.py").read_text() == node
+    assert (root / "node.py").read_text() == CARRIER
 
 
 def test_strict_must_be_a_boolean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -364,14 +454,29 @@ def test_a_field_of_another_default_goes_with_the_keywords_of_the_configured_val
     assert printed(root) == printed(at_value)
 
 
-def test_a_keyword_of_another_value_at_the_constructor_stays_a_conflict(
+def test_a_keyword_of_another_value_at_the_constructor_is_overridden(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     text = OPTIONS.replace("plan(Options()))", "plan(Options(normalize_first=True)))")
     root = make_tree(tmp_path / "r", {"opts.py": text})
     result = invoke(monkeypatch, root, "apply", "--flag", "normalize_first=False", ".")
+    assert result.exit_code == 0, result.output
+    assert "prune-flags: opts.py:14: overrode normalize_first = True (the config fixes it at False)\n" in result.stderr
+    after = (root / "opts.py").read_text()
+    assert "print(plan(Options(limit=3)), plan(Options()))\n" in after
+    at_value = make_tree(tmp_path / "v", {"main.py": text.replace("normalize_first=True", "normalize_first=False")})
+    (root / "main.py").write_text(after)
+    assert printed(root) == printed(at_value)
+
+
+def test_a_keyword_of_another_value_at_the_constructor_stays_a_conflict_under_strict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = OPTIONS.replace("plan(Options()))", "plan(Options(normalize_first=True)))")
+    root = make_tree(tmp_path / "r", {"opts.py": text})
+    result = invoke(monkeypatch, root, "apply", "--strict", "--flag", "normalize_first=False", ".")
     assert result.exit_code == 123
-    assert "normalize_first: not pruned: it is given another value at opts.py:14\n" in result.stderr
+    assert "normalize_first: not pruned: it is given another value at opts.py:7, opts.py:14" in result.stderr
     assert (root / "opts.py").read_text() == text
 
 

@@ -84,6 +84,7 @@ def search(index, query, fuzzy=False):
 def similar(word, other, fuzzy=0.8):
     return word[:3] == other[:3] or fuzzy < 0.1
 """
+SEARCH_ONLY = SEARCH.split("\n\n\n")[0] + "\n"  # without `similar`, whose `fuzzy` is ambiguous unless strict
 
 
 def diff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], *args: str):
@@ -95,43 +96,84 @@ def diff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str],
 
 
 @pytest.mark.parametrize(
-    "call",
+    ("call", "search", "strict"),
     [
-        "similar(index, query, 0.5)",  # another function's `fuzzy`, another variable
-        "search(*rows)",  # a sequence of unknown length
-        "search(*(index, query))",  # a starred literal too short to reach it
-        "search(index, *rest)",
+        ("similar(index, query, 0.5)", SEARCH, ["--strict"]),  # another function's `fuzzy`, another variable
+        ("search(*rows)", SEARCH_ONLY, []),  # a sequence of unknown length
+        ("search(*(index, query))", SEARCH_ONLY, []),  # a starred literal too short to reach it
+        ("search(index, *rest)", SEARCH_ONLY, []),
+        ("search(index, *rest)", SEARCH_ONLY, ["--strict"]),
     ],
 )
 def test_arguments_that_cannot_reach_the_flag_parameter_are_no_conflict(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str, search: str, strict: list[str]
 ) -> None:
     api = f"from search import search, similar\n\n\ndef endpoint(index, query, rows, rest):\n    return {call}\n"
-    result = diff(tmp_path, monkeypatch, {"search.py": SEARCH, "api.py": api}, "--flag", "fuzzy=False")
+    result = diff(tmp_path, monkeypatch, {"search.py": search, "api.py": api}, "--flag", "fuzzy=False", *strict)
     assert result.exit_code == 1, result.output
     assert "-def search(index, query, fuzzy=False):\n" in result.stdout
     assert "+def search(index, query):\n" in result.stdout
 
 
 @pytest.mark.parametrize(
-    ("call", "where"),
+    ("call", "where", "strict"),
     [
-        ("search(index, query, False)", "api.py:5 (passes search's parameter by position)"),
-        ("search(*(index, query, False))", "api.py:5 (passes search's parameter by position)"),
-        ("timed(index, query, True)", "api.py:9 (passes search's parameter by position through timed's *args)"),
+        ("search(index, query, False)", "api.py:5 (passes search's parameter by position)", ["--strict"]),
+        ("search(*(index, query, False))", "api.py:5 (passes search's parameter by position)", []),
+        ("timed(index, query, True)", "api.py:9 (passes search's parameter by position through timed's *args)", []),
+        ("search(index, query, False, True)", "api.py:5 (passes search's parameter by position)", []),
     ],
 )
 def test_arguments_that_reach_the_flag_parameter_by_position_are_a_conflict(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str, where: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str, where: str, strict: list[str]
 ) -> None:
+    """An argument that cannot be seen to go alone: inside a starred literal, through a forwarder's
+    *args, or followed by one that would shift onto the next parameter."""
     api = (
         "from search import search\n\n\ndef endpoint(index, query):\n"
         f"    return {call}\n\n\ndef timed(*args):\n    return search(*args)\n"
     )
-    result = diff(tmp_path, monkeypatch, {"search.py": SEARCH, "api.py": api}, "--flag", "fuzzy=False")
+    search = SEARCH_ONLY.replace("fuzzy=False)", "fuzzy=False, limit=9)")
+    result = diff(tmp_path, monkeypatch, {"search.py": search, "api.py": api}, "--flag", "fuzzy=False", *strict)
     assert result.exit_code == 123
     assert result.stdout == ""
     assert f"fuzzy: not pruned: it is given another value at {where}" in result.stderr
+
+
+@pytest.mark.parametrize("call", ["search(index, query, True)", "search(index, query, False)"])
+def test_the_last_positional_argument_goes_with_the_flag_parameter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str
+) -> None:
+    """Nothing after it shifts: it goes, overridden when it gives another value."""
+    api = f"from search import search\n\n\ndef endpoint(index, query):\n    return {call}\n"
+    result = diff(tmp_path, monkeypatch, {"search.py": SEARCH_ONLY, "api.py": api}, "--flag", "fuzzy=False")
+    assert result.exit_code == 1, result.output
+    assert f"+    return {call.replace(', True', '').replace(', False', '')}\n" in result.stdout
+    assert ("overrode fuzzy = True" in result.stderr) == ("True" in call)
+
+
+def test_every_call_passing_the_flag_at_its_place_loses_that_argument(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not the last argument, but every call passes it there: all shift alike, with the parameters."""
+    search = SEARCH_ONLY.replace("fuzzy=False)", "fuzzy=False, limit=9)")
+    api = "from search import search\n\n\ndef endpoint(index, query):\n    return search(index, query, False, 3), search(index, query, True, 4)\n"
+    result = diff(tmp_path, monkeypatch, {"search.py": search, "api.py": api}, "--flag", "fuzzy=False")
+    assert result.exit_code == 1, result.output
+    assert "+    return search(index, query, 3), search(index, query, 4)\n" in result.stdout
+    assert "+def search(index, query, limit=9):\n" in result.stdout
+
+
+def test_a_positional_argument_to_another_function_of_the_same_name_stays_a_conflict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Calls are matched by last name: `search` of another module, without the flag, may be the one called."""
+    other = "def search(a, b, c):\n    return a + b + c\n"
+    api = "from search import search\n\n\ndef endpoint(index, query):\n    return search(index, query, True)\n"
+    files = {"search.py": SEARCH_ONLY, "other.py": other, "api.py": api}
+    result = diff(tmp_path, monkeypatch, files, "--flag", "fuzzy=False")
+    assert result.exit_code == 123
+    assert "fuzzy: not pruned: it is given another value at api.py:5 (passes search's parameter by position)" in result.stderr
 
 
 SETTINGS_CONFIG = """\
@@ -258,23 +300,49 @@ def test_a_write_through_a_constant_that_may_name_the_flag_is_a_conflict(
     assert "enable_fast: not pruned: it is given another value at test_c.py:6" in result.stderr
 
 
-def test_a_keyword_another_function_binds_to_its_own_parameter_is_no_conflict(
+def test_a_keyword_another_function_binds_to_its_own_parameter_is_no_conflict_under_strict(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`similar(..., fuzzy=0.5)` fills similar's own threshold: it never reaches search's flag."""
     api = "from search import similar\n\n\ndef endpoint(word, query):\n    return similar(word, query, fuzzy=0.5)\n"
-    result = diff(tmp_path, monkeypatch, {"search.py": SEARCH, "api.py": api}, "--flag", "fuzzy=False")
+    result = diff(tmp_path, monkeypatch, {"search.py": SEARCH, "api.py": api}, "--strict", "--flag", "fuzzy=False")
     assert result.exit_code == 1, result.output
     assert "+def search(index, query):\n" in result.stdout and "api.py" not in result.stdout
 
 
-def test_a_keyword_a_function_may_pass_on_through_kwargs_is_a_conflict(
+def test_another_functions_parameter_of_another_default_makes_the_flag_ambiguous(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unless strict, `similar`'s `fuzzy` may be the flag (its code default the old value) or a
+    threshold: nothing is guessed."""
+    api = "from search import similar\n\n\ndef endpoint(word, query):\n    return similar(word, query, fuzzy=0.5)\n"
+    result = diff(tmp_path, monkeypatch, {"search.py": SEARCH, "api.py": api}, "--flag", "fuzzy=False")
+    assert result.exit_code == 123
+    assert result.stdout == ""
+    assert "fuzzy: not pruned: the name is ambiguous: parameters that no chain of calls links to the flag carry it (search.similar.fuzzy, at search.py:7)" in result.stderr
+
+
+@pytest.mark.parametrize("strict", [[], ["--strict"]])
+def test_a_keyword_a_function_passes_on_through_kwargs_to_others_too_is_a_conflict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, strict: list[str]
+) -> None:
+    api = (
+        "from search import search\n\n\ndef timed(*args, **kwargs):\n    log(**kwargs)\n    return search(*args, **kwargs)\n\n\n"
+        "def endpoint(index, query):\n    return timed(index, query, fuzzy=True)\n"
+    )
+    result = diff(tmp_path, monkeypatch, {"search.py": SEARCH_ONLY, "api.py": api}, "--flag", "fuzzy=False", *strict)
+    assert result.exit_code == 123
+    assert "api.py:10 (passed to timed, which does not take it as the flag)" in result.stderr
+
+
+def test_a_keyword_a_function_passes_on_through_kwargs_only_to_the_flags_function_goes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     api = (
         "from search import search\n\n\ndef timed(*args, **kwargs):\n    return search(*args, **kwargs)\n\n\n"
         "def endpoint(index, query):\n    return timed(index, query, fuzzy=True)\n"
     )
-    result = diff(tmp_path, monkeypatch, {"search.py": SEARCH, "api.py": api}, "--flag", "fuzzy=False")
-    assert result.exit_code == 123
-    assert "api.py:9 (passed to timed, which does not take it as the flag)" in result.stderr
+    result = diff(tmp_path, monkeypatch, {"search.py": SEARCH_ONLY, "api.py": api}, "--flag", "fuzzy=False")
+    assert result.exit_code == 1, result.output
+    assert "+    return timed(index, query)\n" in result.stdout
+    assert "prune-flags: api.py:9: overrode fuzzy = True (the config fixes it at False)\n" in result.stderr

@@ -34,6 +34,12 @@ class RewriteContext:
     writers: tuple[CallShape, ...] = ()  # setter calls that write a flag by its name
     # For each flag, the functions and classes that take it: `flag=` goes only from calls of these.
     flag_owners: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # For each flag, the functions of this file whose parameter of its name is the flag whatever
+    # its default (a chain of calls links it), by qualified name in the module (`Class.method`).
+    flag_functions: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # For each flag, the callees whose calls lose the argument filling it by position: its place
+    # (self counted) and whether the callee is a method.
+    flag_positions: Mapping[str, Mapping[str, tuple[int, bool]]] = field(default_factory=dict)
     # Dead switch flags whose command-line option went, with the option's long strings: their
     # names go from option tables.
     option_flags: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -74,6 +80,7 @@ class RewriteContext:
         # A file given imports for an inlined helper is rewritten whole (see rewrite), and the
         # top-level import binding the root of the call's spelling counts too.
         names |= {spelling.partition(".")[0] for spelling, call in self.helpers.items() if call.imports}
+        names.update(callee for positions in self.flag_positions.values() for callee in positions)
         # Dead switches are among them (files.lines_naming knows `--use-x`); `--turbo` may fill one.
         return frozenset(names.union(*self.option_flags.values()))
 

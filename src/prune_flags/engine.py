@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypeVar
 
 from prune_flags.config import Config, Flag, find_project_root
-from prune_flags.values import same_value
+from prune_flags.values import UNKNOWN, same_value
 from prune_flags.files import (
     SourceError,
     SourceFile,
@@ -42,14 +42,27 @@ from prune_flags.helpers import (
     module_names,
     rebound,
 )
-from prune_flags.index import ITSELF, CallSite, NameFacts, Site, Write, binds_everywhere, parse_ast, scan, scan_calls
+from prune_flags.index import (
+    ITSELF,
+    Argument,
+    CallSite,
+    NameFacts,
+    Site,
+    Write,
+    binds_everywhere,
+    keyword_forwards,
+    parameter_places,
+    parse_ast,
+    scan,
+    scan_calls,
+)
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import CallShape, ast_dotted, parse_shape, spellings, module_strings
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, FileResult, Refusal, Report, Skipped
 from prune_flags.pinned import TEST_WRITES, TestPlan, is_test_path, plan_tests
-from prune_flags.scoping import Foreign, definitions, string_named, foreign_spans, qualified, resolve, scope_flag, unrelated, with_subclasses, without_foreign
+from prune_flags.scoping import Foreign, class_bases, definitions, string_named, foreign_spans, qualified, resolve, scope_flag, unrelated, with_subclasses, without_foreign
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -299,19 +312,213 @@ def load(
     return repository
 
 
-def owners(flag: Flag, facts: NameFacts, strict: bool = False) -> frozenset[str]:
-    """The functions and classes whose parameter or field is the flag: what a `flag=` keyword
-    at a call may reach. A class owns its `__init__`'s parameters, and `super().__init__` too.
-    A class field is the flag's whatever its default (it goes: the config is the decision),
-    unless strict; a parameter with another default is another variable (see conflicts)."""
-    found = {
-        w.owner
-        for w in facts.writes
-        if (w.kind == "class" and not strict) or (w.kind in ("parameter", "class") and same_value(w.value, flag.value))
-    }
-    if found:
-        found.add("__init__")  # `super().__init__(flag=...)` inside a subclass reaches one of them
-    return frozenset(found - {""})
+@dataclass(frozen=True)
+class Plumbing:
+    """How a flag's value travels through parameters (see plumbing): which are the flag, which
+    calls pass it, and what of that goes."""
+
+    # The callees (last names) whose `flag=` keyword reaches the flag: functions whose parameter
+    # is the flag, classes whose field is, `__init__` (`super().__init__(flag=...)`), and functions
+    # that hand their **kwargs on only to those.
+    owners: frozenset[str] = frozenset()
+    functions: frozenset[tuple[str, str]] = frozenset()  # (path, scope) of each function whose parameter is the flag
+    # Callees whose calls pass the flag by position and lose that argument: (its place, self
+    # counted, and whether the callee is a method).
+    positions: Mapping[str, tuple[int, bool]] = field(default_factory=dict)
+    overridden: tuple[Write, ...] = ()  # keywords and arguments of another value: they go, reported as overridden
+    # What goes with the flag once nothing reads it (its parameters go): every argument passing it,
+    # parameters whose default is another value or that have none, those whose place calls lose.
+    removed: tuple[Write, ...] = ()
+    problems: tuple[str, ...] = ()  # calls passing it where no argument can go, as conflicts name them
+    unlinked: tuple[Write, ...] = ()  # parameters of its name that may or may not be it (see _ambiguous_parameters)
+
+
+_FLAG_NODE = ("", "")  # the flag's own definitions, among the functions a chain of calls links
+
+
+def plumbing(repository: _Repository, flag: Flag, facts: NameFacts, strict: bool = False) -> Plumbing:
+    """The flag's parameters and the calls that pass them. Under strict, a parameter is the flag
+    when it defaults to the configured value, as before the config became the decision; otherwise
+    when a chain of calls links it to the flag (see _linked_parameters), whatever its default, and
+    every argument passing it goes: by keyword, through **kwargs, or by position where no other
+    argument shifts (see _positional_passes)."""
+    parameters = [write for write in facts.writes if write.kind == "parameter"]
+    if strict:
+        flagged, unlinked = [write for write in parameters if same_value(write.value, flag.value)], []
+    else:
+        flagged, unlinked = _linked_parameters(repository, flag, facts, parameters)
+    fields = frozenset(w.owner for w in facts.writes if w.kind == "class" and (not strict or same_value(w.value, flag.value)))
+    owners = {write.owner for write in flagged} | fields
+    if owners:
+        owners.add("__init__")  # `super().__init__(flag=...)` inside a subclass reaches one of them
+    owners.discard("")
+    forwarders = frozenset() if strict else _keyword_forwarders(repository, facts, frozenset(owners), {w.owner for w in parameters})
+    owners |= forwarders
+    functions = frozenset((write.site.path, write.scope) for write in flagged if write.scope)
+    problems, arguments, positions = _positional_passes(repository, flag, flagged, strict)
+    keywords = _keywords_to_go(repository, flag, facts, frozenset(owners), fields | forwarders | {"__init__"})
+    overridden = [] if strict else [*_other_values(flag, keywords, functions), *_other_values(flag, arguments, functions)]
+    # The parameters a chain of calls links to the flag go at their own line (see passes/params):
+    # those the calls lose an argument of, or that hold another value than the configured one.
+    taken = [
+        write
+        for write in flagged
+        if write.scope and not strict and (not same_value(write.value, flag.value) or write.owner in positions)
+    ]
+    removed = (*keywords, *arguments, *taken)
+    return Plumbing(frozenset(owners), functions, positions, tuple(overridden), removed, tuple(problems), tuple(unlinked))
+
+
+def _other_values(flag: Flag, writes: list[Write], functions: frozenset[tuple[str, str]]) -> list[Write]:
+    """The arguments among `writes` that give the flag another value: not a parameter that is the
+    flag passed on, nor the configured value itself."""
+    return [
+        write
+        for write in writes
+        if write.value is not ITSELF
+        and (write.site.path, write.carried_from) not in functions
+        and not same_value(write.value, flag.value)
+    ]
+
+
+def _keywords_to_go(
+    repository: _Repository, flag: Flag, facts: NameFacts, owners: frozenset[str], unchecked: frozenset[str]
+) -> list[Write]:
+    """The keywords that go with a flag parameter (or field): at a call of an owner, without side
+    effects. A function or constructor is matched by its last name: every definition of that name
+    must take the flag (another may read it from its **kwargs); a class's field, `super().__init__`
+    and a function handing its **kwargs on to owners (`unchecked`) take it as they are."""
+    taking = {owner: True for owner in unchecked}  # owner -> whether every definition of its name takes the flag
+    found = []
+    for write in facts.writes:
+        if write.kind != "keyword" or write.owner not in owners or not write.statement:
+            continue
+        if write.owner not in taking:
+            taking[write.owner] = parameter_places(_trees(repository, write.owner), write.owner, flag.name) is not None
+        if taking[write.owner]:
+            found.append(write)
+    return found
+
+
+def _linked_parameters(
+    repository: _Repository, flag: Flag, facts: NameFacts, parameters: list[Write]
+) -> tuple[list[Write], list[Write]]:
+    """The parameters of the flag's name that are the flag, and those that may or may not be.
+
+    A function passing its own parameter on (`helper(x, fast=fast)`, also through functions that
+    hand their **kwargs on) links it to the callee's parameter of the name, up and down the chain;
+    a parameter stored into the flag (`self.fast = fast`) or given the flag's read
+    (`helper(fast=self.fast)`) is linked to the flag. A group of linked parameters is the flag when
+    it is linked to the flag or one of them defaults to the configured value, whatever the
+    others' defaults; a group with no literal default is its functions' own variable. A group
+    holding only other values is the flag when it is all that carries the name; otherwise it may
+    be either, as may a function's own variable that shares a last name with a function whose
+    parameter is the flag (calls are matched by last name)."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def root(key: tuple[str, str]) -> tuple[str, str]:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    def link(one: tuple[str, str], other: tuple[str, str]) -> None:
+        parent[root(one)] = root(other)
+
+    by_owner: dict[str, list[Write]] = {}
+    for write in parameters:
+        if write.scope:
+            by_owner.setdefault(write.owner, []).append(write)
+    landing = _KeywordLanding(repository, frozenset(by_owner))
+    for write in facts.writes:
+        if write.kind == "keyword" and (write.value is ITSELF or write.carried_from):
+            source = _FLAG_NODE if write.value is ITSELF else (write.site.path, write.carried_from)
+            for callee in landing.callees(write):
+                for parameter in by_owner.get(callee, ()):
+                    link(source, (parameter.site.path, parameter.scope))
+        elif write.kind in ("attribute", "class") and write.carried_from:
+            link(_FLAG_NODE, (write.site.path, write.carried_from))
+    for passed in facts.passed:  # `helper(x, fast)`: the callee's parameter at that place
+        for parameter in by_owner.get(passed.owner, ()):
+            offset = 1 if parameter.method and passed.method else 0
+            if parameter.position is not None and parameter.position - offset == passed.position:
+                link((passed.site.path, passed.carried_from), (parameter.site.path, parameter.scope))
+    groups: dict[tuple[str, str], list[Write]] = {}
+    for write in parameters:
+        if write.scope:
+            groups.setdefault(root((write.site.path, write.scope)), []).append(write)
+    flagged = [w for w in parameters if not w.scope and same_value(w.value, flag.value)]  # lambdas: by default
+    others: list[list[Write]] = []
+    own: list[Write] = []
+    for key, members in groups.items():
+        if key == root(_FLAG_NODE) or any(same_value(w.value, flag.value) for w in members):
+            flagged += members
+        elif any(w.value is not UNKNOWN for w in members):
+            others.append(members)
+        else:
+            own += members
+    elsewhere = facts.attribute_reads or facts.name_reads or any(w.kind not in ("parameter", "keyword") for w in facts.writes)
+    if len(others) == 1 and not elsewhere and len(flagged) == 0:
+        flagged, others = others[0], []  # all that carries the name: the config names it
+    names = {write.owner for write in flagged}
+    return flagged, [w for members in others for w in members] + [w for w in own if w.owner in names]
+
+
+class _KeywordLanding:
+    """Where a keyword at a call lands: in the callee's own parameter, or through a callee that
+    hands its **kwargs on, in those of the functions it hands them to (at any depth); through
+    `super().__init__`, in the constructors of the enclosing class's bases."""
+
+    def __init__(self, repository: _Repository, binding: frozenset[str]) -> None:
+        self.repository = repository
+        self.binding = binding  # callees that have a parameter of the name: the keyword stops there
+        self._forwards: dict[str, frozenset[str] | None] = {}
+
+    def forwards(self, name: str) -> frozenset[str] | None:
+        """The callees a function of this name hands its **kwargs on to (see index.keyword_forwards)."""
+        if name not in self._forwards:
+            self._forwards[name] = None if name in self.binding else keyword_forwards(_trees(self.repository, name), name)
+        return self._forwards[name]
+
+    def callees(self, write: Write) -> set[str]:
+        if write.owner == "__init__":
+            enclosing = write.carried_from.split(".")
+            if len(enclosing) < 2:
+                return set()
+            bases = class_bases(self.repository, frozenset([enclosing[-2]]))
+            return {name for name in bases if name != enclosing[-2]}
+        found, stack = set(), [write.owner]
+        while stack:
+            name = stack.pop()
+            if name not in found:
+                found.add(name)
+                stack.extend(self.forwards(name) or ())
+        return found
+
+
+def _keyword_forwarders(
+    repository: _Repository, facts: NameFacts, owners: frozenset[str], binding: set[str]
+) -> frozenset[str]:
+    """Functions a flag keyword is passed to that hand their **kwargs on only to owners, at any
+    depth (`_apply(x, compact_ids=True)` with `def _apply(self, x, **kwargs): return
+    self._inner(x, **kwargs)`): the keyword lands on the flag, and goes at their calls too."""
+    landing = _KeywordLanding(repository, frozenset(binding))
+    candidates = sorted({w.owner for w in facts.writes if w.kind == "keyword"} - owners - binding)
+    found: set[str] = set()
+    grown = True
+    while grown:
+        grown = False
+        for name in candidates:
+            targets = landing.forwards(name)
+            if name not in found and targets and targets <= owners | found:
+                found.add(name)
+                grown = True
+    return frozenset(found)
+
+
+def _trees(repository: _Repository, name: str) -> list[ast.Module]:
+    """The trees of the files that mention a name."""
+    trees = [repository.tree(path, repository.text(path)) for path in repository.mentioning(frozenset([name]))]
+    return [tree for tree in trees if tree is not None]
 
 
 def overridable(write: Write) -> bool:
@@ -335,38 +542,44 @@ def overridden(flag: Flag, facts: NameFacts) -> list[Write]:
 
 
 def conflicts(
-    repository: _Repository, flags: Sequence[Flag], facts: dict[str, NameFacts], strict: bool = False
+    repository: _Repository,
+    flags: Sequence[Flag],
+    facts: dict[str, NameFacts],
+    plumbings: Mapping[str, Plumbing],
+    strict: bool = False,
 ) -> dict[str, list[str]]:
     """Flags something gives another value than the configured one, with where and how. Unless
-    strict, the writes that the rewrite removes (see overridable) are no conflict."""
+    strict, the writes that the rewrite removes (see overridable, and the plumbing's) are no
+    conflict, nor is a value a flag parameter carries on."""
     found: dict[str, list[str]] = {}
     for flag in flags:
         flag_facts = facts[flag.name]
-        flag_owners = owners(flag, flag_facts, strict)
+        pipes = plumbings[flag.name]
         problems = []
         for write in flag_facts.writes:
             if write.value is ITSELF or write.kind == "parameter":
-                continue  # a parameter with another default is a local that only shares the name
-            if not strict and overridable(write):
+                continue  # a parameter not linked to the flag is a local that only shares the name
+            if not strict and (overridable(write) or write in pipes.overridden or _carries(write, pipes)):
                 continue
-            if write.kind == "keyword" and write.owner not in flag_owners:
+            if write.kind == "keyword" and write.owner not in pipes.owners:
                 # A keyword a function binds to its own parameter (another variable) goes no further.
-                callee = frozenset([write.owner])
-                trees = [repository.tree(path, repository.text(path)) for path in repository.mentioning(callee)]
-                own = binds_everywhere([tree for tree in trees if tree is not None], write.owner, flag.name)
+                trees = _trees(repository, write.owner)
+                own = binds_everywhere(trees, write.owner, flag.name)
                 if repository.defines(write.owner) and not own:
                     problems.append(f"{write.site} (passed to {write.owner}, which does not take it as the flag)")
                 continue  # a keyword of a function outside the repository is that function's business
             if not same_value(write.value, flag.value):
-                problems.append(str(write.site))
-        problems += _positional_passes(repository, flag, flag_facts)
+                problems.append(f"{write.site}{_why_it_stays(write) if not strict else ''}")
+        problems += pipes.problems
         problems += _positional_fields(repository, flag_facts)
         if problems:
             found[flag.name] = problems
     return found
 
 
-def _test_plan(repository: _Repository, config: Config, facts: Mapping[str, NameFacts]) -> TestPlan:
+def _test_plan(
+    repository: _Repository, config: Config, facts: Mapping[str, NameFacts], plumbings: Mapping[str, Plumbing]
+) -> TestPlan:
     """What becomes of the tests that write a flag (see pinned.py): planned over the original
     texts of the test files holding such writes. Under strict, nothing (each is a conflict)."""
     if config.strict:
@@ -386,24 +599,58 @@ def _test_plan(repository: _Repository, config: Config, facts: Mapping[str, Name
         tree = repository.tree(path, text) if text is not None else None
         if tree is not None and text is not None:
             files[display] = (tree, text)
-    flag_owners = {name: owners(flag, facts[name]) for name, flag in flags.items()}
+    flag_owners = {name: plumbings[name].owners for name in flags}
     writers, constants = repository.writers, repository.flag_constants
     return plan_tests(files, flags, flag_owners, writers, constants, delete=config.tests == "delete")
 
 
-def _removed_writes(flag: Flag, facts: NameFacts, tests: TestPlan) -> list[Write]:
-    """The writes of another value that go: overridden statements, and tests' writes (once each)."""
-    found = {id(write): write for write in overridden(flag, facts) + tests.writes(flag.name, facts)}
-    return list(found.values())
+def _why_it_stays(write: Write) -> str:
+    """Why a keyword of another value at a call of an owner cannot go (see _keywords_to_go)."""
+    if write.kind != "keyword":
+        return ""
+    if not write.statement:
+        return " (its value may have side effects)"
+    return f" (another function named {write.owner} may not take it)"
+
+
+def _carries(write: Write, pipes: Plumbing) -> bool:
+    """Whether a write passes on a parameter that is the flag (`self.fast = fast`, `helper(fast=fast)`
+    to a function whose parameter is the flag too): after inlining it gives the flag its own value."""
+    carried = (write.site.path, write.carried_from) in pipes.functions
+    return carried and (write.kind != "keyword" or write.owner in pipes.owners)
+
+
+def _to_go(
+    flag: Flag, facts: Mapping[str, NameFacts], plumbings: Mapping[str, Plumbing], tests: TestPlan, unread: bool
+) -> list[Write]:
+    """What must go for the config's value to be all the code says of a flag: its overridden
+    writes and arguments, and the tests' writes the tests pass removes (each once); once nothing
+    reads it, also every argument and parameter passing it that the rewrite removes (one left
+    behind would pass it to a parameter that went)."""
+    pipes = plumbings[flag.name]
+    writes = overridden(flag, facts[flag.name]) + tests.writes(flag.name, facts[flag.name]) + list(pipes.overridden)
+    writes += list(pipes.removed) if unread else []
+    return list({id(write): write for write in writes}.values())
 
 
 def _still_written(flag: Flag, writes: list[Write]) -> Refusal:
+    """The refusal of a flag whose writes (see _to_go) did not all go: those giving it another
+    value, and the arguments and parameters passing it."""
     sites = sorted({str(write.site) for write in writes})
-    message = (
-        f"{flag.name}: not pruned: it is given another value at {', '.join(sites)}, "
-        "and not every read of it, or not every such write, could go"
-    )
+    given = sorted({str(write.site) for write in writes if _gives_another_value(flag, write)})
+    passed = sorted(set(sites) - set(given))
+    said = [f"it is given another value at {', '.join(given)}"] if given else []
+    said += [f"it is passed or taken at {', '.join(passed)}"] if passed else []
+    message = f"{flag.name}: not pruned: {', and '.join(said)}, and not every read of it, or not every such write, could go"
     return Refusal(flag.name, "another-value", tuple(sites), message)
+
+
+def _gives_another_value(flag: Flag, write: Write) -> bool:
+    """Whether a write gives the flag another value than the configured one: not one passing the
+    flag on, nor a parameter without a literal default (it holds what its callers pass)."""
+    if write.value is ITSELF or (write.kind == "parameter" and write.value is UNKNOWN):
+        return False
+    return not same_value(write.value, flag.value)
 
 
 def _ambiguous(repository: _Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]) -> list[Refusal]:
@@ -443,6 +690,31 @@ def _toml(flag: Flag) -> str:
     return json.dumps(flag.value) if isinstance(flag.value, str) else f'{{ python = {json.dumps(flag.source)} }}'
 
 
+def _ambiguous_parameters(flags: Sequence[Flag], plumbings: Mapping[str, Plumbing]) -> list[Refusal]:
+    """Flags whose name parameters carry that no chain of calls links to the flag, holding another
+    value (`def similar(a, b, fuzzy=0.8)` beside `def search(q, fuzzy=False)`), or sharing a
+    last name with a function whose parameter is the flag, by which calls are matched: such a
+    parameter may be the flag or another variable, so none is guessed. The flag is refused,
+    naming each function's parameter as the qualified key that would scope it."""
+    found = []
+    for flag in flags:
+        pipes = plumbings[flag.name]
+        if not pipes.unlinked:
+            continue
+        unlinked = sorted({qualified(write.site.path, f"{write.scope}.{flag.name}") for write in pipes.unlinked})
+        keys = {qualified(path, f"{scope}.{flag.name}") for path, scope in pipes.functions}
+        sites = sorted({str(write.site) for write in pipes.unlinked})
+        scope_with = tuple(sorted(keys.union(unlinked)))
+        message = (
+            f"{flag.name}: not pruned: the name is ambiguous: parameters that no chain of calls links to the flag "
+            f"carry it ({', '.join(unlinked)}, at {', '.join(sites)}), each the flag or another variable; to prune "
+            "it, give each the configured value as its default (a parameter that agrees is the flag), or scope the "
+            f"flag with a qualified key, e.g. \"{scope_with[0]}\" = {_toml(flag)}"
+        )
+        found.append(Refusal(flag.name, "ambiguous", tuple(sites), message, scope_with))
+    return found
+
+
 def _scope(repository: _Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]) -> list[Refusal]:
     """Scoped flags (qualified keys): where their names are other definitions' (kept from the
     index from now on, see _Repository.scanned), or the refusal of one still ambiguous. A key that
@@ -476,30 +748,133 @@ def _read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
     return found
 
 
-def _positional_passes(repository: _Repository, flag: Flag, facts: NameFacts) -> list[str]:
-    """Calls that fill a flag parameter by position: removing the parameter would shift them.
-    Only parameters that are the flag count (a parameter with another default is another
-    variable), and only arguments that reach its place: a starred sequence of unknown length
-    does not, unless it forwards the `*args` of a function whose own callers reach that far."""
-    parameters = [
-        w for w in facts.writes if w.kind == "parameter" and w.position is not None and same_value(w.value, flag.value)
-    ]
-    calls = repository.calls(frozenset(w.owner for w in parameters)) if parameters else []
-    forwarders = frozenset(call.forwarder for call in calls if call.forwarder is not None)
-    # However far a forwarder's callers reach: at most every positional argument they pass.
-    forwarded = {name: 0 for name in forwarders}
-    for call in repository.calls(forwarders) if forwarders else []:
-        forwarded[call.callee] = max(forwarded[call.callee], call.positional)
-    problems = []
-    for parameter in parameters:
+def _positional_passes(
+    repository: _Repository, flag: Flag, parameters: list[Write], strict: bool
+) -> tuple[list[str], list[Write], dict[str, tuple[int, bool]]]:
+    """Calls that fill a flag parameter by position, and whether that argument can go with the
+    parameter: when it is the call's last positional argument, nothing starred after it, or when
+    every call of the function passes it at that place, it goes (and when it gives another value,
+    it is overridden); any other removal would shift the arguments after it onto other parameters,
+    or cannot be seen to be right: a conflict. Under strict every such call is a conflict. Only
+    arguments that reach its place count: a starred sequence of unknown length does not, unless it
+    forwards the `*args` of a function whose own callers reach that far.
+    Gives the conflicts, the arguments that go, and the callees that lose one."""
+    # One of each place: functions of one name share their calls.
+    positional = list({(w.owner, w.position, w.method): w for w in parameters if w.position is not None and w.owner}.values())
+    calls = repository.calls(frozenset(w.owner for w in positional)) if positional else []
+    forwarded = _forwarded(repository, calls, strict)
+    problems, arguments, positions = [], [], {}
+    for parameter in positional:
         assert parameter.position is not None
-        for call in calls:
+        owner = parameter.owner
+        # Calls are matched by last name: an argument goes only where every function of that name
+        # has the flag at that one place, and no skipped file may call one.
+        places = None if strict else parameter_places(_trees(repository, owner), owner, flag.name)
+        certain = places == {(parameter.position, parameter.method)} and not repository.skipped_holding(frozenset([owner]))
+        own = [call for call in calls if call.callee == owner]
+        for call in own:
             offset = 1 if parameter.method and call.through_attribute else 0
-            reach = call.positional + offset + (forwarded[call.forwarder] if call.forwarder is not None else 0)
-            if call.callee == parameter.owner and reach > parameter.position:
-                how = f" through {call.forwarder}'s *args" if reach > call.positional + offset else ""
+            extra = forwarded.get(call.forwarder, 0) if call.forwarder is not None else 0
+            if call.positional + offset + extra <= parameter.position:
+                continue
+            argument = _removable(call, parameter, own) if certain and not extra else None
+            if argument is None:
+                how = f" through {call.forwarder}'s *args" if extra else ""
                 problems.append(f"{call.site} (passes {parameter.owner}'s parameter by position{how})")
-    return problems
+                continue
+            positions[parameter.owner] = (parameter.position, parameter.method)
+            arguments.append(Write(Site(call.site.path, argument.line), "argument", argument.value, parameter.owner))
+        problems += _subclass_passes(repository, parameter)
+    return problems, arguments, positions
+
+
+def _subclass_passes(repository: _Repository, parameter: Write) -> list[str]:
+    """Calls that fill a base's constructor parameter by position through a subclass (`Quick(x,
+    False)` with `Node.__init__(self, x, fast=False)`, when Quick inherits that `__init__`) or
+    from a subclass's own `__init__` (`super().__init__(x, False)`): no argument of them goes."""
+    assert parameter.position is not None
+    if not parameter.scope.endswith(f"{parameter.owner}.__init__"):
+        return []
+    subclasses = with_subclasses(repository, frozenset([parameter.owner])) - {parameter.owner}
+    inheriting, found = set(), []
+    for path in repository.mentioning(frozenset(subclasses)) if subclasses else []:
+        tree = repository.tree(path, repository.text(path))
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.ClassDef) and node.name in subclasses:
+                initializers = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
+                if not initializers:
+                    inheriting.add(node.name)
+                for initializer in initializers:  # `super().__init__(...)`, `Base.__init__(self, ...)`
+                    found += scan_calls(initializer, repository.display(path), frozenset(["__init__"]))
+    found += repository.calls(frozenset(inheriting)) if inheriting else []
+    return [
+        f"{call.site} (passes {parameter.owner}'s parameter by position through {call.callee})"
+        for call in found
+        if call.positional > parameter.position or call.forwarder is not None
+    ]
+
+
+def _removable(call: CallSite, parameter: Write, calls: list[CallSite]) -> Argument | None:
+    """The argument a call fills a flag parameter with, when it can go (see _positional_passes):
+    it has no side effects, the call says whether a method's self is implied, and nothing after
+    it shifts or every call passes it there."""
+    assert parameter.position is not None
+    index = parameter.position - (1 if parameter.method and call.through_attribute else 0)
+    if (parameter.method and call.class_receiver) or index >= len(call.arguments):
+        return None
+    argument = call.arguments[index]
+    if not argument.pure:
+        return None
+    last = index == len(call.arguments) - 1 and not call.starred
+    if last or all(_fills_at(other, parameter) for other in calls):
+        return argument
+    return None
+
+
+def _fills_at(call: CallSite, parameter: Write) -> bool:
+    """Whether a call passes the parameter as one of its plain positional arguments, at its place."""
+    assert parameter.position is not None
+    offset = 1 if parameter.method and call.through_attribute else 0
+    return not (parameter.method and call.class_receiver) and 0 <= parameter.position - offset < len(call.arguments)
+
+
+_UNSEEN = 1 << 20  # arguments forwarders that call each other in a cycle may pass on
+
+
+def _forwarded(repository: _Repository, calls: list[CallSite], strict: bool) -> dict[str, int]:
+    """For each function forwarding its `*args` in one of the calls, how many positional arguments
+    its callers may put into them: what they pass beyond its own positional parameters (a method's
+    self implied through an attribute), and what a caller forwarding its own `*args` may put
+    there in turn. Under strict, every plain positional argument its callers pass, as before."""
+    signatures: dict[str, tuple[int, bool]] = {}  # forwarder -> the fewest parameters one of that name takes
+
+    def note(found: list[CallSite]) -> None:
+        for call in found:
+            if call.forwarder is not None:
+                takes, method = signatures.get(call.forwarder, (call.forwarder_takes, False))
+                signatures[call.forwarder] = (min(takes, call.forwarder_takes), method or call.forwarder_method)
+
+    reach: dict[str, int] = {}
+
+    def spill(name: str, seen: frozenset[str]) -> int:
+        if name in seen:
+            return _UNSEEN
+        if name not in reach:
+            takes, method = signatures[name]
+            found = repository.calls(frozenset([name]))
+            note(found)
+            most = 0
+            for call in found:
+                if strict:
+                    most = max(most, call.positional)
+                    continue
+                extra = spill(call.forwarder, seen | {name}) if call.forwarder is not None else 0
+                most = max(most, call.positional + extra + (1 if method and call.through_attribute else 0) - takes)
+            reach[name] = most
+        return reach[name]
+
+    note(calls)
+    return {name: spill(name, frozenset()) for name in list(signatures)}
 
 
 def _positional_fields(repository: _Repository, facts: NameFacts) -> list[str]:
@@ -564,10 +939,11 @@ def run(
     report.refused += _scope(repository, config.flags, flag_facts)
     if repository.foreign:
         flag_facts = repository.facts(flag_names)  # without what is other definitions'
-    tests = _test_plan(repository, config, flag_facts)
+    plumbings = {flag.name: plumbing(repository, flag, flag_facts[flag.name], config.strict) for flag in config.flags}
+    tests = _test_plan(repository, config, flag_facts, plumbings)
     # A flag read as an object that something also gives another value (`USE_X = Flag(...)`) is
     # refused as read as an object: what the user must do is declare how it is read.
-    conflicting = conflicts(repository, config.flags, tests.without_handled(flag_facts), config.strict)
+    conflicting = conflicts(repository, config.flags, tests.without_handled(flag_facts), plumbings, config.strict)
     report.refused += _read_as_objects({name: flag_facts[name] for name in conflicting})
     for name, sites in conflicting.items():
         if not flag_facts[name].object_reads:
@@ -579,6 +955,8 @@ def run(
         refused = {refusal.flag for refusal in report.refused}
         deciding = [flag for flag in config.flags if flag.name not in conflicting and flag.name not in refused]
         report.refused += _ambiguous(repository, deciding, flag_facts)
+        named = {refusal.flag for refusal in report.refused}
+        report.refused += _ambiguous_parameters([flag for flag in deciding if flag.name not in named], plumbings)
     # Other flags read as objects are tried: a fold may take every such read with the dead code
     # (`callable(self.namer)` with namer = None); a read left after the cleanup refuses the flag.
     tried_as_objects = frozenset(name for name in flag_names - frozenset(conflicting) if flag_facts[name].object_reads)
@@ -592,12 +970,13 @@ def run(
             repository.rewritten.clear()
             refused = frozenset(refusal.flag for refusal in report.refused)
             active = {flag.name: flag for flag in config.flags if flag.name not in refused}
-            flag_owners = {name: owners(flag, flag_facts[name], config.strict) for name, flag in active.items()}
+            flag_owners = {name: plumbings[name].owners for name in active}
             cascade = _Cascade(repository, config, active, set(repository.mentioning(refused)), flag_owners, workers)
             constants = repository.flag_constants
             cascade.name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
             cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
             cascade.tests = tests
+            cascade.plumbings = {name: plumbings[name] for name in active}
             cascade.run()
             if cascade.unsettled:
                 continue
@@ -611,10 +990,10 @@ def run(
             # (a skipped file, a kept statement) would keep them: its reads would disagree with
             # its definitions; so would a write the rewrite could not remove. Such a flag is
             # refused as before the config became the decision.
-            removed = {name: _removed_writes(flag, flag_facts[name], tests) for name, flag in active.items()}
-            undecided = [flag for flag in active.values() if removed[flag.name] and not cascade.decided(flag, removed[flag.name])]
+            to_go = {name: _to_go(flag, flag_facts, plumbings, tests, cascade.unread(flag)) for name, flag in active.items()}
+            undecided = [flag for flag in active.values() if to_go[flag.name] and not cascade.decided(flag, to_go[flag.name])]
             if undecided:
-                report.refused += [_still_written(flag, removed[flag.name]) for flag in undecided]
+                report.refused += [_still_written(flag, to_go[flag.name]) for flag in undecided]
                 continue
             edited = {
                 path: (source, rewritten.text)
@@ -699,6 +1078,7 @@ class _Cascade:
         self.name_constants: dict[str, str] = {}
         self.option_flags: dict[str, frozenset[str]] = {}  # flags a command-line option defines -> its strings
         self.tests = TestPlan()  # what becomes of the tests that write a flag
+        self.plumbings: dict[str, Plumbing] = {}  # each flag's parameters and the calls passing them
         self.config = config
         self.flags = flags
         self.frozen_out = frozen_out
@@ -744,11 +1124,13 @@ class _Cascade:
             | frozenset(self.name_constants)
             | frozenset(helper.name for helper in self.helpers.values())
             | frozenset(s for name, strings in self.option_flags.items() if name in self.dead for s in strings)
+            | frozenset(callee for pipes in self.plumbings.values() for callee in pipes.positions)
         )
 
     def context(self, path: Path, by_original_lines: bool = True) -> RewriteContext:
-        """What a rewrite of the file is told; without what is planned by the original text's
-        lines (asserts, tests' edits) for a second run over the result."""
+        """What the rewrite of a file is given. Not for its original text (the safety gate's
+        second run over the result), it has none of what is planned by the original's lines:
+        assert lines, tests' edits, arguments passing a flag by position."""
         option_flags = {
             name: strings
             for name, strings in self.option_flags.items()
@@ -764,6 +1146,8 @@ class _Cascade:
             accessors=self.repository.accessors,
             writers=self.repository.writers,
             flag_owners=self.flag_owners,
+            flag_functions=self._functions_in(display),
+            flag_positions={name: pipes.positions for name, pipes in self.plumbings.items() if pipes.positions and by_original_lines},
             name_constants=self.name_constants,
             option_flags=option_flags,
             dead_names={name: self.dead[name] for name in dead},
@@ -774,6 +1158,11 @@ class _Cascade:
             foreign={name: owners[display] for name, owners in self.repository.foreign.items() if display in owners},
             tests=self.tests.edits(display, self.flags) if by_original_lines else None,
         )
+
+    def _functions_in(self, display: str) -> dict[str, frozenset[str]]:
+        """For each flag, the functions of a file whose parameter is the flag, by qualified name."""
+        found = {name: frozenset(s for p, s in pipes.functions if p == display) for name, pipes in self.plumbings.items()}
+        return {name: scopes for name, scopes in found.items() if scopes}
 
     def _kept_in(self, path: Path) -> frozenset[str]:
         """The names kept for skipped files that this file mentions: its imports of them stay."""
@@ -787,6 +1176,8 @@ class _Cascade:
         # (`--turbo`, its `dest` another name) names it.
         aliases = {string: name for name, strings in self.option_flags.items() for string in strings}
         aliases.update(self.name_constants)
+        # ... and where it is only an argument passed by position to a function whose parameter it is.
+        aliases.update((callee, name) for name, pipes in self.plumbings.items() for callee in pipes.positions)
         spelled = {aliases[word] for word in names_in(text, aliases) if aliases[word] in self.dead}
         return frozenset(
             name for name in names_in(text, self.dead) if name in self.flags or display in self.dead_places.get(name, ())
@@ -875,8 +1266,8 @@ class _Cascade:
         for name in sorted(dead_fields):
             if any(w.kind in _FIELD_WRITES for w in facts[name].writes) or facts[name].assert_reads:
                 self.dead[name] = Death(self._cause(name, causes), self._reason(name, original[name]))
-                self.dead_places[name] = frozenset(
-                    [write.site.path for write in original[name].writes]
+                self.dead_places[name] = frozenset(  # (a parameter of its name is another variable)
+                    [write.site.path for write in original[name].writes if write.kind != "parameter"]
                     + [read.site.path for read in original[name].assert_reads]
                 )
                 learnt = True
@@ -892,14 +1283,13 @@ class _Cascade:
     def decided(self, flag: Flag, writes: list[Write]) -> bool:
         """Whether a flag has no reader left and each of its writes of another value went (a
         change at its line): what the config decided is all the code says of it."""
-        name = flag.name
-        if not (name in self.dead or any(name in names for names in self.dead_globals.values()) or self._gone(name)):
+        if not (self.unread(flag) or self._gone(flag.name)):
             return False
         by_display = self.repository.by_display()
         for write in writes:
             result = self.results.get(by_display.get(write.site.path, Path()))
             changes = result.changes if result is not None else ()
-            line = self.tests.change_line(name, write)  # a deleted test's line, for the writes in it
+            line = self.tests.change_line(flag.name, write)  # a deleted test's line, for the writes in it
             if not any(change.line == line and change.action in _WRITE_REMOVALS for change in changes):
                 return False
         return True
@@ -909,6 +1299,10 @@ class _Cascade:
         nowhere (read through an accessor) whose only writes were tests' the tests pass removed."""
         facts = self.repository.facts(frozenset([name]))[name]
         return not (facts.global_reads or facts.assert_reads or facts.writes or facts.object_reads)
+
+    def unread(self, flag: Flag) -> bool:
+        """Whether nothing reads a flag any more: its definitions, parameters and arguments go."""
+        return flag.name in self.dead or any(flag.name in names for names in self.dead_globals.values())
 
     def kept_by_skipped(self) -> dict[str, str]:
         """For each skipped file (by display), what it keeps alive, said after why it was skipped."""
@@ -1070,8 +1464,9 @@ class _Cascade:
         return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"
 
 
-# The actions of a removed write: the prune pass's, and the tests pass's (a write in a deleted test).
-_WRITE_REMOVALS = (OVERRIDDEN, "removed-write", "removed-write-kept-value", REMOVED_TEST)
+# The actions of a removed write: the prune and parameter passes', and the tests pass's (a write
+# in a deleted test).
+_WRITE_REMOVALS = (OVERRIDDEN, "removed-write", "removed-write-kept-value", "removed-parameter", "removed-argument", REMOVED_TEST)
 _FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option", "class-def", "setattr", "writer")
 
 
@@ -1082,8 +1477,7 @@ def _live(reads: list[Site], skipped: frozenset[str]) -> list[Site]:
 
 def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
     """The safety gate after the edit: the result parses, and a second run changes nothing.
-    (The context has no assert lines nor tests' edits: they are the original's, with nothing left
-    to match.)"""
+    (The context is not the original's: see _Cascade.context.)"""
     from prune_flags.rewrite import FileFailure, rewrite  # LibCST, in the process that rewrites (see warm)
 
     text, context, is_package_init = task

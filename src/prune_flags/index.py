@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Iterable, Iterator, Mapping
+from typing import Iterable, Iterator, Mapping, NamedTuple
 
 from prune_flags.files import lines_naming
 from prune_flags.values import FIELD_CONSTRUCTORS, PURE_BUILTINS, UNKNOWN
@@ -52,7 +52,8 @@ class Site:
 class Write:
     site: Site
     kind: str  # "attribute", "class", "module", "global", "setattr", "augmented", "del", "unpack",
-    # "keyword" (name=... at a call), "parameter" (a parameter's default), "environ"
+    # "keyword" (name=... at a call), "parameter" (a parameter, its default the value), "environ",
+    # "argument" (a positional argument passing a flag parameter, engine.plumbing)
     value: object  # the literal written, ITSELF, or UNKNOWN
     # Whose the write is: for a parameter, its function; for a class-level field, its class;
     # for a keyword, the callee's (last) name. A keyword reaches a flag only through an owner.
@@ -61,11 +62,27 @@ class Write:
     method: bool = False  # the parameter's function takes self/cls: an attribute call passes it
     option_strings: tuple[str, ...] = ()  # an option's long strings, `--use-x`, `--turbo`
     # A `setattr` or writer call that is a statement of its own (the prune pass can remove it);
-    # one inside an expression, a decorator or a `with` is not.
+    # one inside an expression, a decorator or a `with` is not. A keyword whose value may have
+    # side effects (`run(fast=next(modes))`) is not either: its argument cannot go without them.
     statement: bool = True
     # The value reads a parameter of the function it is written in (`self.fast = fast`): a
     # caller decides it, so the write is plumbing, not a definition the config overrides.
     from_parameter: bool = False
+    # A parameter's function, qualified within its module (`Class.method`, `outer.inner`); "" for
+    # a lambda's.
+    scope: str = ""
+    # A keyword or an attribute assignment whose value is the enclosing function's own parameter
+    # of the name, never rebound there (`helper(x, fast=fast)`, `self.fast = fast`): that
+    # function, qualified as `scope` is. The parameter's value travels on along a chain.
+    carried_from: str = ""
+
+
+class Argument(NamedTuple):
+    """A plain positional argument at a call: where it is, what it passes, whether it can go."""
+
+    line: int
+    value: object  # a literal, or UNKNOWN
+    pure: bool  # evaluating it has no side effect (helpers.pure_expression)
 
 
 @dataclass(frozen=True)
@@ -80,6 +97,15 @@ class CallSite:
     through_attribute: bool  # `obj.f(...)`: a method's self is passed implicitly
     # `f(*args)` inside `def forwarder(..., *args)`: as far as forwarder's callers reach.
     forwarder: str | None = None
+    # The forwarder's positional parameters before its *args (self counted) and whether it is a
+    # method: its callers' first arguments fill those, only the rest reach its *args.
+    forwarder_takes: int = 0
+    forwarder_method: bool = False
+    arguments: tuple[Argument, ...] = ()  # the plain positional arguments before any starred one
+    starred: bool = False  # some argument is starred: what follows it is at no place the call shows
+    # `Name.method(...)` with a capitalised receiver, a class: a method's self may be the first
+    # argument, not implied.
+    class_receiver: bool = False
 
 
 class _Itself:
@@ -118,6 +144,10 @@ class NameFacts:
     assert_reads: list[AssertRead] = field(default_factory=list)
     writes: list[Write] = field(default_factory=list)
     object_reads: list[ObjectRead] = field(default_factory=list)  # also among the reads above
+    # A function's own parameter of the name passed on by position (`helper(x, fast)`), as a
+    # write of kind "argument": the callee, its index among the call's arguments, whether the call
+    # goes through an attribute (`method`) and the function it is carried from.
+    passed: list[Write] = field(default_factory=list)
 
     def merge(self, other: NameFacts) -> None:
         self.attribute_reads += other.attribute_reads
@@ -127,6 +157,7 @@ class NameFacts:
         self.assert_reads += other.assert_reads
         self.writes += other.writes
         self.object_reads += other.object_reads
+        self.passed += other.passed
 
     @property
     def is_option(self) -> bool:
@@ -176,6 +207,14 @@ def patched(call: ast.Call) -> tuple[str, ast.expr | None] | None:
         if isinstance(target, str) and "." in target:
             return target.rsplit(".", 1)[1], call.args[1] if len(call.args) > 1 else new
     return None
+
+
+def _pure(expression: ast.expr) -> bool:
+    """Whether evaluating an expression only computes a value (helpers.pure_expression, which
+    imports this module)."""
+    from prune_flags.helpers import pure_expression
+
+    return pure_expression(expression)
 
 
 def _field_default(call: ast.Call) -> object:
@@ -268,6 +307,8 @@ class _Scanner(ast.NodeVisitor):
         self._flag_params: list[dict[str, ast.expr]] = []  # candidate-named parameters -> their defaults
         self._scope_nodes: list[ast.AST] = []  # the enclosing functions, lambdas and comprehensions
         self._classes: list[str] = []  # enclosing class names
+        self._qualname: list[str] = []  # the names of the enclosing classes and functions
+        self._function_names: dict[int, str] = {}  # each enclosing function, qualified (Write.scope)
         # Per enclosing class and function: the name `self` or `cls` has in the innermost method
         # (a nested function sees its method's), "" where there is none.
         self._methods: list[str] = []
@@ -313,9 +354,9 @@ class _Scanner(ast.NodeVisitor):
         self._scopes.pop()
 
     def _parameter_defaults(self, node: ast.AST) -> dict[str, ast.expr]:
-        """Parameters named like a candidate, with a literal default: each is a definition of the
-        name at that value. One without a default, or with a default that is not a literal, is a
-        local that only shares the name."""
+        """Parameters named like a candidate, each a write of kind "parameter" (its default's
+        literal value, else UNKNOWN: whether it is the flag depends on the chains of calls linking
+        it, see engine.plumbing), and those with a literal default, which a read passes along."""
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             return {}
         arguments = node.args
@@ -325,17 +366,20 @@ class _Scanner(ast.NodeVisitor):
         found = {}
         method = bool(positional) and positional[0].arg in ("self", "cls")
         name = getattr(node, "name", "")
+        scope = self._function_names.get(id(node), "")
         constructor = name == "__init__" and bool(self._classes) and bool(self._scopes) and self._scopes[-1] == "class"
         if constructor:
             name = self._classes[-1]  # the class is called to reach its __init__, self filled in
         for argument, default in pairs:
+            if argument.arg not in self.names:
+                continue
             value = literal(default) if default is not None else UNKNOWN
-            if argument.arg in self.names and value is not UNKNOWN:
-                position = positional.index(argument) if argument in positional else None
-                if constructor and position is not None:
-                    position -= 1  # counted among the arguments the call writes
-                write = Write(self._site(argument), "parameter", value, name, position, method and not constructor)
-                self._of(argument.arg).writes.append(write)
+            position = positional.index(argument) if argument in positional else None
+            if constructor and position is not None:
+                position -= 1  # counted among the arguments the call writes
+            write = Write(self._site(argument), "parameter", value, name, position, method and not constructor, scope=scope)
+            self._of(argument.arg).writes.append(write)
+            if value is not UNKNOWN:
                 found[argument.arg] = default
         return found
 
@@ -360,10 +404,12 @@ class _Scanner(ast.NodeVisitor):
             self.visit(child)
         self._scopes.append("class")
         self._classes.append(node.name)
+        self._qualname.append(node.name)
         self._methods.append("")
         for statement in node.body:
             self.visit(statement)
         self._methods.pop()
+        self._qualname.pop()
         self._classes.pop()
         self._scopes.pop()
 
@@ -374,7 +420,10 @@ class _Scanner(ast.NodeVisitor):
         static = any(ast_dotted(decorator) == "staticmethod" for decorator in node.decorator_list)
         receiver = positional[0].arg if in_class and positional and not static else ""
         self._methods.append(receiver if in_class else (self._methods[-1] if self._methods else ""))
+        self._qualname.append(node.name)
+        self._function_names[id(node)] = ".".join(self._qualname)
         self._scoped(node, "function")
+        self._qualname.pop()
         self._methods.pop()
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -400,8 +449,9 @@ class _Scanner(ast.NodeVisitor):
         elif isinstance(target, ast.Attribute):
             if target.attr in self.names:
                 owner = self._receiver_class(target.value)
+                carried = self._carried(node.value, target.attr) if isinstance(node, (ast.Assign, ast.AnnAssign)) else ""
                 kind = kind if kind != "name" else "attribute"
-                write = Write(self._site(node), kind, value, owner, from_parameter=self._from_parameter(node))
+                write = Write(self._site(node), kind, value, owner, from_parameter=self._from_parameter(node), carried_from=carried)
                 self._of(target.attr).writes.append(write)
             self.visit(target.value)
         elif isinstance(target, ast.Name) and target.id in self.names:
@@ -427,11 +477,22 @@ class _Scanner(ast.NodeVisitor):
         receiver = self._methods[-1] if self._methods else ""
         parameters = set()
         for function in functions:
-            arguments = function.args
-            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
-            parameters.update(argument.arg for argument in every if argument is not None)
+            parameters.update(parameter_names(function))  # type: ignore[arg-type]
         parameters.discard(receiver)
         return any(isinstance(inner, ast.Name) and inner.id in parameters for inner in ast.walk(value))
+
+    def _carried(self, value: ast.expr | None, name: str) -> str:
+        """The enclosing function whose own parameter `name` the value is, qualified as Write.scope
+        is, when the function never binds the name again (`helper(x, fast=fast)`); "" otherwise."""
+        if not (isinstance(value, ast.Name) and value.id == name):
+            return ""
+        for scope in reversed(self._scope_nodes):
+            if name not in local_names(scope):
+                continue
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and name not in body_bindings(scope):
+                return self._function_names.get(id(scope), "")
+            return ""
+        return ""
 
     def _receiver_class(self, receiver: ast.expr) -> str:
         """The class whose own attribute `receiver.name` is, when the receiver is the `self` or
@@ -599,9 +660,18 @@ class _Scanner(ast.NodeVisitor):
         callee = ast_dotted(func).rsplit(".", 1)[-1]
         for keyword in node.keywords:
             if keyword.arg in self.names:
+                value, carried = self._value(keyword.value, keyword.arg), self._carried(keyword.value, keyword.arg)
+                pure = _pure(keyword.value)
                 self._of(keyword.arg).writes.append(
-                    Write(self._site(keyword), "keyword", self._value(keyword.value, keyword.arg), callee)
+                    Write(self._site(keyword), "keyword", value, callee, statement=pure, carried_from=carried)
                 )
+        for index, argument in enumerate(node.args):
+            if isinstance(argument, ast.Starred):
+                break
+            if isinstance(argument, ast.Name) and argument.id in self.names and (carried := self._carried(argument, argument.id)):
+                through = isinstance(func, ast.Attribute)
+                passed = Write(self._site(argument), "argument", UNKNOWN, callee, index, through, carried_from=carried)
+                self._of(argument.id).passed.append(passed)
         double = patched(node)
         if double is not None and double[0] in self.names:
             self._of(double[0]).writes.append(Write(self._site(node), "patch", literal(double[1])))
@@ -653,15 +723,26 @@ class _Scanner(ast.NodeVisitor):
 
 def local_names(scope: ast.AST) -> set[str]:
     """Names a function, lambda or comprehension binds for itself (not those it declares global)."""
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return parameter_names(scope) | body_bindings(scope)
+    return _bindings([generator.target for generator in scope.generators])  # type: ignore[attr-defined]
+
+
+def parameter_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    """A function's parameters, `*args` and `**kwargs` included."""
+    arguments = function.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+    return {argument.arg for argument in every if argument is not None}
+
+
+def body_bindings(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    """Names a function's body binds for itself, its parameters aside."""
+    return _bindings(list(function.body) if isinstance(function.body, list) else [function.body])
+
+
+def _bindings(body: list[ast.AST]) -> set[str]:
     names: set[str] = set()
     declared: set[str] = set()
-    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        arguments = scope.args
-        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
-        names.update(argument.arg for argument in every if argument is not None)
-        body: list[ast.AST] = list(scope.body) if isinstance(scope.body, list) else [scope.body]
-    else:
-        body = [generator.target for generator in scope.generators]  # type: ignore[attr-defined]
     stack = body
     while stack:
         node = stack.pop()
@@ -791,15 +872,28 @@ def is_string_statement(statement: ast.stmt) -> bool:
     )
 
 
-def scan_calls(tree: ast.Module, path: str, callees: frozenset[str]) -> list[CallSite]:
+class _Forwarder(NamedTuple):
+    """A function with a `*args` parameter, as its calls of others see it."""
+
+    name: str
+    varargs: str  # its `*args` parameter's name
+    takes: int  # its positional parameters before `*args`, self counted
+    method: bool
+
+
+def scan_calls(tree: ast.AST, path: str, callees: frozenset[str]) -> list[CallSite]:
     """Every call of a function named in `callees` (by its last name), with how it passes arguments."""
     found = []
-    # (node, the enclosing function's name and its `*args` parameter's name)
-    stack: list[tuple[ast.AST, tuple[str, str] | None]] = [(tree, None)]
+    # (node, the enclosing function when it has a `*args` parameter)
+    stack: list[tuple[ast.AST, _Forwarder | None]] = [(tree, None)]
     while stack:
         node, enclosing = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            enclosing = (node.name, node.args.vararg.arg) if node.args.vararg is not None else None
+            arguments = node.args
+            positional = [*arguments.posonlyargs, *arguments.args]
+            method = bool(positional) and positional[0].arg in ("self", "cls")
+            vararg = arguments.vararg
+            enclosing = _Forwarder(node.name, vararg.arg, len(positional), method) if vararg is not None else None
         elif isinstance(node, ast.Lambda):
             enclosing = None
         if isinstance(node, ast.Call) and (callee := ast_dotted(node.func).rsplit(".", 1)[-1]) in callees:
@@ -808,8 +902,8 @@ def scan_calls(tree: ast.Module, path: str, callees: frozenset[str]) -> list[Cal
     return found
 
 
-def _call_site(call: ast.Call, site: Site, callee: str, enclosing: tuple[str, str] | None) -> CallSite:
-    positional, forwarder = 0, None
+def _call_site(call: ast.Call, site: Site, callee: str, enclosing: _Forwarder | None) -> CallSite:
+    positional, forwarding = 0, None
     for argument in call.args:
         if not isinstance(argument, ast.Starred):
             positional += 1
@@ -817,9 +911,57 @@ def _call_site(call: ast.Call, site: Site, callee: str, enclosing: tuple[str, st
             isinstance(element, ast.Starred) for element in argument.value.elts
         ):
             positional += len(argument.value.elts)
-        elif enclosing is not None and isinstance(argument.value, ast.Name) and argument.value.id == enclosing[1]:
-            forwarder = enclosing[0]
-    return CallSite(site, callee, positional, isinstance(call.func, ast.Attribute), forwarder)
+        elif enclosing is not None and isinstance(argument.value, ast.Name) and argument.value.id == enclosing.varargs:
+            forwarding = enclosing
+    plain = []
+    for argument in call.args:
+        if isinstance(argument, ast.Starred):
+            break
+        plain.append(Argument(argument.lineno, literal(argument), _pure(argument)))
+    receiver = ast_dotted(call.func.value) if isinstance(call.func, ast.Attribute) else ""
+    return CallSite(
+        site,
+        callee,
+        positional,
+        isinstance(call.func, ast.Attribute),
+        forwarding.name if forwarding is not None else None,
+        forwarding.takes if forwarding is not None else 0,
+        forwarding is not None and forwarding.method,
+        tuple(plain),
+        len(plain) < len(call.args),
+        receiver.rsplit(".", 1)[-1][:1].isupper(),
+    )
+
+
+def keyword_forwards(trees: Iterable[ast.Module], function: str) -> frozenset[str] | None:
+    """The callees (by last name) to which every function named `function` hands its `**kwargs`
+    on (`self._inner(x, **kwargs)`), when that is all it does with them: a keyword passed to
+    `function` lands there. None when there is no such function, when one is a class or has no
+    `**` parameter, or uses it otherwise too (`kwargs.get("fast")`, `dict(kwargs)`)."""
+    callees: set[str] = set()
+    found = False
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name == function:
+                return None
+            if not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function):
+                continue
+            kwarg = node.args.kwarg
+            if kwarg is None:
+                return None
+            uses = sum(isinstance(inner, ast.Name) and inner.id == kwarg.arg for inner in ast.walk(node))
+            handed = [
+                call
+                for call in ast.walk(node)
+                if isinstance(call, ast.Call)
+                for keyword in call.keywords
+                if keyword.arg is None and isinstance(keyword.value, ast.Name) and keyword.value.id == kwarg.arg
+            ]
+            if not handed or len(handed) != uses:
+                return None
+            callees.update(ast_dotted(call.func).rsplit(".", 1)[-1] for call in handed)
+            found = True
+    return frozenset(callees) if found else None
 
 
 def binds_everywhere(trees: Iterable[ast.Module], function: str, keyword: str) -> bool:
@@ -841,6 +983,36 @@ def binds_everywhere(trees: Iterable[ast.Module], function: str, keyword: str) -
                 return False
             found = True
     return found
+
+
+def parameter_places(trees: Iterable[ast.Module], function: str, name: str) -> set[tuple[int | None, bool]] | None:
+    """Where every definition named `function` has its parameter `name` (functions, methods, and
+    classes through their own `__init__`, whose self a call fills): its index among the positional
+    parameters as calls count it (None for a keyword-only one), and whether the function is a
+    method. None when one has no such parameter, or a class has no `__init__` of its own."""
+    places: set[tuple[int | None, bool]] = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            constructor = isinstance(node, ast.ClassDef) and node.name == function
+            if constructor:
+                assert isinstance(node, ast.ClassDef)
+                initializers = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
+                if not initializers:
+                    return None
+                node = initializers[0]
+            elif not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function):
+                continue
+            arguments = node.args
+            positional = [argument.arg for argument in (*arguments.posonlyargs, *arguments.args)]
+            method = bool(positional) and positional[0] in ("self", "cls")
+            if name in positional:
+                index = positional.index(name)
+                places.add((index - 1, False) if constructor else (index, method))
+            elif name in {argument.arg for argument in arguments.kwonlyargs}:
+                places.add((None, method and not constructor))
+            else:
+                return None
+    return places
 
 
 @dataclass

@@ -226,6 +226,7 @@ def without_foreign(facts: NameFacts, spans: list[tuple[int, int]]) -> NameFacts
         assert_reads=[r for r in facts.assert_reads if outside(r.site)],
         writes=[w for w in facts.writes if outside(w.site)],
         object_reads=[r for r in facts.object_reads if outside(r.site)],
+        passed=[w for w in facts.passed if outside(w.site)],
     )
 
 
@@ -233,6 +234,7 @@ def all_sites(facts: NameFacts) -> list[Site]:
     return [
         *facts.attribute_reads, *facts.name_reads, *facts.string_reads, *facts.table_mentions,
         *(read.site for read in facts.assert_reads), *(write.site for write in facts.writes),
+        *(passed.site for passed in facts.passed),
     ]  # fmt: skip
 
 

@@ -15,7 +15,14 @@ from libcst.metadata import CodePosition, PositionProvider
 from prune_flags.constants import constant_node
 from prune_flags.context import RewriteContext
 from prune_flags.passes.parens import ExpressionEditor
-from prune_flags.passes.scopes import bound_names, first_binding, flag_locals, flag_parameters, module_bindings
+from prune_flags.passes.scopes import (
+    bound_names,
+    first_binding,
+    flag_locals,
+    flag_parameters,
+    linked_flags,
+    module_bindings,
+)
 
 
 class InlineFlags(ExpressionEditor):
@@ -92,19 +99,19 @@ class InlineFlags(ExpressionEditor):
 
     def _flag_named(self, name: str, read: cst.Name) -> str | None:
         """The flag a bare name reads here: a parameter that is the flag (it defaults to the
-        flag's value; if the body rebinds it, only up to there), else a module-level flag not
-        rebound by an enclosing scope."""
-        for scope in reversed(self.scopes):
+        flag's value, or a chain of calls links it to the flag; if the body rebinds it, only up to
+        there), else a module-level flag not rebound by an enclosing scope."""
+        for depth in reversed(range(len(self.scopes))):
+            scope = self.scopes[depth]
             if isinstance(scope, cst.ClassDef):
                 continue
             key = id(scope)
-            if name in self.context.flags:
-                if key not in self._parameters:
-                    self._parameters[key] = flag_parameters(scope, self.context.flags)
-                if name in self._parameters[key]:
-                    return name if self._before_rebinding(scope, name, read) else None
-            if key not in self._carried:
-                self._carried[key] = flag_locals(scope, self.context.flags, self._module_flags)
+            if key not in self._parameters:
+                linked = linked_flags(self.context.flag_functions, self.scopes[: depth + 1])
+                self._parameters[key] = flag_parameters(scope, self.context.flags, linked)
+                self._carried[key] = flag_locals(scope, self.context.flags, self._module_flags, linked)
+            if name in self._parameters[key]:
+                return name if self._before_rebinding(scope, name, read) else None
             if name in self._carried[key]:
                 return self._carried[key][name]
             if name not in self._module_flags:

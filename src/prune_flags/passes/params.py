@@ -1,9 +1,12 @@
-"""Parameters that are flags: `def f(..., use_x=False)` where use_x is fixed at False.
+"""Parameters that are flags: `def f(..., use_x=False)` where use_x is fixed at False, and the
+parameters a chain of calls links to a flag whatever their default (the engine names them).
 
 Inline reads the parameter inside the body (see inline.py); once the flag has no reader
-left this pass removes the parameter, its entry in the docstring, and `use_x=<the same
-value>` from every call. A call that passes another value is a conflict found by the index
-before any file is touched, so what reaches here always agrees with the fixed value.
+left this pass removes the parameter, its entry in the docstring, and the argument passing it
+at every call of its function (or class), by keyword, or by position where the engine found
+that nothing after it shifts. An argument or default of another value goes too, reported as
+overridden: the config is the decision. A call whose argument cannot go (strict, a value with
+side effects, a shifting position) is a conflict found by the index before any file is touched.
 """
 
 from __future__ import annotations
@@ -12,12 +15,14 @@ from typing import Sequence, TypeVar
 
 import libcst as cst
 
+from prune_flags.config import Flag
 from prune_flags.constants import constant_value
 from prune_flags.docstrings import without_parameter
 from prune_flags.passes.body import BodyEditor
+from prune_flags.passes.prune import _overrode
+from prune_flags.passes.scopes import all_params, flag_parameters, linked_flags
+from prune_flags.report import OVERRIDDEN
 from prune_flags.values import same_value
-from prune_flags.purity import dotted_name
-from prune_flags.passes.scopes import flag_parameters
 
 Element = TypeVar("Element", cst.Param, cst.Arg, cst.WithItem, cst.BaseElement)
 
@@ -38,40 +43,80 @@ class PruneFlagParameters(BodyEditor):
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         updated_node = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
         # Decided on the original: the option decorator that makes a click parameter a flag may be gone by now.
+        linked = linked_flags(self.context.flag_functions, self.scopes)
         dead = [
             name
-            for name in flag_parameters(original_node, self.context.flags)
+            for name in flag_parameters(original_node, self.context.flags, linked)
             if self._dead_flag(name) and _bound_before_read(updated_node, name)
         ]
         if not dead:
             return updated_node
         params = updated_node.params
         for name in dead:
-            death = self.context.dead_names[name]
-            self.record(original_node, "removed-parameter", f"parameter {name} is the flag: {death.reason}", death.flag)
+            self._record_parameter(original_node, name, name in linked)
             params = _without_param(params, name)
         body = updated_node.body
         if isinstance(body, cst.IndentedBlock) and body.body:
             body = body.with_changes(body=[_without_docs(body.body[0], dead), *body.body[1:]])
         return updated_node.with_changes(params=params, body=body)
 
+    def _record_parameter(self, function: cst.FunctionDef, name: str, linked: bool) -> None:
+        """A parameter a chain of calls links to the flag goes at its own line, where the engine
+        looks for it: overridden when its default is another value; any other at its function's."""
+        flag, death = self.context.flags[name], self.context.dead_names[name]
+        param = next((param for param in all_params(function) if param.name.value == name), None)
+        if not linked or param is None:
+            self.record(function, "removed-parameter", f"parameter {name} is the flag: {death.reason}", death.flag)
+        elif param.default is not None and not _holds(param.default, flag):
+            self.record(param, OVERRIDDEN, _overrode(flag, param.default), death.flag)
+        else:
+            self.record(param, "removed-parameter", f"parameter {name} is the flag: {death.reason}", death.flag)
+
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
         if not isinstance(result, cst.Call):
             return result
         args = list(result.args)
-        callee = dotted_name(result.func) or ""
+        func = result.func
+        callee = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
         for index in reversed(range(len(args))):
-            arg = args[index]
-            if arg.keyword is None or not self._dead_flag(arg.keyword.value):
+            flag = self._passed_flag(result, callee, index)
+            if flag is None:
                 continue
-            flag = self.context.flags[arg.keyword.value]
-            owned = callee.rsplit(".", 1)[-1] in self.context.flag_owners.get(flag.name, ())
-            if owned and same_value(constant_value(arg.value), flag.value):
-                death = self.context.dead_names[flag.name]
-                self.record(original_node, "removed-argument", f"{flag.name}={flag.source} passes the fixed value", death.flag)
-                args = without_element(args, index)
+            arg, death = args[index], self.context.dead_names[flag.name]
+            where = original_node.args[index] if len(original_node.args) == len(args) else original_node
+            if _holds(arg.value, flag):
+                how = f"{flag.name}={flag.source}" if arg.keyword is not None else f"{flag.source}, by position,"
+                self.record(where, "removed-argument", f"{how} passes the fixed value", death.flag)
+            else:
+                self.record(where, OVERRIDDEN, _overrode(flag, arg.value), death.flag)
+            args = without_element(args, index)
         return result.with_changes(args=args) if len(args) < len(result.args) else result
+
+    def _passed_flag(self, call: cst.Call, callee: str, index: int) -> Flag | None:
+        """The dead flag an argument of a call passes to the parameter that is it: a keyword of
+        the flag's name at a call of one of its owners, or the argument at the flag's place in a
+        call of a function the engine found passes it by position."""
+        arg = call.args[index]
+        if arg.keyword is not None:
+            name = arg.keyword.value
+            owned = callee in self.context.flag_owners.get(name, ())
+            return self.context.flags[name] if owned and self._dead_flag(name) else None
+        if any(before.keyword is not None or before.star for before in call.args[: index + 1]):
+            return None
+        for name, places in self.context.flag_positions.items():
+            place = places.get(callee)
+            if place is None or not self._dead_flag(name):
+                continue
+            position, method = place
+            if index == position - (1 if method and isinstance(call.func, cst.Attribute) else 0):
+                return self.context.flags[name]
+        return None
+
+
+def _holds(value: cst.BaseExpression, flag: Flag) -> bool:
+    """Whether an argument or default is the flag's configured value."""
+    return same_value(constant_value(value), flag.value)
 
 
 class _Mentions(cst.CSTVisitor):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import libcst as cst
 
@@ -117,16 +117,34 @@ def all_params(function: cst.FunctionDef | cst.Lambda) -> list[cst.Param]:
     return every + [star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)]
 
 
-def flag_parameters(scope: cst.CSTNode, flags: Mapping[str, Flag]) -> frozenset[str]:
-    """Parameters of a function that are flags: named like one and defaulting to its value."""
+def flag_parameters(scope: cst.CSTNode, flags: Mapping[str, Flag], linked: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Parameters of a function that are flags: named like one and defaulting to its value, or
+    linked to it along a chain of calls whatever their default (`linked`, see linked_flags)."""
     if not isinstance(scope, (cst.FunctionDef, cst.Lambda)):
         return frozenset()
     found = {name for name in click_flags(scope) if name in flags} if isinstance(scope, cst.FunctionDef) else set()
     for param in all_params(scope):
         flag = flags.get(param.name.value)
-        if flag is not None and param.default is not None and same_value(constant_value(param.default), flag.value):
+        if flag is None:
+            continue
+        if flag.name in linked or (param.default is not None and same_value(constant_value(param.default), flag.value)):
             found.add(flag.name)
     return frozenset(found)
+
+
+def linked_flags(functions: Mapping[str, frozenset[str]], scopes: Sequence[cst.CSTNode]) -> frozenset[str]:
+    """The flags whose parameter the innermost of `scopes`, a function, has as the flag along a
+    chain of calls: the engine names those functions (RewriteContext.flag_functions)."""
+    if not functions or not scopes or not isinstance(scopes[-1], cst.FunctionDef):
+        return frozenset()
+    name = scope_name(scopes)
+    return frozenset(flag for flag, names in functions.items() if name in names)
+
+
+def scope_name(scopes: Sequence[cst.CSTNode]) -> str:
+    """The innermost scope's qualified name in its module (`Class.method`, `outer.inner`), as the
+    index names a parameter's function (Write.scope)."""
+    return ".".join(scope.name.value for scope in scopes if isinstance(scope, (cst.FunctionDef, cst.ClassDef)))
 
 
 class _StoreCounter(_Binder):
@@ -156,16 +174,19 @@ def _carries_flag(statement: cst.BaseStatement, flags: Mapping[str, Flag], modul
     return False
 
 
-def flag_locals(function: cst.CSTNode, flags: Mapping[str, Flag], module_flags: Mapping[str, str]) -> dict[str, str]:
+def flag_locals(
+    function: cst.CSTNode, flags: Mapping[str, Flag], module_flags: Mapping[str, str], linked: frozenset[str] = frozenset()
+) -> dict[str, str]:
     """Locals that only carry a flag: `use_x = self.use_x` (or a module flag, or a flag
-    parameter) at the top of the function body, never bound again. Their reads are the flag."""
+    parameter: `linked` as flag_parameters takes it) at the top of the function body, never bound
+    again. Their reads are the flag."""
     if not isinstance(function, cst.FunctionDef) or not isinstance(function.body, cst.IndentedBlock):
         return {}
     if not any(_carries_flag(statement, flags, module_flags) for statement in function.body.body):
         return {}  # the common case, decided without walking the body
     counter = _StoreCounter()
     function.body.visit(counter)
-    parameters = flag_parameters(function, flags)
+    parameters = flag_parameters(function, flags, linked)
     carried: dict[str, str] = {}
     for statement in function.body.body:
         if not isinstance(statement, cst.SimpleStatementLine):
