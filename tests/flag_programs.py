@@ -681,6 +681,10 @@ def programs(
         lines += ["", "", f"class {TWIN}:", f"    {name} = {other!r}", "", "    def read(self, x):"]
         lines += [f"        return self.{name} if x else {TWIN}.{name}"]
         entries.append(f"{TWIN}.read")
+        if draw(st.booleans()):
+            # A receiver of unknown class inside Twin may be a Node: the scoped flag is refused.
+            lines += ["", "    def pair(self, x):", f"        return (Node() if x else self).{name}"]
+            entries.append(f"{TWIN}.pair")
         scoped = frozenset([name])
     # The entry points are the module's public interface, as callers elsewhere would use them;
     # without this, prune-flags may delete a class whose last reference in the module was a flag read.
@@ -826,6 +830,7 @@ class Finding:
 DOCUMENTED_REFUSALS: dict[str, str] = {
     r"not pruned: it is given another value at": "a write of another value that cannot go is a conflict (README: The config is the decision)",
     r"not pruned: it is read as an object at": "a read as an object left after the cleanup (README: Read as an object)",
+    r"not pruned: scoped to \S+, the name is still ambiguous at": "a receiver of unknown class where another definition exists (README: Qualified keys)",
 }
 # What an operand raises when the program misuses a value (`(not FAST)[0]`, `"x".bit_length()`):
 # the README's Safety section says an operand without side effects may go even if it could

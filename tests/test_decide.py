@@ -534,3 +534,41 @@ def test_a_scoped_cleanup_behaves_as_the_program_with_the_flag_at_its_value(name
         for tree in (decided, after)
     ]
     assert outputs[0] == outputs[1]
+
+
+def test_a_scoped_flag_read_on_another_receiver_inside_a_foreign_class_is_ambiguous(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inside Manager (which defines its own do_offload), `chunk.do_offload` is not Manager's: it may
+    be the Handler's the key scopes. Read as Manager's, Handler's field would go while Manager
+    still reads it from a Handler (megatron-core's offload manager has this shape)."""
+    work = make_tree(
+        tmp_path / "work",
+        {
+            "offload.py": (
+                "class Handler:\n"
+                "    def __init__(self):\n"
+                "        self.do_offload = True\n\n"
+                "    def commit(self):\n"
+                "        if not self.do_offload:\n"
+                "            return 0\n"
+                "        return 1\n\n\n"
+                "class Manager:\n"
+                "    def __init__(self, chunks):\n"
+                "        self.do_offload = True\n"
+                "        self.chunks = chunks\n\n"
+                "    def disable(self):\n"
+                "        self.do_offload = False\n"
+                "        for chunk in self.chunks:\n"
+                "            chunk.do_offload = False\n"
+            )
+        },
+    )
+    before = (work / "offload.py").read_text()
+    report = tmp_path / "r.json"
+    result = invoke(monkeypatch, work, "apply", "--report", str(report), "--flag", "offload.Handler.do_offload=True", ".")
+    assert result.exit_code == 123
+    assert json.loads(report.read_text())["refused"] == [
+        {"flag": "do_offload", "why": "ambiguous", "locations": ["offload.py:17", "offload.py:19"], "scope_with": ["offload.Handler.do_offload"]}
+    ]
+    assert (work / "offload.py").read_text() == before

@@ -186,16 +186,16 @@ def with_subclasses(repository: _Repository, names: frozenset[str]) -> frozenset
     return frozenset(found)
 
 
-def owner_spans(tree: ast.Module) -> list[tuple[str, int, int]]:
+def owner_spans(tree: ast.Module) -> list[tuple[str, int, int, Owner]]:
     """Every class and function of a module with its dotted path inside the module (`Car`,
-    `Car.drive`, `tune`) and its lines, decorators included; outer ones first."""
+    `Car.drive`, `tune`), its lines (decorators included) and itself; outer ones first."""
     found = []
 
     def walk(body: list[ast.stmt], prefix: str) -> None:
         for node in body:
             if isinstance(node, (ast.ClassDef, *FunctionNode.__args__)):
                 start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                found.append((prefix + node.name, start, node.end_lineno or node.lineno))
+                found.append((prefix + node.name, start, node.end_lineno or node.lineno, node))
                 walk(node.body, prefix + node.name + ".")
             else:
                 for block in nested_blocks(node):
@@ -209,7 +209,7 @@ def foreign_spans(tree: ast.Module, owners: frozenset[str]) -> list[tuple[int, i
     """The lines of the classes and functions named (by dotted path), "" standing for the module."""
     if "" in owners:
         return [(1, 1 << 30)]
-    return [(start, end) for path, start, end in owner_spans(tree) if path in owners]
+    return [(start, end) for path, start, end, _ in owner_spans(tree) if path in owners]
 
 
 def without_foreign(facts: NameFacts, spans: list[tuple[int, int]]) -> NameFacts:
@@ -255,6 +255,7 @@ def scope_flag(repository: _Repository, flag: Flag, scope: Scope, facts: NameFac
         if seen[FOREIGN]:
             foreign.setdefault(path, set()).add(owner)
     if unsure:
+        unsure.sort(key=lambda site: (site.rpartition(":")[0], int(site.rpartition(":")[2])))
         message = (
             f"{flag.name}: not pruned: scoped to {flag.key}, the name is still ambiguous at {', '.join(unsure)}: "
             "a use there may be another definition's, or shares its class or function with one (the cleanup "
@@ -287,9 +288,9 @@ def _verdicts(
             continue  # a skipped file keeps what it reads (engine._skipped_reads), whoever's it is
         spans = owner_spans(tree)
         for line in found:
-            enclosing = [span for span in spans if span[1] <= line <= span[2]]
+            enclosing = [(path, node) for path, start, end, node in spans if start <= line <= end]
             owner = enclosing[-1][0] if enclosing else ""
-            verdict = judge.verdict(display, tree, [span[0] for span in enclosing], line)
+            verdict = judge.verdict(display, tree, enclosing, line)
             if verdict is not None:
                 verdicts.setdefault((display, owner), {}).setdefault(verdict, set()).add(line)
     for seen in verdicts.values():
@@ -320,23 +321,28 @@ class _Judge:
         # Parameters of the name outside the home's classes are other functions' variables.
         self.parameters = {(w.site.path, w.site.line) for w in facts.writes if w.kind == "parameter"}
 
-    def verdict(self, path: str, tree: ast.Module, owners: list[str], line: int) -> str | None:
+    def verdict(self, path: str, tree: ast.Module, enclosing: list[tuple[str, Owner]], line: int) -> str | None:
+        owners = [owner for owner, _ in enclosing]
         if self.scope.parameter:
             return self._parameter_verdict(path, tree, owners, line)
         if not self.scope.owner:
             return self._module_verdict(path, tree, line)
-        classes = {owner.rsplit(".", 1)[-1] for owner in owners}
-        if classes & self.home:
-            return HOME
-        if classes & self.foreign:
-            return FOREIGN
-        found = {self._receiver_verdict(receiver, tree) for receiver in _receivers(tree, line, self.flag.name)}
-        if len(found) == 1:
-            return found.pop()
-        if found:
-            return UNKNOWN
-        # No receiver: a bare name (another module's constant) or a parameter (another function's).
-        return FOREIGN if self.foreign_modules or (path, line) in self.parameters else None
+        cls, receiver = _method_receiver(enclosing)
+        receivers = _receivers(tree, line, self.flag.name)
+        if not receivers:
+            if cls is not None:
+                return self._class_verdict(cls)  # the class body's own definition
+            # A bare name (another module's constant) or a parameter (another function's).
+            return FOREIGN if self.foreign_modules or (path, line) in self.parameters else None
+        # `self.fast` is its class's; `other.fast`, even inside a class, is whatever `other` is.
+        found = {
+            self._class_verdict(cls) if cls is not None and ast_dotted(node) == receiver else self._receiver_verdict(node, tree)
+            for node in receivers
+        }
+        return found.pop() if len(found) == 1 else UNKNOWN
+
+    def _class_verdict(self, name: str) -> str:
+        return HOME if name in self.home else FOREIGN if name in self.foreign else UNKNOWN
 
     def _parameter_verdict(self, path: str, tree: ast.Module, owners: list[str], line: int) -> str:
         """Inside the function, the parameter; a keyword at a call of a function of its name, the
@@ -381,6 +387,21 @@ class _Judge:
         if cls in self.foreign:
             return FOREIGN
         return UNKNOWN
+
+
+def _method_receiver(enclosing: list[tuple[str, Owner]]) -> tuple[str | None, str]:
+    """The innermost enclosing class's name, and what its method (around the line) calls its
+    instance or class: the first parameter, unless a staticmethod ("" then, or outside a method)."""
+    classes = [index for index, (_, node) in enumerate(enclosing) if isinstance(node, ast.ClassDef)]
+    if not classes:
+        return None, ""
+    cls = enclosing[classes[-1]][1]
+    method = enclosing[classes[-1] + 1][1] if classes[-1] + 1 < len(enclosing) else None
+    if not isinstance(method, FunctionNode.__args__):
+        return cls.name, ""
+    arguments = [*method.args.posonlyargs, *method.args.args]
+    static = any(ast_dotted(decorator) == "staticmethod" for decorator in method.decorator_list)
+    return cls.name, arguments[0].arg if arguments and not static else ""
 
 
 def _receivers(tree: ast.Module, line: int, name: str) -> list[ast.expr]:
