@@ -231,6 +231,7 @@ def test_a_scoped_flag_still_ambiguous_at_a_receiver_of_unknown_class_is_refused
         ("cars.engine.Engine.fast", "no module cars among the files in scope"),
         ("vehicles.engine.Motor.fast", "vehicles.engine has no class or function Motor"),
         ("vehicles.garage.retune.fast", "vehicles.garage has no class or function retune"),
+        ("vehicles.garage.tune.fast", "vehicles.garage.tune has no parameter fast (if a run pruned it, drop the key)"),
     ],
 )
 def test_a_qualified_key_that_names_nothing_is_a_config_error_naming_the_key(

@@ -66,8 +66,9 @@ def string_named(repository: _Repository, flag: Flag, accessors: bool) -> bool:
 
 def resolve(repository: _Repository, flag: Flag) -> Scope:
     """Where a qualified key's definition lives, or a ConfigError naming the key when its module,
-    class or function does not exist. The definition itself may be gone (a run before removed it):
-    the flag is then read where it is still read, as any flag whose definition is gone."""
+    class, function or parameter does not exist. A class attribute or module constant may be gone
+    (a run before removed it): the flag is then read where it is still read, as any flag whose
+    definition is gone."""
     parts = flag.scope.split(".")
     files = {repository.display(path): path for path in repository.raw}
     for split in range(len(parts), 0, -1):
@@ -96,6 +97,9 @@ def _scope_in(tree: ast.Module, path: str, module: str, inner: list[str], flag: 
         _key_error(flag, missing + (f", and there is no module {module}.{inner[0]}" if no_module else ""))
     if isinstance(owner, ast.ClassDef):
         return Scope(path, owner.name)
+    arguments = owner.args
+    if flag.name not in {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}:
+        _key_error(flag, f"{module}.{'.'.join(inner)} has no parameter {flag.name} (if a run pruned it, drop the key)")
     return Scope(path, ".".join(inner), parameter=True)
 
 
