@@ -292,7 +292,7 @@ def _verdicts(
             continue  # a skipped file keeps what it reads (engine._skipped_reads), whoever's it is
         spans = owner_spans(tree)
         for line in found:
-            enclosing = [(path, node) for path, start, end, node in spans if start <= line <= end]
+            enclosing = [(dotted, node) for dotted, start, end, node in spans if start <= line <= end]
             owner = enclosing[-1][0] if enclosing else ""
             verdict = judge.verdict(display, tree, enclosing, line)
             if verdict is not None:
