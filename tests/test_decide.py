@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -182,10 +183,8 @@ def test_an_ambiguous_flag_is_refused_with_the_qualified_names_of_its_definition
 ) -> None:
     case = FIXTURES / "core_decide_ambiguous"
     work = checkout(case, tmp_path / "work")
-    report = tmp_path / "r.json"
-    result = invoke(monkeypatch, work, "apply", "--report", str(report), "--config", str(case / "config.toml"), ".")
-    assert result.exit_code == 123
-    assert json.loads(report.read_text())["refused"] == [
+    result, refused = refusals(monkeypatch, work, "apply", "--config", str(case / "config.toml"))
+    assert refused == [
         {
             "flag": "fast",
             "why": "ambiguous",
@@ -210,10 +209,8 @@ def test_a_scoped_flag_still_ambiguous_at_a_receiver_of_unknown_class_is_refused
     work = checkout(case, tmp_path / "work")
     config = tmp_path / "scoped.toml"
     config.write_text('[flags]\n"vehicles.engine.Engine.fast" = false\n')
-    report = tmp_path / "r.json"
-    result = invoke(monkeypatch, work, "diff", "--report", str(report), "--config", str(config), ".")
-    assert result.exit_code == 123
-    assert json.loads(report.read_text())["refused"] == [
+    result, refused = refusals(monkeypatch, work, "diff", "--config", str(config))
+    assert refused == [
         {
             "flag": "fast",
             "why": "ambiguous",
@@ -273,10 +270,8 @@ def test_parameters_no_chain_links_with_other_defaults_are_ambiguous_with_their_
 ) -> None:
     case = FIXTURES / "core_decide_ambiguous_parameters"
     work = checkout(case, tmp_path / "work")
-    report = tmp_path / "r.json"
-    result = invoke(monkeypatch, work, "apply", "--report", str(report), "--config", str(case / "config.toml"), ".")
-    assert result.exit_code == 123
-    assert json.loads(report.read_text())["refused"] == [
+    result, refused = refusals(monkeypatch, work, "apply", "--config", str(case / "config.toml"))
+    assert refused == [
         {
             "flag": "fuzzy",
             "why": "ambiguous",
@@ -335,6 +330,14 @@ def test_an_argument_left_in_a_file_not_rewritten_refuses_the_flag(tmp_path: Pat
     assert result.exit_code == 123
     assert "fuzzy: not pruned: it is given another value at api.py:3, and it is passed or taken at lib.py:4, and not every read of it" in result.stderr
     assert {name: (root / name).read_text() for name in files} == files
+
+
+def refusals(monkeypatch: pytest.MonkeyPatch, work: Path, command: str, *args: str) -> tuple[Any, list[dict]]:
+    """A run that refuses a flag (exit 123), and its JSON report's `refused` list."""
+    report = work.parent / f"{work.name}-report.json"
+    result = invoke(monkeypatch, work, command, "--report", str(report), *args, ".")
+    assert result.exit_code == 123, result.output
+    return result, json.loads(report.read_text())["refused"]
 
 
 def make_tree(root: Path, files: dict[str, str]) -> Path:
@@ -566,10 +569,8 @@ def test_a_scoped_flag_read_on_another_receiver_inside_a_foreign_class_is_ambigu
         },
     )
     before = (work / "offload.py").read_text()
-    report = tmp_path / "r.json"
-    result = invoke(monkeypatch, work, "apply", "--report", str(report), "--flag", "offload.Handler.do_offload=True", ".")
-    assert result.exit_code == 123
-    assert json.loads(report.read_text())["refused"] == [
+    result, refused = refusals(monkeypatch, work, "apply", "--flag", "offload.Handler.do_offload=True")
+    assert refused == [
         {"flag": "do_offload", "why": "ambiguous", "locations": ["offload.py:17", "offload.py:19"], "scope_with": ["offload.Handler.do_offload"]}
     ]
     assert (work / "offload.py").read_text() == before
