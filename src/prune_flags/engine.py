@@ -60,7 +60,8 @@ from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import CallShape, ast_dotted, parse_shape, spellings, module_strings
-from prune_flags.report import OVERRIDDEN, REMOVED_TEST, FileResult, Refusal, Report, Skipped
+from prune_flags.report import OVERRIDDEN, REMOVED_TEST, FileResult, FlagWarning, Refusal, Report, Skipped
+from prune_flags.unmatched import appearances, unmatched
 from prune_flags.pinned import TEST_WRITES, TestPlan, is_test_path, plan_tests
 from prune_flags.scoping import Foreign, class_bases, definitions, string_named, foreign_spans, qualified, resolve, scope_flag, unrelated, with_subclasses, without_foreign
 
@@ -1024,7 +1025,28 @@ def run(
         Skipped(repository.display(path), error + kept.get(repository.display(path), ""))
         for path, error in sorted(repository.skipped.items())
     )
+    report.warnings = _unmatched(repository, config.flags, report)
     return report
+
+
+def _unmatched(repository: _Repository, flags: Sequence[Flag], report: Report) -> list[FlagWarning]:
+    """A warning for each flag the run neither changed anything of nor refused: nothing of it was
+    in a form the tool acts on, so the config likely misses how it is read (see unmatched)."""
+    acted = {refusal.flag for refusal in report.refused}
+    acted.update(change.flag for result in report.files for change in result.changes)
+    found = []
+    for flag in flags:
+        if flag.name in acted:
+            continue
+        places = []
+        mentioning = repository.mentioning(frozenset([flag.name]), original=True)
+        for path in sorted(mentioning, key=repository.display):
+            text = repository.text(path, original=True)
+            tree = repository.tree(path, text)
+            if tree is not None:
+                places += [(appearance, text) for appearance in appearances(tree, repository.display(path), flag.name)]
+        found.append(unmatched(flag.name, places, bool(mentioning)))
+    return found
 
 
 def write_changes(report: Report) -> None:
