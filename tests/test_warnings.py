@@ -114,3 +114,19 @@ def test_an_attribute_chain_suggests_the_chain_and_a_bare_name_nothing() -> None
         ("m.py:3", None),
         ("m.py:4", "obj.{name}"),
     ]
+
+
+def test_an_option_string_given_to_an_undeclared_call_suggests_declaring_it(repo: Path) -> None:
+    (repo / "pkg" / "cli.py").write_text('def build(parser):\n    add_switch(parser, "--use-x", help="x")\n')
+    result = invoke("diff", "--flag", "use_x=False", ".")
+    assert result.exit_code == 0
+    assert result.stderr == (
+        "prune-flags: warning: use_x: nothing read it in a form the config declares; it appears at "
+        'pkg/cli.py:2 (add_switch(parser, "--use-x", help="x")); '
+        'if add_switch adds the option as add_argument does, declare it: option_calls = ["add_switch"]\n' + SUMMARY
+    )
+    (repo / "c.toml").write_text('option_calls = ["add_switch"]\n[flags]\nuse_x = false\n')
+    declared = invoke("diff", "--config", "c.toml", ".")
+    assert declared.exit_code == 1
+    assert '-    add_switch(parser, "--use-x", help="x")\n' in declared.stdout
+    assert "warning" not in declared.stderr

@@ -83,6 +83,7 @@ class _Repository:
     cwd: Path
     writers: tuple[CallShape, ...] = ()  # the config's setter shapes: their calls write flags
     accessors: tuple[CallShape, ...] = ()  # the config's getter shapes: their calls read flags
+    option_calls: tuple[str, ...] = ()  # the config's wrappers of add_argument: they define options
     flag_constants: dict[str, str] = field(default_factory=dict)  # see name_constants
     raw: dict[Path, bytes] = field(default_factory=dict)
     sources: dict[Path, SourceFile] = field(default_factory=dict)
@@ -226,7 +227,9 @@ class _Repository:
             return None
         display = self.display(path)
         try:
-            found = deeply(scan, tree, display, names, self.writers, self.accessors, text, self.flag_constants)
+            found = deeply(
+                scan, tree, display, names, self.writers, self.accessors, text, self.flag_constants, self.option_calls
+            )
         except RecursionError:
             self.skipped[path] = too_deep("analyse")
             return None
@@ -254,7 +257,8 @@ class _Repository:
         text = source.text if source is not None else self.raw[path].decode("utf-8", "replace")
         display = self.display(path)
         try:
-            found = deeply(scan, deeply(parse_ast, text), display, names, self.writers, self.accessors, text)
+            shapes = (self.writers, self.accessors)
+            found = deeply(scan, deeply(parse_ast, text), display, names, *shapes, text, {}, self.option_calls)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return {name: _mentions(text, name, display) for name in names_in(text, names)}
         for facts in found.values():
@@ -299,6 +303,7 @@ def load(
         cwd,
         tuple(parse_shape(pattern) for pattern in config.writers),
         tuple(parse_shape(pattern) for pattern in config.accessors),
+        option_calls=config.option_calls,
     )
     files = discover_python_files(paths, project_root, config.exclude)
     if not files:
@@ -1167,6 +1172,7 @@ class _Cascade:
             flags=self.flags,
             accessors=self.repository.accessors,
             writers=self.repository.writers,
+            option_calls=self.repository.option_calls,
             flag_owners=self.flag_owners,
             flag_functions=self._functions_in(display),
             flag_positions={name: pipes.positions for name, pipes in self.plumbings.items() if pipes.positions and by_original_lines},

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from prune_flags.index import Site
 from prune_flags.report import FlagWarning
-from prune_flags.shapes import ast_dotted
+from prune_flags.shapes import ast_dotted, spells_option
 
 SHOWN_PLACES = 3  # places named in a warning; the rest are counted
 _SHOWN_SOURCE = 50  # characters of a place's expression shown
@@ -26,6 +26,9 @@ class Appearance:
     site: Site
     expression: ast.expr
     template: str | None
+    # The dotted callee of a call given the flag's option string (`add_switch(p, "--use-x")`): a
+    # wrapper of add_argument that `option_calls` would declare.
+    option_call: str | None = None
 
 
 def appearances(tree: ast.Module, display: str, name: str) -> list[Appearance]:
@@ -39,10 +42,19 @@ def appearances(tree: ast.Module, display: str, name: str) -> list[Appearance]:
             expression, template = _attribute_chain(node, ast_dotted(node.value) or "...", parents)
         elif isinstance(node, ast.Name) and node.id == name:
             expression, template = _attribute_chain(node, "", parents)
+        elif _spells_option(node, name) and isinstance(call := parents.get(node), ast.Call):
+            found.append(Appearance(Site(display, node.lineno), call, None, ast_dotted(call.func) or None))
+            continue
         else:
             continue
         found.append(Appearance(Site(display, node.lineno), expression, template))
     return sorted(found, key=lambda appearance: appearance.site.line)
+
+
+def _spells_option(node: ast.AST, name: str) -> bool:
+    """`"--use-x"`, `"--no-use-x"`: the string of the flag's command-line option."""
+    text = node.value if isinstance(node, ast.Constant) else None
+    return isinstance(text, str) and text.startswith("-") and spells_option(text, name)
 
 
 def _in_string_position(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> tuple[ast.expr, str | None]:
@@ -90,7 +102,13 @@ def unmatched(name: str, places: list[tuple[Appearance, str]], mentioned: bool) 
     if len(places) > SHOWN_PLACES:
         shown += f" and {len(places) - SHOWN_PLACES} more"
     template = next((appearance.template for appearance, _ in places if appearance.template), None)
-    advice = f'declare how it is read, e.g. accessors = ["{template}"]' if template else "check the flag's name"
+    option_call = next((appearance.option_call for appearance, _ in places if appearance.option_call), None)
+    if template:
+        advice = f'declare how it is read, e.g. accessors = ["{template}"]'
+    elif option_call:
+        advice = f'if {option_call} adds the option as add_argument does, declare it: option_calls = ["{option_call}"]'
+    else:
+        advice = "check the flag's name"
     message = f"{name}: nothing read it in a form the config declares; it appears at {shown}; {advice}"
     locations = tuple(dict.fromkeys(str(appearance.site) for appearance, _ in places))
     return FlagWarning(name, "unmatched", locations, template, message)
