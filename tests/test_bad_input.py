@@ -67,6 +67,7 @@ def one_error(result, *names: str) -> str:
         ('accessors = ["has(x)"]\n[flags]\nfast = false\n', ["accessors[0]", "{name}"]),
         ('writers = ["set_config({name}"]\n[flags]\nfast = false\n', ["writers[0]"]),
         ('keep = ["pkg.2module"]\n[flags]\nfast = false\n', ["keep[0]"]),
+        ('option_calls = ["add_toggle", "add-flag"]\n[flags]\nfast = false\n', ["option_calls[1]", "qualified name"]),
         # unknown keys, with a suggestion where one is close
         ("[flag]\nfast = false\n", ["flag", "did you mean 'flags'"]),
         ("keep_assert = true\n[flags]\nfast = false\n", ["keep_assert", "keep_asserts"]),

@@ -16,7 +16,7 @@ from prune_flags.config import (
     parse_flag_option,
 )
 
-KNOWN = "flags, accessors, writers, strict, tests, keep, keep_asserts, format, exclude"
+KNOWN = "flags, accessors, writers, option_calls, strict, tests, keep, keep_asserts, format, exclude"
 
 
 def write(path: Path, text: str) -> Path:
@@ -419,6 +419,13 @@ def test_error_survives_pickling_for_worker_processes() -> None:
         ),
         ('keep = ["ok", 3]\n', "keep[1]", "expected a non-empty string"),
         ('exclude = [""]\n', "exclude[0]", "expected a non-empty string"),
+        ('option_calls = ["add_toggle", 3]\n', "option_calls[1]", "expected a non-empty string"),
+        ("option_calls = \"add_toggle\"\n", "option_calls", 'expected an array of strings, e.g. option_calls = ["..."]'),
+        (
+            'option_calls = ["add_toggle", "add-flag()"]\n',
+            "option_calls[1]",
+            "'add-flag()' is not a qualified name like \"parser.add_flag\"",
+        ),
         (
             'keep = ["pkg.mod-ule.f"]\n',
             "keep[0]",

@@ -263,3 +263,12 @@ def test_declining_a_line_of_a_flattened_branch_keeps_the_branch(tmp_path: Path,
     assert (root / "m.py").read_text() == module.replace('    if FAST:\n        return "fast"\n', "")
     assert "m.py: the hunk at line 14 cannot be kept on its own (the block around it changes it);" in result.stderr
     assert "whole file" not in result.stderr
+
+
+def test_declining_every_hunk_of_a_flag_is_no_unmatched_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    module = 'USE_X = False\n\n\ndef run():\n    if USE_X:\n        return "x"\n    return "y"\n\n\nprint(run())\n'
+    root = repository(tmp_path, {"run.py": module})
+    result = review(root, "USE_X=False", [*"nnnnnn"], monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert (root / "run.py").read_text() == module
+    assert "warning" not in result.stderr

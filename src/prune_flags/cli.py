@@ -150,6 +150,8 @@ def _finish(report: Report, report_file: Optional[Path], explain: bool, quiet: b
                 typer.echo(f"prune-flags: {result.display}:{change.line}: {change.reason}", err=True)
     for conflict in report.conflicts:
         typer.echo(f"prune-flags: {conflict}", err=True)
+    for warning in report.warnings:  # a warning, not a refusal: the exit code stays
+        typer.echo(f"prune-flags: warning: {warning.message}", err=True)
     for skipped in report.skipped:
         typer.echo(f"prune-flags: skipped {skipped.display}: {skipped.error}", err=True)
     if report_file is not None:

@@ -27,7 +27,9 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 FORMATS = ("auto", "black", "none")
 # What becomes of a test that exists only to exercise a value the config rules out (see pinned.py).
 TESTS = ("delete", "report")
-KNOWN_KEYS = ("flags", "accessors", "writers", "strict", "tests", "keep", "keep_asserts", "format", "exclude")
+KNOWN_KEYS = (
+    "flags", "accessors", "writers", "option_calls", "strict", "tests", "keep", "keep_asserts", "format", "exclude",
+)  # fmt: skip
 FLAG_TABLE_KEYS = ("python",)
 FLAG_OPTION = "--flag"
 PYPROJECT = "pyproject.toml"
@@ -79,6 +81,8 @@ class Config:
     flags: tuple[Flag, ...]
     accessors: tuple[str, ...] = ()
     writers: tuple[str, ...] = ()
+    # Dotted names of calls that add an option as argparse's add_argument does (`add_toggle`)
+    option_calls: tuple[str, ...] = ()
     keep: tuple[str, ...] = ()
     keep_asserts: bool = False
     # true: a flag anything gives another value is refused, as before the config became the decision
@@ -261,6 +265,7 @@ def parse_table(table: Mapping[str, object], file: Path) -> Config:
         flags=_config_flags(table.get("flags", {}), shown, any_name=bool(accessors)),
         accessors=accessors,
         writers=_name_patterns(table, "writers", shown),
+        option_calls=_qualified_names(table, "option_calls", shown, like="parser.add_flag"),
         keep=_qualified_names(table, "keep", shown),
         keep_asserts=_boolean(table, "keep_asserts", shown),
         strict=_boolean(table, "strict", shown),
@@ -304,11 +309,11 @@ def _name_patterns(table: Mapping[str, object], key: str, file: str) -> tuple[st
     return patterns
 
 
-def _qualified_names(table: Mapping[str, object], key: str, file: str) -> tuple[str, ...]:
+def _qualified_names(table: Mapping[str, object], key: str, file: str, like: str = "pkg.module.helper") -> tuple[str, ...]:
     names = _strings(table, key, file)
     for index, name in enumerate(names):
         if not all(part.isidentifier() for part in name.split(".")):
-            message = f'{name!r} is not a qualified name like "pkg.module.helper"'
+            message = f'{name!r} is not a qualified name like "{like}"'
             raise ConfigError(file, f"{key}[{index}]", message)
     return names
 

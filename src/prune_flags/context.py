@@ -43,6 +43,7 @@ class RewriteContext:
     # Dead switch flags whose command-line option went, with the option's long strings: their
     # names go from option tables.
     option_flags: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    option_calls: tuple[str, ...] = ()  # the config's wrappers of add_argument (`add_toggle`)
     # Constants anywhere in the repository that hold a flag's name, for accessor calls.
     name_constants: Mapping[str, str] = field(default_factory=dict)
     # Fields, class attributes and module constants with no reader left in the repository,

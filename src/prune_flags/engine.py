@@ -60,7 +60,8 @@ from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import CallShape, ast_dotted, parse_shape, spellings, module_strings
-from prune_flags.report import OVERRIDDEN, REMOVED_TEST, FileResult, Refusal, Report, Skipped
+from prune_flags.report import OVERRIDDEN, REMOVED_TEST, FileResult, FlagWarning, Refusal, Report, Skipped
+from prune_flags.unmatched import appearances, unmatched
 from prune_flags.pinned import TEST_WRITES, TestPlan, is_test_path, plan_tests
 from prune_flags.scoping import Foreign, class_bases, definitions, string_named, foreign_spans, qualified, resolve, scope_flag, unrelated, with_subclasses, without_foreign
 
@@ -82,6 +83,7 @@ class _Repository:
     cwd: Path
     writers: tuple[CallShape, ...] = ()  # the config's setter shapes: their calls write flags
     accessors: tuple[CallShape, ...] = ()  # the config's getter shapes: their calls read flags
+    option_calls: tuple[str, ...] = ()  # the config's wrappers of add_argument: they define options
     flag_constants: dict[str, str] = field(default_factory=dict)  # see name_constants
     raw: dict[Path, bytes] = field(default_factory=dict)
     sources: dict[Path, SourceFile] = field(default_factory=dict)
@@ -225,7 +227,9 @@ class _Repository:
             return None
         display = self.display(path)
         try:
-            found = deeply(scan, tree, display, names, self.writers, self.accessors, text, self.flag_constants)
+            found = deeply(
+                scan, tree, display, names, self.writers, self.accessors, text, self.flag_constants, self.option_calls
+            )
         except RecursionError:
             self.skipped[path] = too_deep("analyse")
             return None
@@ -253,7 +257,8 @@ class _Repository:
         text = source.text if source is not None else self.raw[path].decode("utf-8", "replace")
         display = self.display(path)
         try:
-            found = deeply(scan, deeply(parse_ast, text), display, names, self.writers, self.accessors, text)
+            shapes = (self.writers, self.accessors)
+            found = deeply(scan, deeply(parse_ast, text), display, names, *shapes, text, {}, self.option_calls)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return {name: _mentions(text, name, display) for name in names_in(text, names)}
         for facts in found.values():
@@ -298,6 +303,7 @@ def load(
         cwd,
         tuple(parse_shape(pattern) for pattern in config.writers),
         tuple(parse_shape(pattern) for pattern in config.accessors),
+        option_calls=config.option_calls,
     )
     files = discover_python_files(paths, project_root, config.exclude)
     if not files:
@@ -1024,7 +1030,28 @@ def run(
         Skipped(repository.display(path), error + kept.get(repository.display(path), ""))
         for path, error in sorted(repository.skipped.items())
     )
+    report.warnings = _unmatched(repository, config.flags, report)
     return report
+
+
+def _unmatched(repository: _Repository, flags: Sequence[Flag], report: Report) -> list[FlagWarning]:
+    """A warning for each flag the run neither changed anything of nor refused: nothing of it was
+    in a form the tool acts on, so the config likely misses how it is read (see unmatched)."""
+    acted = {refusal.flag for refusal in report.refused}
+    acted.update(change.flag for result in report.files for change in result.changes)
+    found = []
+    for flag in flags:
+        if flag.name in acted:
+            continue
+        places = []
+        mentioning = repository.mentioning(frozenset([flag.name]), original=True)
+        for path in sorted(mentioning, key=repository.display):
+            text = repository.text(path, original=True)
+            tree = repository.tree(path, text)
+            if tree is not None:
+                places += [(appearance, text) for appearance in appearances(tree, repository.display(path), flag.name)]
+        found.append(unmatched(flag.name, places, bool(mentioning)))
+    return found
 
 
 def write_changes(report: Report) -> None:
@@ -1145,6 +1172,7 @@ class _Cascade:
             flags=self.flags,
             accessors=self.repository.accessors,
             writers=self.repository.writers,
+            option_calls=self.repository.option_calls,
             flag_owners=self.flag_owners,
             flag_functions=self._functions_in(display),
             flag_positions={name: pipes.positions for name, pipes in self.plumbings.items() if pipes.positions and by_original_lines},

@@ -24,11 +24,11 @@ from prune_flags.files import lines_naming
 from prune_flags.values import FIELD_CONSTRUCTORS, PURE_BUILTINS, UNKNOWN
 from prune_flags.shapes import (
     CLICK_OPTIONS,
-    OPTION_METHODS,
     CallShape,
     FlagNames,
     ast_dotted,
     ast_dotted_matches,
+    defines_option,
     option_dest,
     module_strings,
 )
@@ -236,11 +236,12 @@ def _accessor_reads(shape: CallShape, call: ast.Call, name: str, names: FlagName
     return len(positional) > shape.name_index and names.of_ast(positional[shape.name_index]) == name
 
 
-def _option(call: ast.Call) -> tuple[str | None, tuple[str, ...]]:
-    """The flag an option call defines, and its long option strings (`--turbo` may fill
-    `dest="fast_path"`: tables spell the option so). (None, ()) for any other call."""
+def _option(call: ast.Call, wrappers: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
+    """The flag an option call defines (argparse's, click's, or a declared wrapper's), and its long
+    option strings (`--turbo` may fill `dest="fast_path"`: tables spell the option so).
+    (None, ()) for any other call."""
     func = ast_dotted(call.func)
-    if not (func.rsplit(".", 1)[-1] in OPTION_METHODS or func in CLICK_OPTIONS):
+    if not (defines_option(func, wrappers) or func in CLICK_OPTIONS):
         return None, ()
     strings = [arg.value for arg in call.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
     explicit = next((literal(k.value) for k in call.keywords if k.arg == "dest"), None)
@@ -290,12 +291,14 @@ class _Scanner(ast.NodeVisitor):
         writers: tuple[CallShape, ...] = (),
         accessors: tuple[CallShape, ...] = (),
         flag_names: FlagNames = FlagNames({}, {}),
+        option_calls: tuple[str, ...] = (),
     ) -> None:
         self.path = path
         self.names = names
         self.writers = writers
         self.accessors = accessors
         self.flag_names = flag_names
+        self.option_calls = option_calls  # the config's wrappers of add_argument
         # Constants holding a name asked about (`FAST_KEY = "enable_fast"`): a use of one is a read
         # of that name, except as the name a writer call writes; its definition is not.
         self.constants = flag_names.holding(names)
@@ -689,7 +692,7 @@ class _Scanner(ast.NodeVisitor):
                     self.visit(child)
                 self._naming_written = False
                 return
-        dest, strings = _option(node)
+        dest, strings = _option(node, self.option_calls)
         if dest in self.names:
             # The option defines the flag (the user declared it stale): a definition, not a read.
             self._of(dest).writes.append(Write(self._site(node), "option", ITSELF, option_strings=strings))
@@ -776,9 +779,11 @@ def scan(
     accessors: tuple[CallShape, ...] = (),
     text: str | None = None,
     constants: Mapping[str, str] = MappingProxyType({}),
+    option_calls: tuple[str, ...] = (),
 ) -> dict[str, NameFacts]:
-    """Facts about `names` in one parsed module, with the config's setter and accessor call shapes
-    and the constants of the repository that hold a flag's name (see shapes.FlagNames).
+    """Facts about `names` in one parsed module, with the config's setter and accessor call shapes,
+    the constants of the repository that hold a flag's name (see shapes.FlagNames) and the calls
+    it declares as adding options (`option_calls`).
     Given the module's text, only the top-level statements naming one of them are walked: the
     same test that spares whole files their parse (no top-level statement depends on another)."""
     names = frozenset(names)
@@ -788,7 +793,7 @@ def scan(
     else:
         importing = [statement for _, _, statement in statements_holding(tree.body, lines_naming(text, holding))]
     flag_names = FlagNames.of_module(module_strings(tree), _imported(importing, holding), constants)
-    scanner = _Scanner(path, names, writers, accessors, flag_names)
+    scanner = _Scanner(path, names, writers, accessors, flag_names, option_calls)
     if text is None:
         scanner.visit(tree)
         return scanner.facts

@@ -73,12 +73,31 @@ class Refusal:
         return {"flag": self.flag, "why": self.why, "locations": locations, "scope_with": scope_with}
 
 
+@dataclass(frozen=True)
+class FlagWarning:
+    """A flag the run did nothing with (not refused: nothing of it matched), said on stderr without
+    changing the exit code: "unmatched" when its name appears only in forms the config does not
+    declare (`locations`, and the accessor `template` the first fitting one suggests), "nowhere"
+    when no file in scope names it."""
+
+    flag: str
+    why: str
+    locations: tuple[str, ...]
+    template: str | None
+    message: str
+
+    def to_json(self) -> dict[str, object]:
+        """The entry of the JSON report's `warnings` list."""
+        return {"flag": self.flag, "why": self.why, "locations": list(self.locations), "template": self.template}
+
+
 @dataclass
 class Report:
     flags: dict[str, str]  # name -> value source
     files: list[FileResult] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     refused: list[Refusal] = field(default_factory=list)
+    warnings: list[FlagWarning] = field(default_factory=list)
 
     @property
     def conflicts(self) -> list[str]:
@@ -124,6 +143,7 @@ class Report:
             ],
             "skipped": [{"path": s.display, "error": s.error} for s in self.skipped],
             "refused": [refusal.to_json() for refusal in self.refused],
+            "warnings": [warning.to_json() for warning in self.warnings],
             "summary": {"files_changed": len(self.changed_files), "lines_removed": removed, "lines_added": added},
         }
 

@@ -309,6 +309,8 @@ class _Review:
             ]
             stuck = [(path, hunk) for path, hunk in declined if (path, hunk) in planned]
             if not stuck:
+                # What the user declined is kept, not unmatched: the first plan's warnings stand.
+                report.warnings = self.report.warnings
                 self.report = report
                 return True
             if {path for path, _ in stuck} <= self.whole:

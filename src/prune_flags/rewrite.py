@@ -148,7 +148,8 @@ def _acts_on(tree: ast.Module, text: str, context: RewriteContext) -> bool:
     names them only inside longer strings or in comments (`pydoc_data/topics.py`) is never handed
     to LibCST."""
     names = context.acted_on()
-    if scan(tree, context.path, names, context.writers, context.accessors, text, context.name_constants):
+    shapes = (context.writers, context.accessors)
+    if scan(tree, context.path, names, *shapes, text, context.name_constants, context.option_calls):
         return True
     return bool(context.option_flags) and any(
         isinstance(node, ast.Constant)

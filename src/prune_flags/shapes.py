@@ -167,6 +167,14 @@ OPTION_METHODS = ("add_argument", "add_option")  # argparse, optparse
 CLICK_OPTIONS = ("click.option", "option", "click.argument")
 
 
+def defines_option(func: str, wrappers: Collection[str]) -> bool:
+    """Whether a statement call of the dotted `func` adds a command-line option as argparse's
+    `add_argument` does: that, optparse's `add_option`, or a project's wrapper of them that the
+    config's `option_calls` declares (`add_toggle`, `parser.add_flag`: a name matches a callee
+    that is it or ends with "." + it, as accessors' callees do)."""
+    return func.rsplit(".", 1)[-1] in OPTION_METHODS or any(func == w or func.endswith("." + w) for w in wrappers)
+
+
 def option_dest(option_strings: list[str], explicit: str | None) -> str | None:
     """The attribute an argparse/click option fills: `dest=`, else the first long option
     (`--use-x` -> use_x), else the first short one, else a positional name."""

@@ -49,6 +49,7 @@ class Campaign:
             "flags": [[flag.name, flag.source] for flag in config.flags],
             "accessors": config.accessors,
             "writers": config.writers,
+            "option_calls": config.option_calls,
             "keep": config.keep,
             "keep_asserts": config.keep_asserts,
             "format": config.format,

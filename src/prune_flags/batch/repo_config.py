@@ -27,6 +27,7 @@ def config_for(campaign: Config, clone: Path) -> Config:
         campaign,
         accessors=_union(campaign.accessors, own.accessors),
         writers=_union(campaign.writers, own.writers),
+        option_calls=_union(campaign.option_calls, own.option_calls),
         keep=_union(campaign.keep, own.keep),
         exclude=_union(campaign.exclude, own.exclude),
         keep_asserts=own.keep_asserts if "keep_asserts" in table else campaign.keep_asserts,

@@ -1,5 +1,6 @@
 """Command-line options that define a flag: argparse/optparse `add_argument("--use-x", ...)`
-and click `@click.option("--use-x", ...)` with the parameter it feeds.
+(or a wrapper of it the config's `option_calls` declares, `add_toggle(parser, "--use-x")`) and
+click `@click.option("--use-x", ...)` with the parameter it feeds.
 
 Reads (`args.use_x`, and the click parameter inside its function) are inlined like any
 other; once the flag has no reader left, the option goes: the `add_argument` statement,
@@ -13,13 +14,13 @@ import libcst as cst
 from prune_flags.constants import constant_value
 from prune_flags.passes.body import BodyEditor, without_decorators
 from prune_flags.purity import dotted_name
-from prune_flags.shapes import CLICK_OPTIONS, OPTION_METHODS, option_dest
+from prune_flags.shapes import CLICK_OPTIONS, defines_option, option_dest
 
 
-def option_call_dest(call: cst.Call) -> str | None:
-    """The flag an option call defines, if it is one."""
+def option_call_dest(call: cst.Call, wrappers: tuple[str, ...] = ()) -> str | None:
+    """The flag an option call defines (argparse's, click's or a declared wrapper's), if it is one."""
     func = dotted_name(call.func) or ""
-    if not (func.rsplit(".", 1)[-1] in OPTION_METHODS or func in CLICK_OPTIONS):
+    if not (defines_option(func, wrappers) or func in CLICK_OPTIONS):
         return None
     strings = [v for arg in call.args if arg.keyword is None and isinstance(v := constant_value(arg.value), str)]
     explicit = next((constant_value(a.value) for a in call.args if a.keyword and a.keyword.value == "dest"), None)
@@ -45,8 +46,9 @@ class PruneOptions(BodyEditor):
         self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
     ) -> list[cst.BaseSmallStatement] | None:
         if isinstance(updated, cst.Expr) and isinstance(updated.value, cst.Call):
-            dest = option_call_dest(updated.value)
-            if self._dead_flag(dest) and (dotted_name(updated.value.func) or "").rsplit(".", 1)[-1] in OPTION_METHODS:
+            wrappers = self.context.option_calls
+            dest = option_call_dest(updated.value, wrappers)
+            if self._dead_flag(dest) and defines_option(dotted_name(updated.value.func) or "", wrappers):
                 assert dest is not None
                 death = self.context.dead_names[dest]
                 self.record(original, "removed-option", f"the option fills {dest}: {death.reason}", death.flag)
