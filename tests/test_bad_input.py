@@ -65,6 +65,9 @@ def one_error(result, *names: str) -> str:
         ('format = "blue"\n[flags]\nfast = false\n', ["format", "blue"]),
         ('tests = "skip"\n[flags]\nfast = false\n', ["tests", '"delete", "report"', "skip"]),
         ('accessors = ["has(x)"]\n[flags]\nfast = false\n', ["accessors[0]", "{name}"]),
+        ('accessors = ["has({name})", "config.{name}.(value"]\n[flags]\nfast = false\n', ["accessors[1]", "not a Python expression"]),
+        ('accessors = ["{name} < limits.cap"]\n[flags]\nfast = false\n', ["accessors[0]", "{name} in ..."]),
+        ('accessors = ["override({name}=...)"]\n[flags]\nfast = false\n', ["accessors[0]", "writers"]),
         ('writers = ["set_config({name}"]\n[flags]\nfast = false\n', ["writers[0]"]),
         ('keep = ["pkg.2module"]\n[flags]\nfast = false\n', ["keep[0]"]),
         # unknown keys, with a suggestion where one is close

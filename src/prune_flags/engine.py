@@ -59,7 +59,7 @@ from prune_flags.index import (
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
-from prune_flags.shapes import CallShape, ast_dotted, parse_shape, spellings, module_strings
+from prune_flags.shapes import CallShape, Template, ast_dotted, parse_shape, parse_template, spellings, module_strings
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, FileResult, Refusal, Report, Skipped
 from prune_flags.pinned import TEST_WRITES, TestPlan, is_test_path, plan_tests
 from prune_flags.scoping import Foreign, class_bases, definitions, string_named, foreign_spans, qualified, resolve, scope_flag, unrelated, with_subclasses, without_foreign
@@ -81,7 +81,7 @@ class _Repository:
 
     cwd: Path
     writers: tuple[CallShape, ...] = ()  # the config's setter shapes: their calls write flags
-    accessors: tuple[CallShape, ...] = ()  # the config's getter shapes: their calls read flags
+    accessors: tuple[Template, ...] = ()  # the config's accessor templates: expressions that read flags
     flag_constants: dict[str, str] = field(default_factory=dict)  # see name_constants
     raw: dict[Path, bytes] = field(default_factory=dict)
     sources: dict[Path, SourceFile] = field(default_factory=dict)
@@ -297,7 +297,7 @@ def load(
     repository = _Repository(
         cwd,
         tuple(parse_shape(pattern) for pattern in config.writers),
-        tuple(parse_shape(pattern) for pattern in config.accessors),
+        tuple(parse_template(pattern) for pattern in config.accessors),
     )
     files = discover_python_files(paths, project_root, config.exclude)
     if not files:

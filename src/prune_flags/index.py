@@ -27,8 +27,9 @@ from prune_flags.shapes import (
     OPTION_METHODS,
     CallShape,
     FlagNames,
+    Template,
+    ast_unfold,
     ast_dotted,
-    ast_dotted_matches,
     option_dest,
     module_strings,
 )
@@ -227,13 +228,17 @@ def _field_default(call: ast.Call) -> object:
     return UNKNOWN
 
 
-def _accessor_reads(shape: CallShape, call: ast.Call, name: str, names: FlagNames) -> bool:
-    """Whether `call` reads `name` through an accessor shape such as `extra_args.get({name}, ...)`."""
-    if shape.name_is_keyword or not ast_dotted_matches(call.func, shape.func):
-        return False
-    assert shape.name_index is not None
-    positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
-    return len(positional) > shape.name_index and names.of_ast(positional[shape.name_index]) == name
+def template_read(templates: tuple[Template, ...], node: ast.expr, names: FlagNames) -> tuple[str, ast.expr] | None:
+    """The flag an expression reads through an accessor template (`extra_args.get("x", ...)`,
+    `config.x.value`, `"x" in opts.enabled`), with the node that names it; None for any other."""
+    for template in templates:
+        found = template.match(node, ast_unfold)
+        if found is None:
+            continue
+        name = found.identifier if found.named is None else names.of_ast(found.named)  # type: ignore[arg-type]
+        if isinstance(name, str):
+            return name, found.node  # type: ignore[return-value]
+    return None
 
 
 def _option(call: ast.Call) -> tuple[str | None, tuple[str, ...]]:
@@ -288,7 +293,7 @@ class _Scanner(ast.NodeVisitor):
         path: str,
         names: frozenset[str],
         writers: tuple[CallShape, ...] = (),
-        accessors: tuple[CallShape, ...] = (),
+        accessors: tuple[Template, ...] = (),
         flag_names: FlagNames = FlagNames({}, {}),
     ) -> None:
         self.path = path
@@ -315,6 +320,9 @@ class _Scanner(ast.NodeVisitor):
         self._assert: AssertRead | None = None
         self._statement_call: ast.expr | None = None  # the call an expression statement makes
         self._defining: frozenset[str] = frozenset()  # the names whose definition's value is visited
+        # The nodes that name a flag in a read through an accessor template (`config.use_x` of
+        # `config.use_x.value`): the template reads them, they are no objects the code asks about.
+        self._templated: set[int] = set()
 
     def _value(self, node: ast.expr | None, name: str) -> object:
         """What a write of `name` stores: a literal, the name's own value passed along, or UNKNOWN."""
@@ -322,9 +330,7 @@ class _Scanner(ast.NodeVisitor):
             return ITSELF
         if isinstance(node, ast.Call) and ast_dotted(node.func) in FIELD_CONSTRUCTORS:
             return _field_default(node)
-        if isinstance(node, ast.Call) and any(
-            _accessor_reads(shape, node, name, self.flag_names) for shape in self.accessors
-        ):
+        if (read := template_read(self.accessors, node, self.flag_names)) is not None and read[0] == name:  # type: ignore[arg-type]
             return ITSELF  # `self.x = extra_args.get("x", False)`: the accessor is inlined to the flag's value
         if isinstance(node, ast.Name) and node.id == name:
             for parameters in reversed(self._flag_params):
@@ -586,8 +592,18 @@ class _Scanner(ast.NodeVisitor):
         if node.msg is not None:
             self.visit(node.msg)
 
+    def _template_reads(self, node: ast.expr) -> None:
+        """An expression that reads a flag through an accessor template: what names the flag in it
+        is not read as an object (see _receiver)."""
+        read = template_read(self.accessors, node, self.flag_names) if self.accessors else None
+        if read is not None and read[0] in self.names:
+            self._templated.add(id(read[1]))
+
     def _receiver(self, node: ast.expr, use: str) -> None:
-        """A candidate read that `use` applies to (`.value`, `(...)`, `[...]`): an object read."""
+        """A candidate read that `use` applies to (`.value`, `(...)`, `[...]`): an object read,
+        unless an accessor template reads it so."""
+        if id(node) in self._templated:
+            return
         if isinstance(node, ast.Attribute) and node.attr in self.names:
             base = ast_dotted(node.value) or "..."
             self._of(node.attr).object_reads.append(ObjectRead(self._site(node), f"{base}.{{name}}{use}"))
@@ -597,10 +613,12 @@ class _Scanner(ast.NodeVisitor):
                 self._of(node.id).object_reads.append(ObjectRead(self._site(node), f"{{name}}{use}"))
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
+        self._template_reads(node)
         self._receiver(node.value, "[...]")
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        self._template_reads(node)
         self._constant_use(node.attr, node)
         self._receiver(node.value, f".{node.attr}")
         if node.attr in self.names:
@@ -656,6 +674,7 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
+        self._template_reads(node)
         self._receiver(func, "(...)")
         callee = ast_dotted(func).rsplit(".", 1)[-1]
         for keyword in node.keywords:
@@ -773,7 +792,7 @@ def scan(
     path: str,
     names: Iterable[str],
     writers: tuple[CallShape, ...] = (),
-    accessors: tuple[CallShape, ...] = (),
+    accessors: tuple[Template, ...] = (),
     text: str | None = None,
     constants: Mapping[str, str] = MappingProxyType({}),
 ) -> dict[str, NameFacts]:
