@@ -54,7 +54,8 @@ class Write:
     site: Site
     kind: str  # "attribute", "class", "module", "global", "setattr", "augmented", "del", "unpack",
     # "keyword" (name=... at a call), "parameter" (a parameter, its default the value), "environ",
-    # "argument" (a positional argument passing a flag parameter, engine.plumbing)
+    # "argument" (a positional argument passing a flag parameter, engine.plumbing), "template" (a
+    # store through an accessor template, `options["x"] = v`)
     value: object  # the literal written, ITSELF, or UNKNOWN
     # Whose the write is: for a parameter, its function; for a class-level field, its class;
     # for a keyword, the callee's (last) name. A keyword reaches a flag only through an owner.
@@ -447,6 +448,8 @@ class _Scanner(ast.NodeVisitor):
 
     # -- writes -----------------------------------------------------------------------
     def _write(self, target: ast.expr, kind: str, value: object, node: ast.AST) -> None:
+        if isinstance(target, (ast.Subscript, ast.Attribute)) and self.accessors:
+            self._template_write(target, kind, node)
         if isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
                 self._write(element, "unpack", UNKNOWN, node)
@@ -471,6 +474,16 @@ class _Scanner(ast.NodeVisitor):
                 self._of(target.id).writes.append(write)
         else:
             self.visit(target)
+
+    def _template_write(self, target: ast.Subscript | ast.Attribute, kind: str, node: ast.AST) -> None:
+        """A store through an accessor template (`options["x"] = v`, `config.x.value = v`, `del`,
+        `+=`): a write of kind "template", which no pass removes, so that one of another value is a
+        conflict (the reads after it would no longer see it)."""
+        read = template_read(self.accessors, target, self.flag_names)
+        if read is not None and read[0] in self.names:
+            assigned = kind == "name" and isinstance(node, (ast.Assign, ast.AnnAssign))
+            value = literal(node.value) if assigned else UNKNOWN  # type: ignore[union-attr]
+            self._of(read[0]).writes.append(Write(self._site(node), "template", value))
 
     def _from_parameter(self, node: ast.AST | None) -> bool:
         """Whether a value (or an assignment's) reads a parameter of an enclosing function (not

@@ -165,13 +165,15 @@ class Template:
         found: dict[str, object] = {}
         if not _matches(self.tree, node, unfold, found, receiver=False):
             return None
-        return TemplateMatch(found.get("identifier"), found.get("named"), bool(found.get("negated")), found.get("node"))
+        membership = isinstance(self.tree, ast.Compare)
+        return TemplateMatch(found.get("identifier"), found.get("named"), membership, bool(found.get("negated")), found.get("node"))
 
 
 @dataclass(frozen=True)
 class TemplateMatch:
     identifier: object  # the flag's name, where the template has it in an attribute position
     named: object  # the expression naming the flag (a string literal, or a constant holding one)
+    membership: bool  # `{name} in ...`: the read is a bool, the flag's value taken as one
     negated: bool  # `{name} not in ...` against a template of `in` (or the reverse)
     node: object  # the node that carries the name: an identifier's Name or Attribute, or `named`
 
@@ -304,7 +306,7 @@ def parse_template(pattern: str) -> Template:
         ) from None
     if isinstance(tree, ast.Compare) and (len(tree.ops) != 1 or not isinstance(tree.ops[0], (ast.In, ast.NotIn))):
         raise ShapeError(f"{pattern!r}: a comparison reads a flag only as `{{name}} in ...` or `{{name}} not in ...`")
-    if not isinstance(tree, (ast.Call, ast.Attribute, ast.Subscript, ast.Compare)) or isinstance(tree, ast.Call) and not isinstance(tree.func, (ast.Name, ast.Attribute, ast.Subscript)):
+    if not isinstance(tree, (ast.Call, ast.Attribute, ast.Subscript, ast.Compare)):
         raise ShapeError(f"{pattern!r} is not a call, attribute, subscript or membership test that reads {{name}}")
     if any(isinstance(node, ast.keyword) and node.arg == _PLACEHOLDER for node in ast.walk(tree)):
         raise ShapeError(f"{pattern!r}: a flag named by a keyword is written, not read; declare it in writers")

@@ -170,7 +170,7 @@ class InlineLookups(FlagNaming, ExpressionEditor):
             flag = self._template_flag(found.identifier, found.named, found.node) if found is not None else None
             if flag is not None:
                 assert found is not None
-                value = bool_node(not flag.value) if found.negated else constant_node(flag.value)
+                value = bool_node(bool(flag.value) != found.negated) if found.membership else constant_node(flag.value)
                 return self._replace(original, updated, flag, f"read through {template.text}", value)
         return updated
 
