@@ -1,16 +1,19 @@
-"""Call shapes from the config: `features.has({name}, ...)`, `override_settings({name}=...)`.
+"""Shapes from the config: accessor templates (`features.has({name}, ...)`, `config.{name}.value`,
+`options[{name}]`, `{name} in opts.enabled`: Template) and writer calls (`set_config({name}, ...)`,
+`override_settings({name}=...)`: CallShape).
 
-A shape is parsed once, with `ast`, when the config loads; the passes match LibCST
-calls against it (passes/lookups.py), the index `ast` calls (here), so that loading a
-config never imports LibCST. `{name}` stands for the flag's name as a string literal (or, in
-keyword position, as the keyword); `...` for any further arguments.
+A shape is parsed once, with `ast`, when the config loads; the passes match LibCST nodes against
+it (passes/lookups.py, prune.py), the index `ast` nodes (here), so that loading a config never
+imports LibCST. `{name}` stands for the flag's name: a string literal (or a constant holding one)
+in argument, subscript and membership positions, the keyword of a writer's keyword, an identifier
+in attribute positions; `...` for any further arguments.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _PLACEHOLDER = "__prune_flags_name__"
 
@@ -141,24 +144,15 @@ def parse_shape(pattern: str) -> CallShape:
     raise ShapeError(f"{pattern!r}: {{name}} must be an argument or a keyword of the call")
 
 
+@dataclass(frozen=True)
 class Template:
     """An expression template from the config's `accessors`: `features.has({name}, ...)`,
     `config.{name}.value`, `options[{name}]`, `{name} in options.enabled`. Parsed once into an
     `ast` shape; a read matches it by shape (see `match`), whether the read is an `ast` node (the
     index) or a LibCST one (passes/lookups.py): each side only says how its nodes unfold."""
 
-    def __init__(self, text: str, tree: ast.expr) -> None:
-        self.text = text
-        self.tree = tree
-
-    def __repr__(self) -> str:
-        return f"Template({self.text!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Template) and other.text == self.text
-
-    def __hash__(self) -> int:
-        return hash(self.text)
+    text: str
+    tree: ast.expr = field(compare=False)
 
     def match(self, node: object, unfold: Unfold) -> TemplateMatch | None:
         """How `node` reads a flag through this template, or None when it does not have its shape."""
