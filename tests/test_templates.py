@@ -25,7 +25,7 @@ MATCHES = [
     ("features.has({name})", 'features.has("x", user)', None),  # no `...`: no further argument
     ("features.has({name}, ...)", 'other.has("x")', None),
     ("features.has({name}, ...)", 'make().features.has("x")', None),  # a receiver with a call
-    ("get_flag(name={name}, ...)", 'get_flag(name="x", default=1)', (None, '"x"', False)),
+    ("get_flag(name={name}, default=...)", 'get_flag(name="x", default=1)', (None, '"x"', False)),
     ("get_flag(name={name})", 'get_flag(name="x", default=1)', None),
     ("config.{name}.value", "config.use_x.value", ("use_x", None, False)),
     ("config.{name}.value", "self.config.use_x.value", ("use_x", None, False)),
