@@ -12,6 +12,7 @@ in attribute positions; `...` for any further arguments.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -290,8 +291,10 @@ def ast_unfold(node: object) -> tuple:
     return ("other",)
 
 
+@functools.lru_cache(maxsize=None)
 def parse_template(pattern: str) -> Template:
-    """The shape of an accessor template; ShapeError says what is wrong."""
+    """The shape of an accessor template, parsed once a process (the config's check, then the
+    run's); ShapeError says what is wrong."""
     try:
         tree = ast.parse(pattern.replace("{name}", _PLACEHOLDER), mode="eval").body
     except SyntaxError:
