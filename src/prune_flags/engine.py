@@ -740,10 +740,13 @@ def _read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
         if not reads:
             continue
         where = ", ".join(f"{read.site} ({read.template.format(name=name)})" for read in reads)
-        message = (
-            f"{name}: not pruned: it is read as an object at {where}; declare how it is read, as an accessor "
-            f"template such as accessors = [\"{reads[0].template}\"]"
+        advice = next((read.template for read in reads if not read.declared), None)
+        how = (
+            f"declare how it is read, as an accessor template such as accessors = [\"{advice}\"]"
+            if advice is not None
+            else "a read through an accessor template that something acts on stays (a constant is never a receiver)"
         )
+        message = f"{name}: not pruned: it is read as an object at {where}; {how}"
         found.append(Refusal(name, "read-as-object", tuple(dict.fromkeys(str(read.site) for read in reads)), message))
     return found
 

@@ -133,6 +133,7 @@ class ObjectRead:
 
     site: Site
     template: str  # how it is read, as an accessor template would say it: `{name}.value`
+    declared: bool = False  # a read through a declared template that something acts on: no template helps
 
 
 @dataclass
@@ -229,16 +230,17 @@ def _field_default(call: ast.Call) -> object:
     return UNKNOWN
 
 
-def template_read(templates: tuple[Template, ...], node: ast.expr, names: FlagNames) -> tuple[str, ast.expr] | None:
+def template_read(templates: tuple[Template, ...], node: ast.expr, names: FlagNames) -> tuple[str, ast.expr, Template] | None:
     """The flag an expression reads through an accessor template (`extra_args.get("x", ...)`,
-    `config.x.value`, `"x" in opts.enabled`), with the node that names it; None for any other."""
+    `config.x.value`, `"x" in opts.enabled`), with the node that names it and the template; None
+    for any other."""
     for template in templates:
         found = template.match(node, ast_unfold)
         if found is None:
             continue
         name = found.identifier if found.named is None else names.of_ast(found.named)  # type: ignore[arg-type]
         if isinstance(name, str):
-            return name, found.node  # type: ignore[return-value]
+            return name, found.node, template  # type: ignore[return-value]
     return None
 
 
@@ -614,8 +616,13 @@ class _Scanner(ast.NodeVisitor):
 
     def _receiver(self, node: ast.expr, use: str) -> None:
         """A candidate read that `use` applies to (`.value`, `(...)`, `[...]`): an object read,
-        unless an accessor template reads it so."""
+        unless an accessor template reads it so. A template's read that `use` applies to stays a
+        read of the flag the rewrite cannot replace (`config.x.value.lower()`): an object read too."""
         if id(node) in self._templated:
+            return
+        read = template_read(self.accessors, node, self.flag_names) if self.accessors else None
+        if read is not None and read[0] in self.names:
+            self._of(read[0]).object_reads.append(ObjectRead(self._site(node), f"{read[2].text}{use}", declared=True))
             return
         if isinstance(node, ast.Attribute) and node.attr in self.names:
             base = ast_dotted(node.value) or "..."
