@@ -271,6 +271,20 @@ def flag_read(draw, builder: Builder, where: Where, depth: int) -> Expr:
     return Expr(draw(st.sampled_from(reads)) if reads else "x", ATOM)
 
 
+# The accessor templates a program that reads the module flag by name declares (template_read).
+ACCESSORS = ("globals()[{name}]", "globals().get({name}, ...)")
+
+
+@expression_idiom(compound=False)
+def template_read(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    """The module flag read by its name through an accessor template the config declares
+    (README: Accessor templates): `globals()["FAST"]`, `globals().get("FAST", 0)`."""
+    if MODULE_FLAG not in builder.flags:
+        return Expr("x", ATOM)
+    name = repr(MODULE_FLAG)
+    return Expr(draw(st.sampled_from([f"globals()[{name}]", f"globals().get({name})", f"globals().get({name}, 0)"])), ATOM)
+
+
 @expression_idiom(compound=False)
 def parameter_test(draw, builder: Builder, where: Where, depth: int) -> Expr:
     """A condition that is not a flag: the parameter, or a comparison of it."""
@@ -838,7 +852,7 @@ DOCUMENTED_REFUSALS: dict[str, str] = {
 OUT_OF_CONTRACT = re.compile(r"raises (TypeError|AttributeError|IndexError)\b")
 
 
-def pyproject(flags: dict[str, object], black: bool, scoped: frozenset[str] = frozenset()) -> str:
+def pyproject(flags: dict[str, object], black: bool, scoped: frozenset[str] = frozenset(), templates: bool = False) -> str:
     def toml(value: object) -> str:
         if value is None:
             return '{ python = "None" }'
@@ -846,7 +860,9 @@ def pyproject(flags: dict[str, object], black: bool, scoped: frozenset[str] = fr
             return "true" if value else "false"
         return repr(value).replace("'", '"')
 
+    accessors = ", ".join(f'"{template}"' for template in ACCESSORS)
     lines = [
+        *(["[tool.prune-flags]", f"accessors = [{accessors}]", ""] if templates else []),
         "[tool.prune-flags.flags]",
         *(f'"program.Node.{name}" = {toml(value)}' if name in scoped else f"{name} = {toml(value)}" for name, value in flags.items()),
     ]
@@ -941,7 +957,7 @@ def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Op
     with tempfile.TemporaryDirectory(prefix="fuzz-") as name:
         root = Path(name)
         (root / ".git").mkdir()
-        (root / "pyproject.toml").write_text(pyproject(flags, black, program.scoped & flags.keys()))
+        (root / "pyproject.toml").write_text(pyproject(flags, black, program.scoped & flags.keys(), "template_read" in program.idioms))
         path = root / "program.py"
         path.write_text(program.source)
         tests = root / "tests" / "test_program.py"

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from prune_flags.shapes import ShapeError, parse_shape
+from prune_flags.shapes import ShapeError, parse_shape, parse_template
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -294,6 +294,8 @@ def _strings(table: Mapping[str, object], key: str, file: str) -> tuple[str, ...
 
 
 def _name_patterns(table: Mapping[str, object], key: str, file: str) -> tuple[str, ...]:
+    """Templates naming a flag: accessors (any expression that reads one, shapes.parse_template)
+    and writers (calls, shapes.parse_shape)."""
     patterns = _strings(table, key, file)
     for index, pattern in enumerate(patterns):
         if "{name}" not in pattern:
@@ -303,7 +305,7 @@ def _name_patterns(table: Mapping[str, object], key: str, file: str) -> tuple[st
             )
             raise ConfigError(file, f"{key}[{index}]", message)
         try:
-            parse_shape(pattern)
+            parse_template(pattern) if key == "accessors" else parse_shape(pattern)
         except ShapeError as err:
             raise ConfigError(file, f"{key}[{index}]", str(err)) from None
     return patterns

@@ -13,7 +13,7 @@ from prune_flags.config import Flag
 from prune_flags.helpers import HelperCall
 from prune_flags.pinned import TestEdits
 from prune_flags.report import Change
-from prune_flags.shapes import CallShape
+from prune_flags.shapes import CallShape, Template
 
 if TYPE_CHECKING:
     from libcst.metadata import CodeRange
@@ -30,7 +30,7 @@ class Death(NamedTuple):
 class RewriteContext:
     path: str
     flags: Mapping[str, Flag]
-    accessors: tuple[CallShape, ...] = ()  # flag-API calls that read a flag by its name
+    accessors: tuple[Template, ...] = ()  # expression templates that read a flag (shapes.Template)
     writers: tuple[CallShape, ...] = ()  # setter calls that write a flag by its name
     # For each flag, the functions and classes that take it: `flag=` goes only from calls of these.
     flag_owners: Mapping[str, frozenset[str]] = field(default_factory=dict)

@@ -59,7 +59,7 @@ from prune_flags.index import (
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
-from prune_flags.shapes import CallShape, ast_dotted, parse_shape, spellings, module_strings
+from prune_flags.shapes import CallShape, Template, ast_dotted, parse_shape, parse_template, spellings, module_strings
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, FileResult, FlagWarning, Refusal, Report, Skipped
 from prune_flags.unmatched import appearances, unmatched
 from prune_flags.pinned import TEST_WRITES, TestPlan, is_test_path, plan_tests
@@ -82,7 +82,7 @@ class _Repository:
 
     cwd: Path
     writers: tuple[CallShape, ...] = ()  # the config's setter shapes: their calls write flags
-    accessors: tuple[CallShape, ...] = ()  # the config's getter shapes: their calls read flags
+    accessors: tuple[Template, ...] = ()  # the config's accessor templates: expressions that read flags
     option_calls: tuple[str, ...] = ()  # the config's wrappers of add_argument: they define options
     flag_constants: dict[str, str] = field(default_factory=dict)  # see name_constants
     raw: dict[Path, bytes] = field(default_factory=dict)
@@ -302,7 +302,7 @@ def load(
     repository = _Repository(
         cwd,
         tuple(parse_shape(pattern) for pattern in config.writers),
-        tuple(parse_shape(pattern) for pattern in config.accessors),
+        tuple(parse_template(pattern) for pattern in config.accessors),
         option_calls=config.option_calls,
     )
     files = discover_python_files(paths, project_root, config.exclude)
@@ -746,10 +746,13 @@ def _read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
         if not reads:
             continue
         where = ", ".join(f"{read.site} ({read.template.format(name=name)})" for read in reads)
-        message = (
-            f"{name}: not pruned: it is read as an object at {where}; declare how it is read, as an accessor "
-            f"template such as accessors = [\"{reads[0].template}\"]"
+        advice = next((read.template for read in reads if not read.declared), None)
+        how = (
+            f"declare how it is read, as an accessor template such as accessors = [\"{advice}\"]"
+            if advice is not None
+            else "a read through an accessor template that something acts on stays (a constant is never a receiver)"
         )
+        message = f"{name}: not pruned: it is read as an object at {where}; {how}"
         found.append(Refusal(name, "read-as-object", tuple(dict.fromkeys(str(read.site) for read in reads)), message))
     return found
 

@@ -26,8 +26,9 @@ from prune_flags.shapes import (
     CLICK_OPTIONS,
     CallShape,
     FlagNames,
+    Template,
+    ast_unfold,
     ast_dotted,
-    ast_dotted_matches,
     defines_option,
     option_dest,
     module_strings,
@@ -53,7 +54,8 @@ class Write:
     site: Site
     kind: str  # "attribute", "class", "module", "global", "setattr", "augmented", "del", "unpack",
     # "keyword" (name=... at a call), "parameter" (a parameter, its default the value), "environ",
-    # "argument" (a positional argument passing a flag parameter, engine.plumbing)
+    # "argument" (a positional argument passing a flag parameter, engine.plumbing), "template" (a
+    # store through an accessor template, `options["x"] = v`)
     value: object  # the literal written, ITSELF, or UNKNOWN
     # Whose the write is: for a parameter, its function; for a class-level field, its class;
     # for a keyword, the callee's (last) name. A keyword reaches a flag only through an owner.
@@ -131,6 +133,7 @@ class ObjectRead:
 
     site: Site
     template: str  # how it is read, as an accessor template would say it: `{name}.value`
+    declared: bool = False  # a read through a declared template that something acts on: no template helps
 
 
 @dataclass
@@ -227,13 +230,18 @@ def _field_default(call: ast.Call) -> object:
     return UNKNOWN
 
 
-def _accessor_reads(shape: CallShape, call: ast.Call, name: str, names: FlagNames) -> bool:
-    """Whether `call` reads `name` through an accessor shape such as `extra_args.get({name}, ...)`."""
-    if shape.name_is_keyword or not ast_dotted_matches(call.func, shape.func):
-        return False
-    assert shape.name_index is not None
-    positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
-    return len(positional) > shape.name_index and names.of_ast(positional[shape.name_index]) == name
+def template_read(templates: tuple[Template, ...], node: ast.expr, names: FlagNames) -> tuple[str, ast.expr, Template] | None:
+    """The flag an expression reads through an accessor template (`extra_args.get("x", ...)`,
+    `config.x.value`, `"x" in opts.enabled`), with the node that names it and the template; None
+    for any other."""
+    for template in templates:
+        found = template.match(node, ast_unfold)
+        if found is None:
+            continue
+        name = found.identifier if found.named is None else names.of_ast(found.named)  # type: ignore[arg-type]
+        if isinstance(name, str):
+            return name, found.node, template  # type: ignore[return-value]
+    return None
 
 
 def _option(call: ast.Call, wrappers: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
@@ -289,7 +297,7 @@ class _Scanner(ast.NodeVisitor):
         path: str,
         names: frozenset[str],
         writers: tuple[CallShape, ...] = (),
-        accessors: tuple[CallShape, ...] = (),
+        accessors: tuple[Template, ...] = (),
         flag_names: FlagNames = FlagNames({}, {}),
         option_calls: tuple[str, ...] = (),
     ) -> None:
@@ -318,6 +326,9 @@ class _Scanner(ast.NodeVisitor):
         self._assert: AssertRead | None = None
         self._statement_call: ast.expr | None = None  # the call an expression statement makes
         self._defining: frozenset[str] = frozenset()  # the names whose definition's value is visited
+        # The nodes that name a flag in a read through an accessor template (`config.use_x` of
+        # `config.use_x.value`): the template reads them, they are no objects the code asks about.
+        self._templated: set[int] = set()
 
     def _value(self, node: ast.expr | None, name: str) -> object:
         """What a write of `name` stores: a literal, the name's own value passed along, or UNKNOWN."""
@@ -325,9 +336,7 @@ class _Scanner(ast.NodeVisitor):
             return ITSELF
         if isinstance(node, ast.Call) and ast_dotted(node.func) in FIELD_CONSTRUCTORS:
             return _field_default(node)
-        if isinstance(node, ast.Call) and any(
-            _accessor_reads(shape, node, name, self.flag_names) for shape in self.accessors
-        ):
+        if (read := template_read(self.accessors, node, self.flag_names)) is not None and read[0] == name:  # type: ignore[arg-type]
             return ITSELF  # `self.x = extra_args.get("x", False)`: the accessor is inlined to the flag's value
         if isinstance(node, ast.Name) and node.id == name:
             for parameters in reversed(self._flag_params):
@@ -444,6 +453,8 @@ class _Scanner(ast.NodeVisitor):
 
     # -- writes -----------------------------------------------------------------------
     def _write(self, target: ast.expr, kind: str, value: object, node: ast.AST) -> None:
+        if isinstance(target, (ast.Subscript, ast.Attribute)) and self.accessors:
+            self._template_write(target, kind, node)
         if isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
                 self._write(element, "unpack", UNKNOWN, node)
@@ -468,6 +479,16 @@ class _Scanner(ast.NodeVisitor):
                 self._of(target.id).writes.append(write)
         else:
             self.visit(target)
+
+    def _template_write(self, target: ast.Subscript | ast.Attribute, kind: str, node: ast.AST) -> None:
+        """A store through an accessor template (`options["x"] = v`, `config.x.value = v`, `del`,
+        `+=`): a write of kind "template", which no pass removes, so that one of another value is a
+        conflict (the reads after it would no longer see it)."""
+        read = template_read(self.accessors, target, self.flag_names)
+        if read is not None and read[0] in self.names:
+            assigned = kind == "name" and isinstance(node, (ast.Assign, ast.AnnAssign))
+            value = literal(node.value) if assigned else UNKNOWN  # type: ignore[union-attr]
+            self._of(read[0]).writes.append(Write(self._site(node), "template", value))
 
     def _from_parameter(self, node: ast.AST | None) -> bool:
         """Whether a value (or an assignment's) reads a parameter of an enclosing function (not
@@ -589,8 +610,23 @@ class _Scanner(ast.NodeVisitor):
         if node.msg is not None:
             self.visit(node.msg)
 
+    def _template_reads(self, node: ast.expr) -> None:
+        """An expression that reads a flag through an accessor template: what names the flag in it
+        is not read as an object (see _receiver)."""
+        read = template_read(self.accessors, node, self.flag_names) if self.accessors else None
+        if read is not None and read[0] in self.names:
+            self._templated.add(id(read[1]))
+
     def _receiver(self, node: ast.expr, use: str) -> None:
-        """A candidate read that `use` applies to (`.value`, `(...)`, `[...]`): an object read."""
+        """A candidate read that `use` applies to (`.value`, `(...)`, `[...]`): an object read,
+        unless an accessor template reads it so. A template's read that `use` applies to stays a
+        read of the flag the rewrite cannot replace (`config.x.value.lower()`): an object read too."""
+        if id(node) in self._templated:
+            return
+        read = template_read(self.accessors, node, self.flag_names) if self.accessors else None
+        if read is not None and read[0] in self.names:
+            self._of(read[0]).object_reads.append(ObjectRead(self._site(node), f"{read[2].text}{use}", declared=True))
+            return
         if isinstance(node, ast.Attribute) and node.attr in self.names:
             base = ast_dotted(node.value) or "..."
             self._of(node.attr).object_reads.append(ObjectRead(self._site(node), f"{base}.{{name}}{use}"))
@@ -600,10 +636,12 @@ class _Scanner(ast.NodeVisitor):
                 self._of(node.id).object_reads.append(ObjectRead(self._site(node), f"{{name}}{use}"))
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
+        self._template_reads(node)
         self._receiver(node.value, "[...]")
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        self._template_reads(node)
         self._constant_use(node.attr, node)
         self._receiver(node.value, f".{node.attr}")
         if node.attr in self.names:
@@ -659,6 +697,7 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
+        self._template_reads(node)
         self._receiver(func, "(...)")
         callee = ast_dotted(func).rsplit(".", 1)[-1]
         for keyword in node.keywords:
@@ -776,7 +815,7 @@ def scan(
     path: str,
     names: Iterable[str],
     writers: tuple[CallShape, ...] = (),
-    accessors: tuple[CallShape, ...] = (),
+    accessors: tuple[Template, ...] = (),
     text: str | None = None,
     constants: Mapping[str, str] = MappingProxyType({}),
     option_calls: tuple[str, ...] = (),

@@ -1,16 +1,20 @@
-"""Call shapes from the config: `features.has({name}, ...)`, `override_settings({name}=...)`.
+"""Shapes from the config: accessor templates (`features.has({name}, ...)`, `config.{name}.value`,
+`options[{name}]`, `{name} in opts.enabled`: Template) and writer calls (`set_config({name}, ...)`,
+`override_settings({name}=...)`: CallShape).
 
-A shape is parsed once, with `ast`, when the config loads; the passes match LibCST
-calls against it (passes/lookups.py), the index `ast` calls (here), so that loading a
-config never imports LibCST. `{name}` stands for the flag's name as a string literal (or, in
-keyword position, as the keyword); `...` for any further arguments.
+A shape is parsed once, with `ast`, when the config loads; the passes match LibCST nodes against
+it (passes/lookups.py, prune.py), the index `ast` nodes (here), so that loading a config never
+imports LibCST. `{name}` stands for the flag's name: a string literal (or a constant holding one)
+in argument, subscript and membership positions, the keyword of a writer's keyword, an identifier
+in attribute positions; `...` for any further arguments.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field
 
 _PLACEHOLDER = "__prune_flags_name__"
 
@@ -139,6 +143,173 @@ def parse_shape(pattern: str) -> CallShape:
     if any(keyword.arg == _PLACEHOLDER for keyword in call.keywords):
         return CallShape(func, None, True, more)
     raise ShapeError(f"{pattern!r}: {{name}} must be an argument or a keyword of the call")
+
+
+@dataclass(frozen=True)
+class Template:
+    """An expression template from the config's `accessors`: `features.has({name}, ...)`,
+    `config.{name}.value`, `options[{name}]`, `{name} in options.enabled`. Parsed once into an
+    `ast` shape; a read matches it by shape (see `match`), whether the read is an `ast` node (the
+    index) or a LibCST one (passes/lookups.py): each side only says how its nodes unfold."""
+
+    text: str
+    tree: ast.expr = field(compare=False)
+
+    def match(self, node: object, unfold: Unfold) -> TemplateMatch | None:
+        """How `node` reads a flag through this template, or None when it does not have its shape."""
+        found: dict[str, object] = {}
+        if not _matches(self.tree, node, unfold, found, receiver=False):
+            return None
+        membership = isinstance(self.tree, ast.Compare)
+        return TemplateMatch(found.get("identifier"), found.get("named"), membership, bool(found.get("negated")), found.get("node"))
+
+
+@dataclass(frozen=True)
+class TemplateMatch:
+    identifier: object  # the flag's name, where the template has it in an attribute position
+    named: object  # the expression naming the flag (a string literal, or a constant holding one)
+    membership: bool  # `{name} in ...`: the read is a bool, the flag's value taken as one
+    negated: bool  # `{name} not in ...` against a template of `in` (or the reverse)
+    node: object  # the node that carries the name: an identifier's Name or Attribute, or `named`
+
+
+# A node unfolded one level, as the matcher sees it (see ast_unfold): ("name", id),
+# ("attribute", receiver, attr), ("call", func, positional, {keyword: value}, starred),
+# ("subscript", receiver, index or None), ("compare", left, "in" | "not in" | "", right),
+# ("constant", value), ("other",).
+Unfold = Callable[[object], tuple]
+
+
+def _is_placeholder(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == _PLACEHOLDER
+
+
+def _is_ellipsis(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is Ellipsis
+
+
+def _dotted_chain(node: object, unfold: Unfold) -> bool:
+    """Whether a receiver is a plain chain of attributes on a name (`self.config`), which
+    reading has no side effect to keep."""
+    shape = unfold(node)
+    while shape[0] == "attribute":
+        shape = unfold(shape[1])
+    return shape[0] == "name"
+
+
+def _matches(template: ast.expr, node: object, unfold: Unfold, found: dict[str, object], receiver: bool) -> bool:
+    """Whether `node` has the template's shape, filling `found`. In a receiver position (what an
+    attribute, call or subscript acts on), a name matches the same name or a chain ending with it
+    (`self.features` for `features`), and `{name}` is an identifier; elsewhere `{name}` is any
+    expression, which the caller resolves to a flag's name (a string, or a constant holding one)."""
+    shape = unfold(node)
+    if _is_placeholder(template):
+        if not receiver:
+            found["named"] = found["node"] = node
+            return True
+        if shape[0] == "name":
+            found["identifier"], found["node"] = shape[1], node
+            return True
+        if shape[0] == "attribute" and _dotted_chain(shape[1], unfold):
+            found["identifier"], found["node"] = shape[2], node
+            return True
+        return False
+    if isinstance(template, ast.Name):
+        if shape[0] == "name":
+            return bool(shape[1] == template.id)
+        return shape[0] == "attribute" and shape[2] == template.id and _dotted_chain(shape[1], unfold)
+    if isinstance(template, ast.Attribute):
+        if shape[0] != "attribute":
+            return False
+        if template.attr == _PLACEHOLDER:
+            found["identifier"], found["node"] = shape[2], node
+        elif template.attr != shape[2]:
+            return False
+        return _matches(template.value, shape[1], unfold, found, receiver=True)
+    if isinstance(template, ast.Subscript):
+        return (
+            shape[0] == "subscript"
+            and shape[2] is not None
+            and _matches(template.value, shape[1], unfold, found, receiver=True)
+            and (_is_ellipsis(template.slice) or _matches(template.slice, shape[2], unfold, found, receiver=False))
+        )
+    if isinstance(template, ast.Call):
+        return shape[0] == "call" and _call_matches(template, shape, unfold, found)
+    if isinstance(template, ast.Compare):
+        if shape[0] != "compare" or not shape[2]:
+            return False
+        found["negated"] = isinstance(template.ops[0], ast.NotIn) != (shape[2] == "not in")
+        return _matches(template.left, shape[1], unfold, found, receiver=False) and _matches(
+            template.comparators[0], shape[3], unfold, found, receiver=False
+        )
+    if isinstance(template, ast.Constant):
+        return shape[0] == "constant" and shape[1] == template.value and type(shape[1]) is type(template.value)
+    return False
+
+
+def _call_matches(template: ast.Call, shape: tuple, unfold: Unfold, found: dict[str, object]) -> bool:
+    """A call of the template's callee with its arguments: each of the template's positional
+    ones in place, then any further ones (and any keywords) only where it has `...`."""
+    _, func, positional, keywords, starred = shape
+    if starred or not _matches(template.func, func, unfold, found, receiver=True):
+        return False
+    arguments = [argument for argument in template.args if not _is_ellipsis(argument)]
+    more = len(arguments) < len(template.args) or any(_is_ellipsis(k.value) for k in template.keywords)
+    if len(positional) < len(arguments) or (not more and (len(positional) > len(arguments) or keywords)):
+        return False
+    for argument, given in zip(arguments, positional):
+        if not _matches(argument, given, unfold, found, receiver=False):
+            return False
+    for keyword in template.keywords:
+        if keyword.arg == _PLACEHOLDER:
+            return False  # a flag named by a keyword is written (writers), not read
+        if keyword.arg is not None and not _is_ellipsis(keyword.value):
+            if keyword.arg not in keywords or not _matches(keyword.value, keywords[keyword.arg], unfold, found, False):
+                return False
+    return True
+
+
+def ast_unfold(node: object) -> tuple:
+    """An `ast` node as the template matcher sees it (see Unfold)."""
+    if isinstance(node, ast.Name):
+        return ("name", node.id)
+    if isinstance(node, ast.Attribute):
+        return ("attribute", node.value, node.attr)
+    if isinstance(node, ast.Call):
+        positional = [argument for argument in node.args if not isinstance(argument, ast.Starred)]
+        keywords = {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg is not None}
+        starred = len(positional) < len(node.args) or len(keywords) < len(node.keywords)
+        return ("call", node.func, positional, keywords, starred)
+    if isinstance(node, ast.Subscript):
+        plain = not isinstance(node.slice, (ast.Slice, ast.Tuple, ast.Starred))
+        return ("subscript", node.value, node.slice if plain else None)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        operator = {ast.In: "in", ast.NotIn: "not in"}.get(type(node.ops[0]), "")
+        return ("compare", node.left, operator, node.comparators[0])
+    if isinstance(node, ast.Constant):
+        return ("constant", node.value)
+    return ("other",)
+
+
+@functools.lru_cache(maxsize=None)
+def parse_template(pattern: str) -> Template:
+    """The shape of an accessor template, parsed once a process (the config's check, then the
+    run's); ShapeError says what is wrong."""
+    try:
+        tree = ast.parse(pattern.replace("{name}", _PLACEHOLDER), mode="eval").body
+    except SyntaxError:
+        raise ShapeError(
+            f"{pattern!r} is not a Python expression such as \"features.has({{name}}, ...)\" or \"config.{{name}}.value\""
+        ) from None
+    if isinstance(tree, ast.Compare) and (len(tree.ops) != 1 or not isinstance(tree.ops[0], (ast.In, ast.NotIn))):
+        raise ShapeError(f"{pattern!r}: a comparison reads a flag only as `{{name}} in ...` or `{{name}} not in ...`")
+    if not isinstance(tree, (ast.Call, ast.Attribute, ast.Subscript, ast.Compare)):
+        raise ShapeError(f"{pattern!r} is not a call, attribute, subscript or membership test that reads {{name}}")
+    if any(isinstance(node, ast.keyword) and node.arg == _PLACEHOLDER for node in ast.walk(tree)):
+        raise ShapeError(f"{pattern!r}: a flag named by a keyword is written, not read; declare it in writers")
+    if not any(_is_placeholder(node) or getattr(node, "attr", None) == _PLACEHOLDER for node in ast.walk(tree)):
+        raise ShapeError(f"{pattern!r}: {{name}} must be an argument, attribute, subscript or membership operand")
+    return Template(pattern, tree)
 
 
 def spellings(name: str) -> tuple[str, ...]:

@@ -1,5 +1,7 @@
 """Lookups by name: `getattr`/`hasattr` with the flag's name, environment variables, and the
-flag-API calls the config declares in `accessors`. Each becomes the flag's constant.
+reads the config declares in `accessors` (calls, attributes, subscripts, membership tests: see
+shapes.Template). Each becomes the flag's constant; `{name} not in ...` against a template of
+`in` (or the reverse), its negation.
 
 `getattr(obj, "flag", d)` is the flag's value and `hasattr(obj, "flag")` is True: the
 attribute exists while the code runs with the flag fixed. An environment flag's value is a
@@ -16,6 +18,7 @@ from libcst.metadata import PositionProvider
 
 from prune_flags.config import Flag
 from prune_flags.constants import bool_node, constant_node, constant_value
+from prune_flags.values import UNKNOWN
 from prune_flags.context import RewriteContext
 from prune_flags.passes.body import BodyEditor
 from prune_flags.passes.parens import ExpressionEditor
@@ -44,6 +47,30 @@ def shape_argument(shape: CallShape, call: cst.Call) -> cst.Arg | None:
     if not shape.more and len(call.args) != shape.name_index + 1:
         return None
     return positional[shape.name_index]
+
+
+def cst_unfold(node: object) -> tuple:
+    """A LibCST node as the template matcher sees it (shapes.Unfold, as shapes.ast_unfold)."""
+    value = constant_value(node) if isinstance(node, cst.BaseExpression) else UNKNOWN
+    if value is not UNKNOWN or isinstance(node, cst.Ellipsis):
+        return ("constant", Ellipsis if isinstance(node, cst.Ellipsis) else value)
+    if isinstance(node, cst.Name):
+        return ("name", node.value)
+    if isinstance(node, cst.Attribute):
+        return ("attribute", node.value, node.attr.value)
+    if isinstance(node, cst.Call):
+        positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+        keywords = {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
+        return ("call", node.func, positional, keywords, any(arg.star for arg in node.args))
+    if isinstance(node, cst.Subscript):
+        only = node.slice[0].slice if len(node.slice) == 1 else None
+        plain = isinstance(only, cst.Index) and not getattr(only, "star", None)
+        return ("subscript", node.value, only.value if plain else None)  # type: ignore[union-attr]
+    if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+        target = node.comparisons[0]
+        operator = {cst.In: "in", cst.NotIn: "not in"}.get(type(target.operator), "")
+        return ("compare", node.left, operator, target.comparator)
+    return ("other",)
 
 
 class FlagNaming(BodyEditor):
@@ -134,19 +161,35 @@ class InlineLookups(FlagNaming, ExpressionEditor):
                 return self._replace(original_node, updated_node, flag, _ENVIRONMENT, value)
         return self._accessor(original_node, updated_node)
 
-    def _accessor(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        for shape in self.context.accessors:
-            argument = shape_argument(shape, updated)
-            if argument is None or shape.name_is_keyword:
-                continue
-            flag = self.named_flag(argument.value)
+    def _accessor(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        """A read through one of the config's accessor templates becomes the flag's constant."""
+        if not self.context.accessors or id(original) in self._not_reads:  # type: ignore[attr-defined]
+            return updated  # (a store: `config.use_x.value = True`, `options["x"] = 1`)
+        for template in self.context.accessors:
+            found = template.match(original, cst_unfold)
+            flag = self._template_flag(found.identifier, found.named, found.node) if found is not None else None
             if flag is not None:
-                return self._replace(original, updated, flag, f"read through {shape.func}", constant_node(flag.value))
+                assert found is not None
+                value = bool_node(bool(flag.value) != found.negated) if found.membership else constant_node(flag.value)
+                return self._replace(original, updated, flag, f"read through {template.text}", value)
         return updated
+
+    def _template_flag(self, identifier: object, named: object, node: object) -> Flag | None:
+        """The flag a template read names: an identifier (`config.use_x`, or a bare `USE_X` where
+        it is the module's flag, as InlineFlags reads names), else a string or a constant."""
+        if named is not None:
+            return self.named_flag(named)  # type: ignore[arg-type]
+        if isinstance(node, cst.Name):
+            identifier = self._flag_named(node.value, node)  # type: ignore[attr-defined]
+        return self.context.flags.get(identifier) if isinstance(identifier, str) else None
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
+        result = super().leave_Attribute(original_node, updated_node)  # type: ignore[misc]
+        return self._accessor(original_node, updated_node) if result is updated_node else result
 
     def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:
         if dotted_name(updated_node.value) not in _ENVIRON or len(updated_node.slice) != 1:
-            return updated_node
+            return self._accessor(original_node, updated_node)
         index = updated_node.slice[0].slice
         flag = self.named_flag(index.value) if isinstance(index, cst.Index) else None
         if flag is None or not isinstance(flag.value, str) or id(original_node) in self._not_reads:  # type: ignore[attr-defined]
@@ -162,4 +205,7 @@ class InlineLookups(FlagNaming, ExpressionEditor):
                     is_set = flag.value is not None
                     value = is_set if isinstance(target.operator, cst.In) else not is_set
                     return self._replace(original_node, updated_node, flag, _ENVIRONMENT, bool_node(value))
+        result = self._accessor(original_node, updated_node)
+        if result is not updated_node:
+            return result
         return super().leave_Comparison(original_node, updated_node)  # type: ignore[misc]

@@ -1,0 +1,139 @@
+"""Accessor templates (README: Lookups by name; CONTRACT: accessors): one shape matcher for `ast`
+(the index) and LibCST (the lookups pass), and fixtures whose rewrite behaves as the program with
+each flag at its configured value."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable
+
+import libcst as cst
+import pytest
+
+from prune_flags.passes.lookups import cst_unfold
+from prune_flags.shapes import ShapeError, TemplateMatch, ast_unfold, parse_template
+from test_fixtures import FIXTURES
+
+# template, expression, (identifier, the naming expression's source, negated) or None: no match
+MATCHES = [
+    ("features.has({name}, ...)", 'features.has("x", user)', (None, '"x"', False)),
+    ("features.has({name}, ...)", 'self.features.has(KEY)', (None, "KEY", False)),
+    ("features.has({name})", 'features.has("x", user)', None),  # no `...`: no further argument
+    ("features.has({name}, ...)", 'other.has("x")', None),
+    ("features.has({name}, ...)", 'make().features.has("x")', None),  # a receiver with a call
+    ("get_flag(name={name}, default=...)", 'get_flag(name="x", default=1)', (None, '"x"', False)),
+    ("get_flag(name={name})", 'get_flag(name="x", default=1)', None),
+    ("config.{name}.value", "config.use_x.value", ("use_x", None, False)),
+    ("config.{name}.value", "self.config.use_x.value", ("use_x", None, False)),
+    ("config.{name}.value", "config.use_x.default", None),
+    ("config.{name}.value", "settings.use_x.value", None),
+    ("{name}.value", "USE_X.value", ("USE_X", None, False)),
+    ("{name}.value", "flags.USE_X.value", ("USE_X", None, False)),
+    ("{name}.value", "make().USE_X.value", None),
+    ("flags.FLAGS.{name}", "flags.FLAGS.use_x", ("use_x", None, False)),
+    ("flags.FLAGS.{name}", "FLAGS.use_x", None),
+    ("options[{name}]", 'ctx.options["x"]', (None, '"x"', False)),
+    ("options[{name}]", 'limits["x"]', None),
+    ("options[{name}]", 'options["x", 1]', None),
+    ("ctx.options[{name}]", 'options["x"]', None),
+    ('opts["extra"].get({name}, ...)', 'self.opts["extra"].get("x", False)', (None, '"x"', False)),
+    ('opts["extra"].get({name}, ...)', 'opts["base"].get("x", False)', None),
+    ("{name} in options.enabled", '"use-x" in options.enabled', (None, '"use-x"', False)),
+    ("{name} in options.enabled", '"use-x" not in self.options.enabled', (None, '"use-x"', True)),
+    ("{name} not in options.enabled", '"use-x" in options.enabled', (None, '"use-x"', True)),
+    ("{name} in options.enabled", '"use-x" in options.beta', None),
+    ("{name} in options.enabled", '"use-x" == options.enabled', None),
+    ("{name}(...)", "USE_X()", ("USE_X", None, False)),
+    ("{name}[...]", "USE_X[0]", ("USE_X", None, False)),
+]
+
+
+def _described(found: TemplateMatch | None, source: Callable[[object], str]) -> object:
+    if found is None:
+        return None
+    named = None if found.named is None else _normal(source(found.named))
+    return found.identifier, named, found.negated
+
+
+def _normal(source: str) -> str:
+    return ast.unparse(ast.parse(source, mode="eval"))
+
+
+@pytest.mark.parametrize("template, expression, expected", MATCHES)
+def test_the_index_and_the_rewrite_match_a_template_alike(template: str, expression: str, expected: object) -> None:
+    shape = parse_template(template)
+    by_ast = shape.match(ast.parse(expression, mode="eval").body, ast_unfold)
+    by_cst = shape.match(cst.parse_expression(expression), cst_unfold)
+    if expected is not None:
+        identifier, named, negated = expected  # type: ignore[misc]
+        expected = identifier, None if named is None else _normal(named), negated
+    assert _described(by_ast, ast.unparse) == expected  # type: ignore[arg-type]
+    assert _described(by_cst, lambda node: cst.Module([]).code_for_node(node)) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "template, words",
+    [
+        ("config.{name}.(value", "not a Python expression"),
+        ("features.has(x)", "{name} must be"),
+        ("{name} < cap", "{name} in ..."),
+        ("set({name}=...)", "writers"),
+        ("{name}", "is not a call, attribute, subscript or membership test"),
+    ],
+)
+def test_a_template_that_reads_no_flag_is_refused_with_the_reason(template: str, words: str) -> None:
+    with pytest.raises(ShapeError) as error:
+        parse_template(template)
+    assert words in str(error.value)
+
+
+# Stand-ins for the libraries the fixtures read their flags through, at the configured values.
+ABSL = {
+    "absl/__init__.py": "",
+    "absl/app.py": "def run(main):\n    main([])\n",
+    "absl/flags.py": "class _Flags:\n    use_bf16 = True\n    batch_size = 8\n\n\nFLAGS = _Flags()\n",
+}
+
+PROGRAMS = {
+    # fixture: (files added to both trees, the calls whose results must not change)
+    "idiom_template_attribute_value": (
+        {},
+        "from app import model\nprint(model.forward(3, 1), model.forward(3, 0), model.describe())",
+    ),
+    "idiom_template_absl": (ABSL, "import train\ntrain.main(['x'])\nprint(train.dtype())"),
+    "idiom_template_subscript": (
+        {"data.bin": "abcdef"},
+        "from types import SimpleNamespace as NS\nimport io_paths\n"
+        "print(io_paths.read('data.bin', {'fast_io': True, 'chunk': 2}, {'fast_io': 0}))\n"
+        "loader = io_paths.Loader(NS(options={'fast_io': True}), {'extra': {'fast_io': True}, 'base': {'fast_io': {'fast_io': 0}}})\n"
+        "print(loader.load('data.bin'))",
+    ),
+    "idiom_template_membership": (
+        {},
+        "from types import SimpleNamespace as NS\nimport theme\n"
+        "on = NS(enabled_features={'dark-mode'}, beta_features=set())\n"
+        "beta = NS(enabled_features={'dark-mode', 'high-contrast'}, beta_features={'dark-mode'})\n"
+        "print(theme.palette(NS(settings=on)), theme.palette(NS(settings=beta)), theme.banner(on), theme.banner(beta))",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_a_template_cleanup_behaves_as_the_program_with_the_flag_at_its_value(name: str, tmp_path: Path) -> None:
+    """Differential check: `before`, whose flag objects and tables hold the configured values, and
+    `after` print the same."""
+    files, program = PROGRAMS[name]
+    outputs = []
+    for side in ("before", "after"):
+        tree = shutil.copytree(FIXTURES / name / side, tmp_path / side)
+        for path, text in files.items():
+            (tree / path).parent.mkdir(parents=True, exist_ok=True)
+            (tree / path).write_text(text)
+        run = subprocess.run([sys.executable, "-B", "-c", program], cwd=tree, capture_output=True, text=True, check=True)
+        outputs.append(run.stdout)
+    assert outputs[0] == outputs[1]
+    assert outputs[0].strip()
