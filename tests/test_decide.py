@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from test_fixtures import FIXTURES, checkout, invoke
+from test_fixtures import FIXTURES, checkout, invoke, program_output
 
 # Per fixture: (file, the original text, the same at the configured value).
 AT_CONFIGURED_VALUE = {
@@ -533,11 +533,9 @@ def test_a_scoped_cleanup_behaves_as_the_program_with_the_flag_at_its_value(name
         path, old, new = edit
         (decided / path).write_text((decided / path).read_text().replace(old, new, 1))
     after = shutil.copytree(FIXTURES / name / "after", tmp_path / "after")
-    outputs = [
-        subprocess.run([sys.executable, "-B", "-c", program], cwd=tree, capture_output=True, text=True, check=True).stdout
-        for tree in (decided, after)
-    ]
+    outputs = [program_output(tree, program) for tree in (decided, after)]
     assert outputs[0] == outputs[1]
+    assert outputs[0].strip()
 
 
 def test_a_scoped_flag_read_on_another_receiver_inside_a_foreign_class_is_ambiguous(

@@ -63,6 +63,12 @@ def checkout(case: Path, destination: Path) -> Path:
     return destination
 
 
+def program_output(tree: Path, program: str) -> str:
+    """What `python -c program` prints, run in `tree` (writing no bytecode there): one side of a
+    differential check of a fixture."""
+    return subprocess.run([sys.executable, "-B", "-c", program], cwd=tree, capture_output=True, text=True, check=True).stdout
+
+
 def invoke(monkeypatch: pytest.MonkeyPatch, cwd: Path, *args: str):
     monkeypatch.chdir(cwd)
     return CliRunner().invoke(app, list(args), catch_exceptions=False)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import ast
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Callable
 
@@ -16,7 +14,7 @@ import pytest
 
 from prune_flags.passes.lookups import cst_unfold
 from prune_flags.shapes import ShapeError, TemplateMatch, ast_unfold, parse_template
-from test_fixtures import FIXTURES
+from test_fixtures import FIXTURES, program_output
 
 # template, expression, (identifier, the naming expression's source, negated) or None: no match
 MATCHES = [
@@ -133,7 +131,6 @@ def test_a_template_cleanup_behaves_as_the_program_with_the_flag_at_its_value(na
         for path, text in files.items():
             (tree / path).parent.mkdir(parents=True, exist_ok=True)
             (tree / path).write_text(text)
-        run = subprocess.run([sys.executable, "-B", "-c", program], cwd=tree, capture_output=True, text=True, check=True)
-        outputs.append(run.stdout)
+        outputs.append(program_output(tree, program))
     assert outputs[0] == outputs[1]
     assert outputs[0].strip()
