@@ -324,6 +324,7 @@ class _Judge:
             )
         # Parameters of the name outside the home's classes are other functions' variables.
         self.parameters = {(w.site.path, w.site.line) for w in facts.writes if w.kind == "parameter"}
+        self._aliases: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
 
     def verdict(self, path: str, tree: ast.Module, enclosing: list[tuple[str, Owner]], line: int) -> str | None:
         owners = [owner for owner, _ in enclosing]
@@ -340,7 +341,7 @@ class _Judge:
             return FOREIGN if self.foreign_modules or (path, line) in self.parameters else None
         # `self.fast` is its class's; `other.fast`, even inside a class, is whatever `other` is.
         found = {
-            self._class_verdict(cls) if cls is not None and ast_dotted(node) == receiver else self._receiver_verdict(node, tree)
+            self._class_verdict(cls) if cls is not None and ast_dotted(node) == receiver else self._receiver_verdict(node, enclosing)
             for node in receivers
         }
         return found.pop() if len(found) == 1 else UNKNOWN
@@ -369,7 +370,9 @@ class _Judge:
             return HOME
         if self._foreign_module(qualified(path, "")):
             return FOREIGN
-        sources, modules = _module_aliases(tree, path)
+        if path not in self._aliases:  # a file's imports, once for all its lines
+            self._aliases[path] = _module_aliases(tree, path)
+        sources, modules = self._aliases[path]
         receivers = _receivers(tree, line, self.flag.name)
         # `mod.FAST` by the module its receiver names; a bare `FAST` by the module it came from
         named = {modules.get(ast_dotted(receiver)) for receiver in receivers} if receivers else {sources.get(self.flag.name)}
@@ -384,8 +387,8 @@ class _Judge:
     def _foreign_module(self, module: str) -> bool:
         return any(foreign == module or foreign.endswith("." + module) for foreign in self.foreign_modules)
 
-    def _receiver_verdict(self, receiver: ast.expr, tree: ast.Module) -> str | None:
-        cls = _receiver_class(receiver, tree)
+    def _receiver_verdict(self, receiver: ast.expr, enclosing: list[tuple[str, Owner]]) -> str:
+        cls = _receiver_class(receiver, enclosing)
         if cls in self.home:
             return HOME
         if cls in self.foreign:
@@ -427,21 +430,22 @@ def _receivers(tree: ast.Module, line: int, name: str) -> list[ast.expr]:
     return found
 
 
-def _receiver_class(receiver: ast.expr, tree: ast.Module) -> str | None:
+def _receiver_class(receiver: ast.expr, enclosing: list[tuple[str, Owner]]) -> str | None:
     """The class a receiver plainly is an instance of, or is: `Engine`, `Engine()`, or a parameter
-    annotated `e: Engine` (or `Optional[Engine]`, "Engine")."""
+    of an enclosing function (the innermost that has one of that name) annotated `e: Engine` (or
+    `Optional[Engine]`, "Engine")."""
     if isinstance(receiver, ast.Call):
         receiver = receiver.func
     if isinstance(receiver, ast.Attribute):
         return receiver.attr if receiver.attr[:1].isupper() else None
     if not isinstance(receiver, ast.Name):
         return None
-    for node in ast.walk(tree):
-        if isinstance(node, FunctionNode.__args__) and node.lineno <= receiver.lineno <= (node.end_lineno or 0):
+    for _, node in reversed(enclosing):
+        if isinstance(node, FunctionNode.__args__):
             arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
-            annotated = next((a.annotation for a in arguments if a.arg == receiver.id and a.annotation), None)
-            if annotated is not None:
-                return _annotated_class(annotated)
+            parameter = next((a for a in arguments if a.arg == receiver.id), None)
+            if parameter is not None:
+                return _annotated_class(parameter.annotation) if parameter.annotation else None
     return receiver.id if receiver.id[:1].isupper() else None
 
 
