@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from test_fixtures import FIXTURES, checkout, invoke, program_output
+from prune_flags.index import KEEP_PRAGMA
 
 # Per fixture: (file, the original text, the same at the configured value).
 AT_CONFIGURED_VALUE = {
@@ -315,9 +316,23 @@ def test_a_function_sharing_a_flag_functions_name_without_its_value_is_ambiguous
     assert {name: (root / name).read_text() for name in files} == files
 
 
-def test_an_argument_left_in_a_file_not_rewritten_refuses_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`search(..., False, 2)` loses its flag argument only with the parameter: where the function's
-    file is left alone (it mentions a refused flag), the call keeps it and the flag is refused."""
+def test_an_argument_left_in_a_line_kept_refuses_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`search(..., False, 2)` loses its flag argument only with the parameter: where the call's
+    line is kept, the argument stays and so must the parameter: the flag is refused."""
+    files = {
+        "lib.py": "def search(q, fuzzy=False, limit=9):\n    return q[:limit] if fuzzy else q\n",
+        "api.py": f"from lib import search\n\nprint(search('abc', False, 2), search('abcd', True, 3))  {KEEP_PRAGMA}\n",
+    }
+    root = make_tree(tmp_path / "r", files)
+    result = invoke(monkeypatch, root, "apply", "--flag", "fuzzy=False", ".")
+    assert result.exit_code == 123
+    assert "fuzzy: not pruned: it is given another value at api.py:3, and it is passed or taken at lib.py:1, and not every read of it" in result.stderr
+    assert {name: (root / name).read_text() for name in files} == files
+
+
+def test_a_refused_flag_holds_back_no_other_flag_in_its_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`slow` is ambiguous (two unrelated classes) and refused; `fuzzy` is pruned all the same,
+    in lib.py too, which reads `slow`: what reads the refused flag stays as it was."""
     files = {
         "lib.py": "SLOW = True\n\n\ndef search(q, fuzzy=False, limit=9):\n    return q[:limit] if fuzzy else q\n",
         "a.py": "class A:\n    slow = True\n",
@@ -328,8 +343,12 @@ def test_an_argument_left_in_a_file_not_rewritten_refuses_the_flag(tmp_path: Pat
     root = make_tree(tmp_path / "r", files)
     result = invoke(monkeypatch, root, "apply", "--flag", "fuzzy=False", "--flag", "slow=False", ".")
     assert result.exit_code == 123
-    assert "fuzzy: not pruned: it is given another value at api.py:3, and it is passed or taken at lib.py:4, and not every read of it" in result.stderr
-    assert {name: (root / name).read_text() for name in files} == files
+    assert 'slow: not pruned: the name is ambiguous' in result.stderr
+    assert "api.py:3: overrode fuzzy = True (the config fixes it at False)" in result.stderr
+    expected = dict(files)
+    expected["lib.py"] = files["lib.py"].replace("q, fuzzy=False, limit=9):\n    return q[:limit] if fuzzy else q", "q, limit=9):\n    return q")
+    expected["api.py"] = "from lib import search\n\nprint(search('abc', 2), search('abcd', 3))\n"
+    assert {name: (root / name).read_text() for name in files} == expected
 
 
 def refusals(monkeypatch: pytest.MonkeyPatch, work: Path, command: str, *args: str) -> tuple[Any, list[dict]]:

@@ -980,7 +980,7 @@ def run(
             refused = frozenset(refusal.flag for refusal in report.refused)
             active = {flag.name: flag for flag in config.flags if flag.name not in refused}
             flag_owners = {name: plumbings[name].owners for name in active}
-            cascade = _Cascade(repository, config, active, set(repository.mentioning(refused)), flag_owners, workers)
+            cascade = _Cascade(repository, config, active, flag_owners, workers)
             constants = repository.flag_constants
             cascade.name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
             cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
@@ -1098,7 +1098,6 @@ class _Cascade:
         repository: _Repository,
         config: Config,
         flags: dict[str, Flag],
-        frozen_out: set[Path],
         flag_owners: dict[str, frozenset[str]],
         workers: Workers,
     ) -> None:
@@ -1111,7 +1110,6 @@ class _Cascade:
         self.plumbings: dict[str, Plumbing] = {}  # each flag's parameters and the calls passing them
         self.config = config
         self.flags = flags
-        self.frozen_out = frozen_out
         self.dead: dict[str, Death] = {}
         # Where each dead name that is not a flag is written or asserted on, in the original texts:
         # elsewhere the word is another thing (`output_grads` a parameter where `self.output_grads`
@@ -1217,8 +1215,6 @@ class _Cascade:
     def _rewrite_round(self) -> list[Path]:
         tasks: list[tuple[Path, str, RewriteContext, bool]] = []
         for path in self.repository.mentioning(self._names(), original=True):
-            if path in self.frozen_out:
-                continue
             source = self.repository.sources[path]  # decoded: it mentions a name
             # What the rewrite of this file depends on: a dead name its text never mentions changes nothing.
             mentioned = self._dead_in(path)
@@ -1395,7 +1391,7 @@ class _Cascade:
         self.helper_calls = {}
         assert self._modules is not None  # named before any helper was found
         for path in self.repository.mentioning(frozenset(h.name for h in self.helpers.values()), original=True):
-            if path in self.frozen_out or path not in self._modules:
+            if path not in self._modules:
                 continue
             tree = self.repository.tree(path, self.repository.sources[path].text)
             if tree is None:
