@@ -18,6 +18,7 @@ import pytest
 
 from test_fixtures import FIXTURES, checkout, invoke, program_output
 from prune_flags.index import KEEP_PRAGMA
+from prune_flags.scoping import qualified
 
 # Per fixture: (file, the original text, the same at the configured value).
 AT_CONFIGURED_VALUE = {
@@ -591,3 +592,18 @@ def test_a_scoped_flag_read_on_another_receiver_inside_a_foreign_class_is_ambigu
         {"flag": "do_offload", "why": "ambiguous", "locations": ["offload.py:17", "offload.py:19"], "scope_with": ["offload.Handler.do_offload"]}
     ]
     assert (work / "offload.py").read_text() == before
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "expected"),
+    [
+        ("pkg/mod.py", "Car.fast", "pkg.mod.Car.fast"),
+        ("pkg/__init__.py", "FAST", "pkg.FAST"),
+        ("../repo/pkg/mod.py", "FAST", "repo.pkg.mod.FAST"),
+        ("./pkg/__init__.py", "", "pkg"),
+        ("/abs/repo/mod.py", "FAST", "abs.repo.mod.FAST"),
+    ],
+)
+def test_a_qualified_name_spells_no_parent_directories(path: str, name: str, expected: str) -> None:
+    """Keys suggested for a tree above the working directory (`../repo`) hold no run of dots."""
+    assert qualified(path, name) == expected

@@ -32,9 +32,12 @@ Owner = ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def qualified(path: str, name: str) -> str:
-    """`pkg/mod.py` and `helper` -> `pkg.mod.helper`, as `keep` and qualified flag keys spell names."""
+    """`pkg/mod.py` and `helper` -> `pkg.mod.helper`, as `keep` and qualified flag keys spell names.
+    A path above the working directory (`../repo/pkg/mod.py`, `/abs/repo/pkg/mod.py`) spells its
+    directories without the `..` (a key may leave out the directories above the package)."""
     module = path[: -len(".py")] if path.endswith(".py") else path
-    module = module.removesuffix("/__init__").replace("/", ".")
+    parts = [part for part in module.split("/") if part not in ("", ".", "..")]
+    module = ".".join(parts[:-1] if parts[-1:] == ["__init__"] else parts)
     return f"{module}.{name}" if name else module
 
 
