@@ -1349,3 +1349,17 @@ def test_find_agrees_with_apply_on_flags_found_through_templates(tmp_path: Path,
     assert set(exact) == {c.name for c in estimated.candidates}
     for candidate in estimated.candidates:
         assert exact[candidate.name].branches == candidate.branches
+
+
+def test_config_out_carries_the_templates_over(tmp_path: Path) -> None:
+    """The config written keeps the keys that say how flags are read, written and declared as
+    options, or apply would not see the flags found through them; without them it is as before."""
+    candidate = Candidate("use_x", False, ("flag-object",), (Site("config.py", 3),), 1, 1, 1, 2)
+    shapes = (("accessors", ('config.{name}.value', '{name} in opts["on"]')), ("option_calls", ("add_toggle",)))
+    text = config_toml(FindResult((candidate,), files=1, shapes=shapes))
+    (tmp_path / "stale.toml").write_text(text)
+    loaded = load_config([tmp_path], tmp_path / "stale.toml")
+    assert loaded.accessors == ('config.{name}.value', '{name} in opts["on"]')
+    assert (loaded.writers, loaded.option_calls) == ((), ("add_toggle",))
+    assert [(f.name, f.value) for f in loaded.flags] == [("use_x", False)]
+    assert config_toml(FindResult((candidate,), files=1)).splitlines()[1] == "[flags]"

@@ -373,6 +373,11 @@ class _Scanner:
         self.template_condition_reads: dict[str, int] = {}
         self.named_template_reads: set[str] = set()
         self.bare_template_reads: set[str] = set()
+        self.template_matches: dict[int, tuple[str, ast.expr, Template] | None] = {}
+        self.accessors_by_kind: dict[type, tuple[Template, ...]] = {}
+        for template in self.accessors:
+            kind = template.tree.__class__
+            self.accessors_by_kind[kind] = (*self.accessors_by_kind.get(kind, ()), template)
         self.definitions: list[Definition] = []
         self.disqualified: set[str] = set()
         self.local_bindings: set[str] = set()
@@ -877,9 +882,20 @@ class _Scanner:
         self.visit_all([node.left, *node.comparators])
 
     # -- the config's templates -------------------------------------------------------------
+    def template_read(self, node: ast.expr) -> tuple[str, ast.expr, Template] | None:
+        """index.template_read with the names find takes, once a node: the condition, the node
+        itself and what acts on it all ask."""
+        templates = self.accessors_by_kind.get(node.__class__)
+        if templates is None:
+            return None  # only a template of the node's kind can match it
+        key = id(node)
+        if key not in self.template_matches:
+            self.template_matches[key] = template_read(templates, node, _LITERAL_NAMES)
+        return self.template_matches[key]
+
     def template_name(self, node: ast.expr) -> str | None:
         """The flag a read through an accessor template names with a literal, or None."""
-        read = template_read(self.accessors, node, _LITERAL_NAMES)
+        read = self.template_read(node)
         return read[0] if read is not None else None
 
     def acted_on(self, receiver: ast.expr) -> None:
@@ -893,7 +909,7 @@ class _Scanner:
         """`node` read through an accessor template is a read of the flag it names, and what
         names the flag in it is neither a plain read nor a string of it (the rest of it is
         visited as usual)."""
-        read = template_read(self.accessors, node, _LITERAL_NAMES)
+        read = self.template_read(node)
         if read is None:
             return
         name, carrier, _ = read
