@@ -1247,7 +1247,15 @@ def test_flags_read_through_accessors_and_defined_by_writers_are_proposed(tmp_pa
     write_tree(tmp_path, TEMPLATED_TREE)
     result = find([tmp_path], tmp_path, TEMPLATED, jobs=1)
     rows = {
-        c.key: (c.source, c.kinds, [str(s) for s in c.definitions], c.reads, c.condition_reads, c.branches, c.lines)
+        c.key: (
+            c.source,
+            c.kinds,
+            [str(site) for site in c.definitions],
+            c.reads,
+            c.condition_reads,
+            c.branches,
+            c.lines,
+        )
         for c in result.candidates
     }
     assert rows == {
@@ -1266,15 +1274,25 @@ def test_flags_read_through_accessors_and_defined_by_writers_are_proposed(tmp_pa
         pytest.param("use_fused", "if config.use_fused:\n    pass\n", id="object-read-plainly"),
         pytest.param("use_fused", "config.use_fused.set(True)\n", id="object-method"),
         pytest.param("use_fused", "print(config.use_fused.value.real)\n", id="read-acted-on"),
-        pytest.param("use_fused", 'if "use_fused" in features.enabled:\n    pass\n', id="object-named-by-string"),
-        pytest.param("use_bf16", 'flags.DEFINE_boolean("use_bf16", True, "")\n', id="writer-another-literal"),
-        pytest.param("use_bf16", 'flags.DEFINE_boolean("use_bf16", on(), "")\n', id="writer-computed"),
-        pytest.param("dark-mode", 'with set_feature("dark-mode", True):\n    pass\n', id="writer-not-a-statement"),
+        pytest.param(
+            "use_fused", 'if "use_fused" in features.enabled:\n    pass\n', id="object-by-string"
+        ),
+        pytest.param(
+            "use_bf16", 'flags.DEFINE_boolean("use_bf16", True, "")\n', id="writer-another-literal"
+        ),
+        pytest.param("use_bf16", 'flags.DEFINE_boolean("use_bf16", on(), "")\n', id="writer-call"),
+        pytest.param(
+            "dark-mode", 'with set_feature("dark-mode", True):\n    pass\n', id="writer-in-with"
+        ),
         pytest.param("dark-mode", 'KEY = "dark-mode"\n', id="constant-holding-the-name"),
-        pytest.param("dark-mode", 'features.enabled.discard("dark-mode")\n', id="name-spelled-elsewhere"),
+        pytest.param(
+            "dark-mode", 'features.enabled.discard("dark-mode")\n', id="name-spelled-elsewhere"
+        ),
     ],
 )
-def test_another_value_through_the_templates_rules_the_flag_out(tmp_path: Path, name: str, other: str) -> None:
+def test_another_value_through_the_templates_rules_the_flag_out(
+    tmp_path: Path, name: str, other: str
+) -> None:
     write_tree(tmp_path, TEMPLATED_TREE)
     assert name in found(tmp_path, settings=TEMPLATED)  # the control
     write_tree(tmp_path, {"tests/test_other.py": "import config\nfrom absl import flags\n" + other})
@@ -1294,7 +1312,8 @@ def test_a_bare_template_read_of_a_local_rules_the_flag_out(tmp_path: Path) -> N
     flag_object = 'use_fused = bool_state(name="app_use_fused", default=False)\n'
     write_tree(tmp_path, {"config.py": flag_object + "if use_fused.value:\n    print(1)\n"})
     assert "use_fused" in found(tmp_path, settings=settings)
-    write_tree(tmp_path, {"other.py": "def f(use_fused):\n    return 1 if use_fused.value else 2\n"})
+    local = "def f(use_fused):\n    return 1 if use_fused.value else 2\n"
+    write_tree(tmp_path, {"other.py": local})
     assert "use_fused" not in found(tmp_path, settings=settings)
 
 
@@ -1311,7 +1330,10 @@ def test_template_fixtures_find_then_config_out_then_apply(
     expected = load_config([root], FIXTURES / fixture / "config.toml")
     templates = tmp_path / "templates.toml"
     templates.write_text(
-        "".join(f"{key} = {json.dumps(list(getattr(expected, key)))}\n" for key in ("accessors", "writers"))
+        "".join(
+            f"{key} = {json.dumps(list(getattr(expected, key)))}\n"
+            for key in ("accessors", "writers")
+        )
     )
     stale = tmp_path / "stale.toml"
     options = ["--config", str(templates), "--config-out", str(stale)]
@@ -1337,7 +1359,9 @@ TEMPLATE_FIXTURES = sorted(
 
 
 @pytest.mark.parametrize("fixture", TEMPLATE_FIXTURES)
-def test_find_agrees_with_apply_on_flags_found_through_templates(tmp_path: Path, fixture: str) -> None:
+def test_find_agrees_with_apply_on_flags_found_through_templates(
+    tmp_path: Path, fixture: str
+) -> None:
     """With the fixture's templates and no flag named, each flag find proposes is one apply
     prunes alone (not refused), folding the branches find counted from the trees."""
     root = tmp_path / "repo"
@@ -1355,11 +1379,12 @@ def test_config_out_carries_the_templates_over(tmp_path: Path) -> None:
     """The config written keeps the keys that say how flags are read, written and declared as
     options, or apply would not see the flags found through them; without them it is as before."""
     candidate = Candidate("use_x", False, ("flag-object",), (Site("config.py", 3),), 1, 1, 1, 2)
-    shapes = (("accessors", ('config.{name}.value', '{name} in opts["on"]')), ("option_calls", ("add_toggle",)))
+    accessors = ("config.{name}.value", '{name} in opts["on"]')
+    shapes = (("accessors", accessors), ("option_calls", ("add_toggle",)))
     text = config_toml(FindResult((candidate,), files=1, shapes=shapes))
     (tmp_path / "stale.toml").write_text(text)
     loaded = load_config([tmp_path], tmp_path / "stale.toml")
-    assert loaded.accessors == ('config.{name}.value', '{name} in opts["on"]')
+    assert loaded.accessors == accessors
     assert (loaded.writers, loaded.option_calls) == ((), ("add_toggle",))
     assert [(f.name, f.value) for f in loaded.flags] == [("use_x", False)]
     assert config_toml(FindResult((candidate,), files=1)).splitlines()[1] == "[flags]"

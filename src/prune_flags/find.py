@@ -34,7 +34,14 @@ from prune_flags.files import SourceError, discover_python_files, read_source
 from prune_flags.index import Site, literal, template_read
 from prune_flags.report import OVERRIDDEN, Refusal, Report, Skipped
 from prune_flags.scoping import qualified
-from prune_flags.shapes import CallShape, FlagNames, Template, ast_unfold, parse_shape, parse_template
+from prune_flags.shapes import (
+    CallShape,
+    FlagNames,
+    Template,
+    ast_unfold,
+    parse_shape,
+    parse_template,
+)
 
 # Kinds of definition a candidate is listed with; "parameter" ones are also local bindings.
 ATTRIBUTE, CLASS_ATTRIBUTE, FIELD, MODULE_CONSTANT, PARAMETER = (
@@ -818,7 +825,8 @@ class _Scanner:
 
     def read_attribute(self, node: ast.Attribute) -> None:
         if self.naming and id(node) in self.naming:
-            self.visit(node.value)  # `config.use_x` of `config.use_x.value`, read through a template
+            # `config.use_x` of `config.use_x.value`, read through a template: `config` is read.
+            self.visit(node.value)
             return
         if self.accessors:
             self.acted_on(node.value)
@@ -1107,7 +1115,8 @@ _HANDLERS: dict[type, Callable[[_Scanner, Any], None]] = {
     ast.If: _Scanner.test_first, ast.While: _Scanner.test_first, ast.IfExp: _Scanner.test_first,
     ast.Assert: _Scanner.test_first, ast.BoolOp: _Scanner.bool_op,
     ast.Attribute: _Scanner.attribute, ast.Call: _Scanner.call, ast.Subscript: _Scanner.subscript,
-    ast.Expr: _Scanner.expression_statement, ast.Module: _Scanner.module, ast.Compare: _Scanner.compare,
+    ast.Expr: _Scanner.expression_statement, ast.Module: _Scanner.module,
+    ast.Compare: _Scanner.compare,
     ast.MatchAs: _Scanner.match_capture, ast.MatchStar: _Scanner.match_capture,
     ast.MatchMapping: _Scanner.match_capture,
 }  # fmt: skip
@@ -1438,7 +1447,8 @@ class _Repository:
         (`config.use_x.value`, `use_x.value`): any other read (`if use_x:`, `use_x.set(True)`,
         `f(config.use_x)`) uses the object, and a template naming it by a string
         (`features.has("use_x")`) reads something else than its default."""
-        return self.reads[name] == self.template_reads[name] and name not in self.named_template_reads
+        only_templates = self.reads[name] == self.template_reads[name]
+        return only_templates and name not in self.named_template_reads
 
     def definition_holds(self, definition: Definition) -> bool:
         if definition.kind == PARAMETER:
@@ -1869,7 +1879,9 @@ def count_folds(
     assert module_bound is not None
     accessors, _ = templates.parsed()
     counted = (
-        _FoldCounter(trees, lines, *flag, module_bound=flag[0] in module_bound, accessors=accessors)  # type: ignore[misc]
+        _FoldCounter(  # type: ignore[misc]
+            trees, lines, *flag, module_bound=flag[0] in module_bound, accessors=accessors
+        )
         for flag in flags
     )
     return {counter.name: (counter.branches, counter.lines) for counter in counted}
@@ -2147,7 +2159,9 @@ def find(
         exact=exact,
         named=settings.flags,
         refused=decided.refused,
-        shapes=tuple((key, tuple(getattr(settings, key))) for key in SHAPE_KEYS if getattr(settings, key)),
+        shapes=tuple(
+            (key, tuple(getattr(settings, key))) for key in SHAPE_KEYS if getattr(settings, key)
+        ),
     )
 
 
