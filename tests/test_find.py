@@ -5,7 +5,9 @@ from __future__ import annotations
 import ast
 import json
 import shutil
+import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,11 @@ from prune_flags.find import (
 )
 from prune_flags.find_command import find as find_command
 from prune_flags.index import Site
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SEED = FIXTURES / "seed_schedule_node"
@@ -1085,6 +1092,15 @@ DECIDED_FIXTURES = [
     "idiom_test_parametrized",
     "idiom_test_write_mixed",
     "idiom_test_write_mixed_strict",
+    # Flags read (and defined) through the config's templates.
+    "idiom_template_absl",
+    "idiom_template_attribute_noop",
+    "idiom_template_attribute_value",
+    "idiom_template_found",
+    "idiom_template_membership",
+    "idiom_template_read_as_object",
+    "idiom_template_subscript",
+    "idiom_template_subscript_store",
 ]
 
 
@@ -1177,3 +1193,198 @@ def test_a_scoped_flag_is_listed_by_its_key_with_its_own_definition_and_counts(
     assert missing.exit_code == 2
     expected = "flags.vehicles.engine.Nothing.fast: vehicles.engine has no class or function"
     assert expected in missing.stderr
+
+
+# -- flags read and defined through the config's templates ------------------------------------
+
+TEMPLATED = Config(
+    flags=(),
+    accessors=("config.{name}.value", "flags.FLAGS.{name}", "{name} in features.enabled"),
+    writers=("flags.DEFINE_boolean({name}, ...)", "set_feature({name}, ...)"),
+)
+TEMPLATED_TREE = {
+    "config.py": """\
+        from registry import bool_state
+
+        use_fused = bool_state(name="app_use_fused", default=False, help="fused kernels")
+        """,
+    "model.py": """\
+        from absl import flags
+
+        import config
+        from registry import features, set_feature
+
+        flags.DEFINE_boolean("use_bf16", False, "train in bfloat16")
+        set_feature("dark-mode", True)
+
+
+        def forward(x):
+            if not config.use_fused.value:
+                y = x * 2
+            else:
+                y = x + x
+            if config.use_fused.value == False and x:
+                y += 1
+            return y
+
+
+        def dtype():
+            return "bfloat16" if flags.FLAGS.use_bf16 else "float32"
+
+
+        def theme():
+            if "dark-mode" not in features.enabled:
+                return "light"
+            return "dark"
+        """,
+}
+
+
+def test_flags_read_through_accessors_and_defined_by_writers_are_proposed(tmp_path: Path) -> None:
+    """A flag object at its literal `default=`, an absl registration and a setter call each
+    define their flag; reads through the accessors are its reads, deciding in conditions
+    (through `not`, comparisons, `and`, a ternary, and `not in` for a membership template)."""
+    write_tree(tmp_path, TEMPLATED_TREE)
+    result = find([tmp_path], tmp_path, TEMPLATED, jobs=1)
+    rows = {
+        c.key: (
+            c.source,
+            c.kinds,
+            [str(site) for site in c.definitions],
+            c.reads,
+            c.condition_reads,
+            c.branches,
+            c.lines,
+        )
+        for c in result.candidates
+    }
+    assert rows == {
+        # `if not ...` keeps its else branch (header, body, `else:` go) and the definition goes.
+        "use_fused": ("False", ("flag-object",), ["config.py:3"], 2, 2, 1, 4),
+        "use_bf16": ("False", ("writer",), ["model.py:6"], 1, 1, 1, 1),
+        "dark-mode": ("True", ("writer",), ["model.py:7"], 1, 1, 1, 3),
+    }
+    assert found(tmp_path) == {}  # without the templates, nothing is a flag
+
+
+@pytest.mark.parametrize(
+    ("name", "other"),
+    [
+        pytest.param("use_fused", "config.use_fused.value = True\n", id="store-through-template"),
+        pytest.param("use_fused", "if config.use_fused:\n    pass\n", id="object-read-plainly"),
+        pytest.param("use_fused", "config.use_fused.set(True)\n", id="object-method"),
+        pytest.param("use_fused", "print(config.use_fused.value.real)\n", id="read-acted-on"),
+        pytest.param(
+            "use_fused", 'if "use_fused" in features.enabled:\n    pass\n', id="object-by-string"
+        ),
+        pytest.param(
+            "use_bf16", 'flags.DEFINE_boolean("use_bf16", True, "")\n', id="writer-another-literal"
+        ),
+        pytest.param("use_bf16", 'flags.DEFINE_boolean("use_bf16", on(), "")\n', id="writer-call"),
+        pytest.param(
+            "dark-mode", 'with set_feature("dark-mode", True):\n    pass\n', id="writer-in-with"
+        ),
+        pytest.param("dark-mode", 'KEY = "dark-mode"\n', id="constant-holding-the-name"),
+        pytest.param(
+            "dark-mode", 'features.enabled.discard("dark-mode")\n', id="name-spelled-elsewhere"
+        ),
+    ],
+)
+def test_another_value_through_the_templates_rules_the_flag_out(
+    tmp_path: Path, name: str, other: str
+) -> None:
+    write_tree(tmp_path, TEMPLATED_TREE)
+    assert name in found(tmp_path, settings=TEMPLATED)  # the control
+    write_tree(tmp_path, {"tests/test_other.py": "import config\nfrom absl import flags\n" + other})
+    assert name not in found(tmp_path, settings=TEMPLATED)
+
+
+def test_a_flag_object_without_a_literal_default_is_no_candidate(tmp_path: Path) -> None:
+    default = TEMPLATED_TREE["config.py"].replace("default=False", "default=DEFAULT")
+    write_tree(tmp_path, {**TEMPLATED_TREE, "config.py": default})
+    assert "use_fused" not in found(tmp_path, settings=TEMPLATED)
+
+
+def test_a_bare_template_read_of_a_local_rules_the_flag_out(tmp_path: Path) -> None:
+    """`{name}.value` on a bare name reads the flag only where the module's name is meant: a
+    function's own `use_fused` holds something else."""
+    settings = replace(TEMPLATED, accessors=("{name}.value",))
+    flag_object = 'use_fused = bool_state(name="app_use_fused", default=False)\n'
+    write_tree(tmp_path, {"config.py": flag_object + "if use_fused.value:\n    print(1)\n"})
+    assert "use_fused" in found(tmp_path, settings=settings)
+    local = "def f(use_fused):\n    return 1 if use_fused.value else 2\n"
+    write_tree(tmp_path, {"other.py": local})
+    assert "use_fused" not in found(tmp_path, settings=settings)
+
+
+@pytest.mark.parametrize("fixture", ["idiom_template_found"])
+def test_template_fixtures_find_then_config_out_then_apply(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fixture: str
+) -> None:
+    """With only the fixture's templates in the config, find proposes exactly the fixture's
+    flags, and the config it writes (templates carried over) applies to give the fixture's after."""
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / fixture / "before", root)
+    (root / ".git").mkdir()
+    monkeypatch.chdir(root)
+    expected = load_config([root], FIXTURES / fixture / "config.toml")
+    templates = tmp_path / "templates.toml"
+    templates.write_text(
+        "".join(
+            f"{key} = {json.dumps(list(getattr(expected, key)))}\n"
+            for key in ("accessors", "writers")
+        )
+    )
+    stale = tmp_path / "stale.toml"
+    options = ["--config", str(templates), "--config-out", str(stale)]
+    result = CliRunner().invoke(find_app(), ["find", *options, "."], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    written = load_config([root], stale)
+    assert {(f.key, f.value) for f in written.flags} == {(f.key, f.value) for f in expected.flags}
+    assert (written.accessors, written.writers) == (expected.accessors, expected.writers)
+    applied = CliRunner().invoke(
+        prune_flags_app, ["apply", "--config", str(stale), "."], catch_exceptions=False
+    )
+    assert applied.exit_code == 0, applied.output
+    assert tree_bytes(root) == tree_bytes(FIXTURES / fixture / "after")
+
+
+TEMPLATE_FIXTURES = sorted(
+    path.name
+    for path in FIXTURES.iterdir()
+    if (path / "before").is_dir()
+    and (path / "config.toml").is_file()
+    and {"accessors", "writers"} & set(tomllib.loads((path / "config.toml").read_text()))
+)
+
+
+@pytest.mark.parametrize("fixture", TEMPLATE_FIXTURES)
+def test_find_agrees_with_apply_on_flags_found_through_templates(
+    tmp_path: Path, fixture: str
+) -> None:
+    """With the fixture's templates and no flag named, each flag find proposes is one apply
+    prunes alone (not refused), folding the branches find counted from the trees."""
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / fixture / "before", root)
+    (root / ".git").mkdir()
+    templates = replace(load_config([root], FIXTURES / fixture / "config.toml"), flags=())
+    estimated = find([root], root, templates, jobs=1)
+    exact = {c.name: c for c in find([root], root, templates, jobs=1, exact=True).candidates}
+    assert set(exact) == {c.name for c in estimated.candidates}
+    for candidate in estimated.candidates:
+        assert exact[candidate.name].branches == candidate.branches
+
+
+def test_config_out_carries_the_templates_over(tmp_path: Path) -> None:
+    """The config written keeps the keys that say how flags are read, written and declared as
+    options, or apply would not see the flags found through them; without them it is as before."""
+    candidate = Candidate("use_x", False, ("flag-object",), (Site("config.py", 3),), 1, 1, 1, 2)
+    accessors = ("config.{name}.value", '{name} in opts["on"]')
+    shapes = (("accessors", accessors), ("option_calls", ("add_toggle",)))
+    text = config_toml(FindResult((candidate,), files=1, shapes=shapes))
+    (tmp_path / "stale.toml").write_text(text)
+    loaded = load_config([tmp_path], tmp_path / "stale.toml")
+    assert loaded.accessors == accessors
+    assert (loaded.writers, loaded.option_calls) == ((), ("add_toggle",))
+    assert [(f.name, f.value) for f in loaded.flags] == [("use_x", False)]
+    assert config_toml(FindResult((candidate,), files=1)).splitlines()[1] == "[flags]"

@@ -16,6 +16,7 @@ import ast
 import bisect
 import builtins
 import contextlib
+import functools
 import gc
 import os
 import re
@@ -30,14 +31,26 @@ from prune_flags.pool import process_pool
 from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.values import UNKNOWN, same_value
 from prune_flags.files import SourceError, discover_python_files, read_source
-from prune_flags.index import Site, literal
+from prune_flags.index import Site, literal, template_read
 from prune_flags.report import OVERRIDDEN, Refusal, Report, Skipped
 from prune_flags.scoping import qualified
+from prune_flags.shapes import (
+    CallShape,
+    FlagNames,
+    Template,
+    ast_unfold,
+    parse_shape,
+    parse_template,
+)
 
 # Kinds of definition a candidate is listed with; "parameter" ones are also local bindings.
 ATTRIBUTE, CLASS_ATTRIBUTE, FIELD, MODULE_CONSTANT, PARAMETER = (
     "attribute", "class-attribute", "field", "module-constant", "parameter",
 )  # fmt: skip
+# Definitions through the config's templates: a writer call with a literal value
+# (`flags.DEFINE_boolean("use_w", False, "...")`, `set_config("x", True)`), and a flag object
+# (`use_x = config.bool_state(name="app_use_x", default=False)`) that accessors read.
+WRITER, FLAG_OBJECT = "writer", "flag-object"
 BRANCH_ACTIONS = frozenset(
     {"removed-branch", "folded-branch", "folded-branch-kept-call", "removed-loop"}
 )
@@ -68,6 +81,7 @@ SAFE_BASES = frozenset(
 EXTERNAL_BUILTINS = frozenset(dir(builtins)) - {"type", "super", "object", "self", "cls"}
 PARALLEL_MIN_BYTES = 2_000_000  # below this one process parses faster than a pool starts
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
+_FLAG_STRING = re.compile(r"[\w.-]+")  # strings a template may read as a flag's name
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -150,6 +164,12 @@ class FileFacts:
     # statements around, all that counting its folds needs to parse again.
     segments: Mapping[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     module_bound: frozenset[str] = frozenset()  # names read in a test that the module binds
+    # Reads through the config's accessor templates (counted in `reads` too), the names such a
+    # read spells as a string (`features.has("x")`), and those it reads as a bare name
+    # (`use_x.value`, which a local of that name would read instead).
+    template_reads: Mapping[str, int] = field(default_factory=dict)
+    named_template_reads: frozenset[str] = frozenset()
+    bare_template_reads: frozenset[str] = frozenset()
     error: str | None = None
 
 
@@ -206,6 +226,14 @@ class FindResult:
     exact: bool = False  # counted by the engine, cascade included; else folds counted from the tree
     named: tuple[Flag, ...] = ()  # the flags the user named (config and --flag)
     refused: tuple[Refusal, ...] = ()  # those of them apply refuses, as its report says
+    # The config's keys that say how flags are read, written and declared as options: the
+    # config written keeps them, or apply would not see the flags it lists.
+    shapes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+# The keys of the config that `--config-out` carries over: without them, apply would not read
+# (accessors), remove (writers) or clean the options (option_calls) of the flags found through them.
+SHAPE_KEYS = ("accessors", "writers", "option_calls")
 
 
 @dataclass(frozen=True)
@@ -306,12 +334,57 @@ class _Scope:
     global_names: set[str] = field(default_factory=set)
 
 
+@dataclass(frozen=True)
+class Templates:
+    """The config's `accessors` and `writers` as find reads them: the patterns, picklable for the
+    workers, each parsed once a process (see `parsed`)."""
+
+    accessors: tuple[str, ...] = ()
+    writers: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, settings: Config) -> Templates:
+        return cls(tuple(settings.accessors), tuple(settings.writers))
+
+    def parsed(self) -> tuple[tuple[Template, ...], tuple[CallShape, ...]]:
+        return _parsed_templates(self.accessors, self.writers)
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed_templates(
+    accessors: tuple[str, ...], writers: tuple[str, ...]
+) -> tuple[tuple[Template, ...], tuple[CallShape, ...]]:
+    # Writers are read only through `written_value(call, names)`, whatever shape parses them.
+    return tuple(parse_template(p) for p in accessors), tuple(parse_shape(p) for p in writers)
+
+
+# find takes a flag's name from a template read or a writer call only where it is a literal: a
+# constant holding it (`EXPRESS = "use_x"`) spells it in a string, which rules the name out.
+_LITERAL_NAMES = FlagNames({}, {})
+
+
 class _Scanner:
     """One pass over a module's tree; every handler records facts, then visits what it holds."""
 
-    def __init__(self, path: str, internal_modules: frozenset[str]) -> None:
+    def __init__(
+        self, path: str, internal_modules: frozenset[str], templates: Templates = Templates()
+    ) -> None:
         self.path = path
         self.internal_modules = internal_modules
+        self.accessors, self.writers = templates.parsed()
+        # The nodes that name a flag in a template read or a writer call (by id): their string
+        # is no write of the name, their attribute or name no plain read of it.
+        self.naming: set[int] = set()
+        self.statement_call: ast.expr | None = None  # the call an expression statement makes
+        self.template_reads: dict[str, int] = {}
+        self.template_condition_reads: dict[str, int] = {}
+        self.named_template_reads: set[str] = set()
+        self.bare_template_reads: set[str] = set()
+        self.template_matches: dict[int, tuple[str, ast.expr, Template] | None] = {}
+        self.accessors_by_kind: dict[type, tuple[Template, ...]] = {}
+        for template in self.accessors:
+            kind = template.tree.__class__
+            self.accessors_by_kind[kind] = (*self.accessors_by_kind.get(kind, ()), template)
         self.definitions: list[Definition] = []
         self.disqualified: set[str] = set()
         self.local_bindings: set[str] = set()
@@ -355,6 +428,8 @@ class _Scanner:
         # Names and strings, a third of a tree, are handled here without a call of their own.
         kind = node.__class__
         if kind is _NAME:  # a name used other than as a callee: as a value it may escape
+            if self.naming and id(node) in self.naming:
+                return  # `use_x` of `use_x.value`, read through a template
             name = node.id  # type: ignore[attr-defined]
             self.value_refs.add(name)
             self.mentions.add(name)
@@ -370,7 +445,8 @@ class _Scanner:
         if kind is _CONSTANT:
             value = node.value  # type: ignore[attr-defined]
             if value.__class__ is str and len(value) < 80:
-                self.string(value)
+                if not (self.naming and id(node) in self.naming):
+                    self.string(value)
             return
         # Every other kind: its handler, or its children.
         handler = _HANDLERS.get(kind)
@@ -403,8 +479,11 @@ class _Scanner:
         self.tests -= 1
 
     def count_deciding_reads(self, test: ast.expr) -> None:
-        for read in _deciding_reads(test, self.counted):
-            if isinstance(read, ast.Attribute):
+        templated = self.template_name if self.accessors else None
+        for read in _deciding_reads(test, self.counted, templated):
+            if isinstance(read, str):
+                counts, name = self.template_condition_reads, read
+            elif isinstance(read, ast.Attribute):
                 counts, name = self.attribute_condition_reads, read.attr
             else:
                 counts, name = self.name_condition_reads, read.id
@@ -447,6 +526,8 @@ class _Scanner:
             self.define(name, MODULE_CONSTANT, value, line)
 
     def bind_target(self, target: ast.expr, value: object, line: int) -> None:
+        if self.accessors and isinstance(target, (ast.Attribute, ast.Subscript)):
+            self.template_store(target)
         if isinstance(target, ast.Name):
             self.bind_name(target.id, value, line)
         elif isinstance(target, ast.Attribute):
@@ -477,11 +558,39 @@ class _Scanner:
         target = node.targets[0]
         if self.in_fields() and isinstance(target, ast.Name) and _is_field_call(node.value):
             self.field(target.id, node.value, node.lineno)  # attrs: x = attr.ib(default=False)
-        else:
+        elif not (self.accessors and self.flag_object(node)):
             value = _plain_literal(node.value)
             for target in node.targets:
                 self.bind_target(target, value, node.lineno)
         self.visit(node.value)
+
+    def flag_object(self, node: ast.Assign) -> bool:
+        """`use_x = config.bool_state(name="app_use_x", default=False)` at module level: a flag
+        object's definition at its literal `default=` (find proposes no other value; none without
+        a literal default). Whether it is a flag is decided by the repository: read only through
+        the accessors, by its identifier (see _Repository.object_holds). A string in the call
+        that spells the name is its registration, no write of it."""
+        target, call = node.targets[0], node.value
+        if not (
+            len(node.targets) == 1
+            and isinstance(target, ast.Name)
+            and isinstance(call, ast.Call)
+            and self.scopes[-1].kind == "module"
+        ):
+            return False
+        defaults = [keyword.value for keyword in call.keywords if keyword.arg == "default"]
+        value = _plain_literal(defaults[0]) if defaults else UNKNOWN
+        if value is UNKNOWN:
+            return False
+        name = target.id
+        self.stored.add(name)
+        self.module_names.add(name)
+        self.mentions.add(name)
+        self.define(name, FLAG_OBJECT, value, node.lineno)
+        for argument in (*call.args, *(keyword.value for keyword in call.keywords)):
+            if isinstance(argument, ast.Constant) and argument.value == name:
+                self.naming.add(id(argument))
+        return True
 
     def in_fields(self) -> bool:
         return self.scopes[-1].kind == "class" and self.scopes[-1].has_fields
@@ -715,6 +824,12 @@ class _Scanner:
             self.visit(value)
 
     def read_attribute(self, node: ast.Attribute) -> None:
+        if self.naming and id(node) in self.naming:
+            # `config.use_x` of `config.use_x.value`, read through a template: `config` is read.
+            self.visit(node.value)
+            return
+        if self.accessors:
+            self.acted_on(node.value)
         name = node.attr
         self.mentions.add(name)
         if node.ctx.__class__ is not ast.Load:
@@ -732,10 +847,15 @@ class _Scanner:
         self.visit(owner)
 
     def attribute(self, node: ast.Attribute) -> None:
-        self.value_refs.add(node.attr)
+        if self.accessors:
+            self.template_use(node)
+        if not (self.naming and id(node) in self.naming):
+            self.value_refs.add(node.attr)
         self.read_attribute(node)
 
     def read_name(self, node: ast.Name) -> None:
+        if self.naming and id(node) in self.naming:
+            return  # `{name}()` read through a template
         name = node.id
         self.mentions.add(name)
         if node.ctx.__class__ is not _LOAD:
@@ -750,23 +870,107 @@ class _Scanner:
     def string(self, value: str) -> None:
         # A string that spells a name may reach it through setattr, **{...}, an options table
         # ("spec-only" in distutils' user_options) or getattr: the name is out.
-        name = value.strip("-=").replace("-", "_")
+        bare = value.strip("-=")
+        name = bare.replace("-", "_")
         if name.isidentifier():
             self.mentions.add(name)
             self.disqualified.add(name)
             self.spelled.add(name)
+        if not bare.isidentifier() and _FLAG_STRING.fullmatch(bare):
+            self.disqualified.add(bare)  # "dark-mode": a flag's name where a template reads it so
 
     def expression_statement(self, node: ast.Expr) -> None:
         if node.value.__class__ is not ast.Constant:  # a docstring names nothing
+            self.statement_call = node.value
             self.visit(node.value)
 
+    def compare(self, node: ast.Compare) -> None:
+        if self.accessors:
+            self.template_use(node)
+        self.visit_all([node.left, *node.comparators])
+
+    # -- the config's templates -------------------------------------------------------------
+    def template_read(self, node: ast.expr) -> tuple[str, ast.expr, Template] | None:
+        """index.template_read with the names find takes, once a node: the condition, the node
+        itself and what acts on it all ask."""
+        templates = self.accessors_by_kind.get(node.__class__)
+        if templates is None:
+            return None  # only a template of the node's kind can match it
+        key = id(node)
+        if key not in self.template_matches:
+            self.template_matches[key] = template_read(templates, node, _LITERAL_NAMES)
+        return self.template_matches[key]
+
+    def template_name(self, node: ast.expr) -> str | None:
+        """The flag a read through an accessor template names with a literal, or None."""
+        read = self.template_read(node)
+        return read[0] if read is not None else None
+
+    def acted_on(self, receiver: ast.expr) -> None:
+        """A template read that something acts on (`config.mode.value.upper()`, called,
+        subscripted) cannot become the constant: that flag is out."""
+        name = self.template_name(receiver)
+        if name is not None:
+            self.disqualified.add(name)
+
+    def template_use(self, node: ast.expr) -> None:
+        """`node` read through an accessor template is a read of the flag it names, and what
+        names the flag in it is neither a plain read nor a string of it (the rest of it is
+        visited as usual)."""
+        read = self.template_read(node)
+        if read is None:
+            return
+        name, carrier, _ = read
+        self.naming.add(id(carrier))
+        self.mentions.add(name)
+        self.template_reads[name] = self.template_reads.get(name, 0) + 1
+        if isinstance(carrier, ast.Constant):
+            self.named_template_reads.add(name)
+        elif isinstance(carrier, ast.Name):
+            self.bare_template_reads.add(name)
+
+    def template_store(self, target: ast.Attribute | ast.Subscript) -> None:
+        """`options["x"] = v`, `config.x.value = v`, `del options["x"]`: another value, whatever
+        it is (the cleanup keeps a store of the same one, which reads after it could see)."""
+        name = self.template_name(target)
+        if name is not None:
+            self.disqualified.add(name)
+
+    def writer_call(self, node: ast.Call) -> None:
+        """A call of one of the config's writers: as a statement with a literal value
+        (`flags.DEFINE_boolean("use_w", False, "...")`, `set_config("x", True)`) it defines the
+        flag at that value; any other (another value, a decorator, a `with`, a call whose result
+        is used) gives it a value find cannot tell. The string naming the flag is no write."""
+        for shape in self.writers:
+            written = shape.written_value(node, _LITERAL_NAMES)
+            if written is None:
+                continue
+            name, argument, value = written
+            if argument is not None:
+                self.naming.add(id(argument))
+            self.mentions.add(name)
+            literal_value = _plain_literal(value)
+            if literal_value is UNKNOWN or node is not self.statement_call:
+                self.disqualified.add(name)
+            else:
+                self.define(name, WRITER, literal_value, node.lineno)
+            return
+
     def subscript(self, node: ast.Subscript) -> None:
+        if self.accessors:
+            self.template_use(node)
+            self.acted_on(node.value)
         if _callee(node.value) == "environ":
             self.environment.update(_strings([node.slice]))
         self.visit_all([node.value, node.slice])
 
     def call(self, node: ast.Call) -> None:
         func = node.func
+        if self.accessors:
+            self.template_use(node)
+            self.acted_on(func)
+        if self.writers:
+            self.writer_call(node)
         kind = func.__class__
         callee = (
             func.id if kind is _NAME else func.attr if kind is _ATTRIBUTE else None  # type: ignore[attr-defined]
@@ -849,11 +1053,15 @@ class _Scanner:
     def facts(self) -> FileFacts:
         # A bare name read counts for a module-level flag only where the module binds it.
         module_names = self.module_names
-        reads = Counter(self.attribute_reads) + Counter(
-            {n: c for n, c in self.name_reads.items() if n in module_names}
+        reads = (
+            Counter(self.attribute_reads)
+            + Counter({n: c for n, c in self.name_reads.items() if n in module_names})
+            + Counter(self.template_reads)
         )
-        condition_reads = Counter(self.attribute_condition_reads) + Counter(
-            {n: c for n, c in self.name_condition_reads.items() if n in module_names}
+        condition_reads = (
+            Counter(self.attribute_condition_reads)
+            + Counter({n: c for n, c in self.name_condition_reads.items() if n in module_names})
+            + Counter(self.template_condition_reads)
         )
         return FileFacts(
             path=self.path,
@@ -886,6 +1094,9 @@ class _Scanner:
                 if name in condition_reads or name in self.parameter_condition_reads
             },
             module_bound=frozenset(self.top_level.intersection(self.name_condition_reads)),
+            template_reads=self.template_reads,
+            named_template_reads=frozenset(self.named_template_reads),
+            bare_template_reads=frozenset(self.bare_template_reads),
         )
 
 
@@ -905,6 +1116,7 @@ _HANDLERS: dict[type, Callable[[_Scanner, Any], None]] = {
     ast.Assert: _Scanner.test_first, ast.BoolOp: _Scanner.bool_op,
     ast.Attribute: _Scanner.attribute, ast.Call: _Scanner.call, ast.Subscript: _Scanner.subscript,
     ast.Expr: _Scanner.expression_statement, ast.Module: _Scanner.module,
+    ast.Compare: _Scanner.compare,
     ast.MatchAs: _Scanner.match_capture, ast.MatchStar: _Scanner.match_capture,
     ast.MatchMapping: _Scanner.match_capture,
 }  # fmt: skip
@@ -924,28 +1136,34 @@ def _child_fields(node_type: type[ast.AST]) -> tuple[str, ...]:
 
 
 def _deciding_reads(
-    test: ast.expr, counted: set[int] | None = None
-) -> Iterable[ast.Attribute | ast.Name]:
+    test: ast.expr,
+    counted: set[int] | None = None,
+    templated: Callable[[ast.expr], str | None] | None = None,
+) -> Iterable[ast.Attribute | ast.Name | str]:
     """The reads whose value alone may decide the test once inlined: through `not`, `and`/`or`,
     bool() and comparisons with literals, as the engine simplifies. `f(FLAG)` and `x >= LIMIT`
     stay unknown whatever the flag holds, so a name read only like that folds nothing. The ids
-    of the and/or nodes gone through are added to `counted`."""
-    if isinstance(test, (ast.Attribute, ast.Name)):
+    of the and/or nodes gone through are added to `counted`. A read through an accessor
+    template (a membership test `"x" in opts.enabled` included) is the name `templated` gives."""
+    name = templated(test) if templated is not None else None
+    if name is not None:
+        yield name
+    elif isinstance(test, (ast.Attribute, ast.Name)):
         yield test
     elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        yield from _deciding_reads(test.operand, counted)
+        yield from _deciding_reads(test.operand, counted, templated)
     elif isinstance(test, ast.BoolOp):
         if counted is not None:
             counted.add(id(test))
         for value in test.values:
-            yield from _deciding_reads(value, counted)
+            yield from _deciding_reads(value, counted, templated)
     elif isinstance(test, ast.Call) and _callee(test.func) == "bool" and len(test.args) == 1:
-        yield from _deciding_reads(test.args[0], counted)
+        yield from _deciding_reads(test.args[0], counted, templated)
     elif isinstance(test, ast.Compare):
         operands = [test.left, *test.comparators]
         unknown = [operand for operand in operands if _plain_literal(operand) is UNKNOWN]
         if len(unknown) == 1:
-            yield from _deciding_reads(unknown[0], counted)
+            yield from _deciding_reads(unknown[0], counted, templated)
 
 
 def _strings(nodes: Iterable[ast.expr]) -> list[str]:
@@ -1012,18 +1230,23 @@ def _reads_environ(func: ast.expr) -> bool:
 
 
 def scan_file(
-    path: Path, display: str, internal_modules: frozenset[str], mentions: bool = True
+    path: Path,
+    display: str,
+    internal_modules: frozenset[str],
+    mentions: bool = True,
+    templates: Templates = Templates(),
 ) -> FileFacts:
-    """Facts about every name in one file. A file that cannot be read or parsed disqualifies
-    every identifier in its text: it might write any of them. `mentions` (every name the file
-    mentions) only serve to measure with the engine; without them the facts travel lighter."""
+    """Facts about every name in one file, the reads and writes through the config's
+    `templates` included. A file that cannot be read or parsed disqualifies every identifier in
+    its text: it might write any of them. `mentions` (every name the file mentions) only serve
+    to measure with the engine; without them the facts travel lighter."""
     try:
         text = read_source(path).text
     except SourceError as err:
         return _unparsed(display, _raw_text(path), str(err))
     with _collector_paused():
         try:
-            scanner = _Scanner(display, internal_modules)
+            scanner = _Scanner(display, internal_modules, templates)
             scanner.visit(ast.parse(text))
             facts = scanner.facts()
         except SyntaxError as err:
@@ -1087,6 +1310,9 @@ class _Repository:
     keyword_callees: dict[str, set[str]] = field(default_factory=dict)
     classes: dict[str, list[ClassFacts]] = field(default_factory=dict)
     self_reads: set[tuple[str, str]] = field(default_factory=set)
+    template_reads: Counter[str] = field(default_factory=Counter)
+    named_template_reads: set[str] = field(default_factory=set)
+    bare_template_reads: set[str] = field(default_factory=set)
     _plain: dict[str, bool] = field(default_factory=dict)
     _subclasses: dict[str, frozenset[str]] = field(default_factory=dict)
     _children: dict[str, set[str]] | None = None
@@ -1117,6 +1343,9 @@ class _Repository:
         for class_facts in facts.classes:
             self.classes.setdefault(class_facts.name, []).append(class_facts)
         self.self_reads |= facts.self_reads
+        self.template_reads.update(facts.template_reads)
+        self.named_template_reads |= facts.named_template_reads
+        self.bare_template_reads |= facts.bare_template_reads
 
     def rule_out_inherited_attributes(self) -> None:
         """`self.training` in a torch.nn.Module subclass is torch's to set, whatever the repository
@@ -1213,9 +1442,19 @@ class _Repository:
         reach = self.calls[function] + (1 if definition.method else 0)
         return reach <= definition.position
 
+    def object_holds(self, name: str) -> bool:
+        """A flag object is the flag only where the accessors read it by its identifier
+        (`config.use_x.value`, `use_x.value`): any other read (`if use_x:`, `use_x.set(True)`,
+        `f(config.use_x)`) uses the object, and a template naming it by a string
+        (`features.has("use_x")`) reads something else than its default."""
+        only_templates = self.reads[name] == self.template_reads[name]
+        return only_templates and name not in self.named_template_reads
+
     def definition_holds(self, definition: Definition) -> bool:
         if definition.kind == PARAMETER:
             return self.parameter_holds(definition)
+        if definition.kind == FLAG_OBJECT:
+            return self.object_holds(definition.name)
         if definition.owner is not None and not self.plain(definition.owner):
             return False
         return not (definition.kind == FIELD and self.field_set_by_constructor(definition))
@@ -1223,6 +1462,10 @@ class _Repository:
     # -- candidates -----------------------------------------------------------------------
     def candidate(self, name: str) -> Candidate | None:
         if name.startswith("__") or self.written_elsewhere(name):
+            return None
+        # `use_x.value` in a function with a local `use_x` reads the local, which the cleanup
+        # leaves alone while find's counts would fold it.
+        if name in self.bare_template_reads and name in self.local_bindings:
             return None
         definitions = self.definitions[name]
         shared = [d for d in definitions if d.kind != PARAMETER]
@@ -1362,12 +1605,14 @@ class _FoldCounter:
         value: object,
         parameter: bool = False,
         module_bound: bool = False,
+        accessors: tuple[Template, ...] = (),
     ) -> None:
         """Counts over `trees`: the module's, or the parts of it that read the flag in a test
         (whole functions and top-level statements), each with what to add to its line numbers;
         `lines` are the module's, split as the tokenizer splits them; `module_bound`: the module
-        binds the name at its top level."""
+        binds the name at its top level; `accessors`: the config's templates that read flags."""
         self.lines_of_text = lines
+        self.accessors = accessors
         self.name = name
         self.value = value
         # A parameter flag: its bare reads inside a function that has it as a parameter with
@@ -1390,6 +1635,14 @@ class _FoldCounter:
 
     # -- values -------------------------------------------------------------------------------
     def constant(self, node: ast.expr) -> object:
+        if self.accessors and (read := template_read(self.accessors, node, _LITERAL_NAMES)):
+            if read[0] != self.name:
+                return UNKNOWN  # another flag's read (config.use_y.value), not an attribute `value`
+            found = read[2].match(node, ast_unfold)
+            assert found is not None
+            self.used = True
+            # A membership read is a bool, as the cleanup inlines it: `"x" in opts.enabled`.
+            return bool(self.value) != found.negated if found.membership else self.value
         if (
             isinstance(node, ast.Attribute)
             and node.attr == self.name
@@ -1602,9 +1855,11 @@ def count_folds(
     flags: Sequence[tuple[str, object] | tuple[str, object, bool]],
     spans: Sequence[tuple[int, int]] = (),
     module_bound: frozenset[str] | None = None,
+    templates: Templates = Templates(),
 ) -> dict[str, tuple[int, int]]:
     """(branches, lines) each flag folds in one file; a file that no longer reads or parses counts
-    nothing. A flag is (name, value), or (name, value, True) for a parameter flag.
+    nothing. A flag is (name, value), or (name, value, True) for a parameter flag; its reads
+    through the `templates`' accessors are the flag too.
 
     With `spans` (the lines of the functions and top-level statements where the scan saw the
     flags read in a test) and `module_bound` (the names the module binds at its top level), only
@@ -1622,8 +1877,11 @@ def count_folds(
             return {}
         trees, module_bound = [(tree, 0)], frozenset(_module_bindings(tree))
     assert module_bound is not None
+    accessors, _ = templates.parsed()
     counted = (
-        _FoldCounter(trees, lines, *flag, module_bound=flag[0] in module_bound)  # type: ignore[misc]
+        _FoldCounter(  # type: ignore[misc]
+            trees, lines, *flag, module_bound=flag[0] in module_bound, accessors=accessors
+        )
         for flag in flags
     )
     return {counter.name: (counter.branches, counter.lines) for counter in counted}
@@ -1674,7 +1932,7 @@ def _merged(spans: Iterable[tuple[int, int]], gap: int = 0) -> list[tuple[int, i
 
 
 _CountTask = tuple[
-    Path, Sequence[tuple[str, object, bool]], Sequence[tuple[int, int]], frozenset[str]
+    Path, Sequence[tuple[str, object, bool]], Sequence[tuple[int, int]], frozenset[str], Templates
 ]
 
 
@@ -1687,6 +1945,7 @@ def _estimate_all(
     files: Sequence[Path],
     all_facts: Sequence[FileFacts],
     pool: Executor | None,
+    templates: Templates = Templates(),
 ) -> list[Candidate]:
     """Candidates with their folds counted from the tree; those that fold nothing are dropped,
     but for named flags (the user asked about them)."""
@@ -1704,7 +1963,7 @@ def _estimate_all(
         ]
         if flags:
             spans = {span for name, _, _ in flags for span in facts.segments.get(name, ())}
-            tasks.append((path, flags, tuple(spans), facts.module_bound))
+            tasks.append((path, flags, tuple(spans), facts.module_bound, templates))
     totals: dict[str, list[int]] = {name: [0, 0] for name in wanted}
     for counts in _chunked_map(pool, _count_chunk, tasks):
         for name, (branches, lines) in counts.items():
@@ -1863,6 +2122,7 @@ def find(
     `settings` are the ones the user named: the engine decides them (see `decide`).
     """
     settings = settings or Config(flags=())
+    templates = Templates.of(settings)
     root = find_project_root(paths[0] if paths else cwd)
     files = discover_python_files(paths, root, settings.exclude)
     decided = decide(settings, paths, cwd, jobs) if settings.flags and files else Decided()
@@ -1879,9 +2139,9 @@ def find(
         else contextlib.nullcontext()
     )
     with pool_context as pool, _collector_paused():
-        all_facts = _scan_all(pool, files, displays, internal, mentions=exact)
+        all_facts = _scan_all(pool, files, displays, internal, exact, templates)
         candidates = list(discover(all_facts, internal, decided))
-        counted = [] if exact else _estimate_all(candidates, files, all_facts, pool)
+        counted = [] if exact else _estimate_all(candidates, files, all_facts, pool, templates)
     if exact:
         index = _measure_index(files, all_facts, {c.name for c in candidates})
         counted = _measure_all(candidates, index, settings, cwd, workers)
@@ -1899,6 +2159,9 @@ def find(
         exact=exact,
         named=settings.flags,
         refused=decided.refused,
+        shapes=tuple(
+            (key, tuple(getattr(settings, key))) for key in SHAPE_KEYS if getattr(settings, key)
+        ),
     )
 
 
@@ -1944,7 +2207,9 @@ def _chunked_map(
     return [result for chunk in pool.map(function, chunks) for result in chunk]
 
 
-def _scan_chunk(chunk: Sequence[tuple[Path, str, frozenset[str], bool]]) -> list[FileFacts]:
+def _scan_chunk(
+    chunk: Sequence[tuple[Path, str, frozenset[str], bool, Templates]]
+) -> list[FileFacts]:
     return [scan_file(*task) for task in chunk]
 
 
@@ -1954,10 +2219,11 @@ def _scan_all(
     displays: Sequence[str],
     internal: frozenset[str],
     mentions: bool = True,
+    templates: Templates = Templates(),
 ) -> list[FileFacts]:
     # Biggest files first, dealt round the chunks, so no worker is left with a long tail.
     tasks = sorted(
-        ((path, display, internal, mentions) for path, display in zip(files, displays)),
+        ((path, display, internal, mentions, templates) for path, display in zip(files, displays)),
         key=lambda task: -_size(task[0]),
     )
     scanned = {facts.path: facts for facts in _chunked_map(pool, _scan_chunk, tasks)}
@@ -2041,6 +2307,7 @@ def config_toml(result: FindResult) -> str:
     )
     lines = [
         f"# Written by `prune-flags find` (lines counted {counted}). Review each flag before applying.",
+        *(f"{key} = [{', '.join(map(_toml_string, patterns))}]" for key, patterns in result.shapes),
         "[flags]",
     ]
     for candidate in result.candidates:

@@ -39,7 +39,8 @@ PathsArgument = typer.Argument(
 ConfigOption = typer.Option(
     None,
     "--config",
-    help="TOML file with exclude, format and other keys; its flags, if any, are named (see --flag).",
+    help="TOML file with exclude, accessors, writers and other keys as apply takes them; its "
+    "flags, if any, are named (see --flag).",
 )
 FlagOption = typer.Option(
     None,
@@ -89,6 +90,10 @@ def find(
     into as well); the table is sorted by lines. Exit 0: done; 2: bad usage or config; 123: some
     files could not be read or parsed (named on stderr; every name they mention was ruled out),
     or a named flag was refused.
+
+    With the config's accessors and writers, flags read through them (`config.use_x.value`,
+    `"x" in opts.enabled`) and defined by a writer call with a literal or as a flag object
+    with a literal `default=` are found too; --config-out carries those keys over.
 
     Flags you name (in the config's flags table, or with --flag) are decided as apply decides
     them, by the cleanup's own run: listed at your value with the writes of another value apply
