@@ -433,6 +433,8 @@ def blocks(draw, builder: Builder, where: Where, pad: str, most: int = 1) -> lis
     names = [
         name for name, (_, legal) in STATEMENTS.items() if name in builder.enabled and legal(where)
     ]
+    # What only a loop's body can hold weighs more there, or it would drown among the others.
+    names += [name for name in names if not STATEMENTS[name][1](replace(where, loop=False))] * 3
     lines: list[str] = []
     for _ in range(draw(st.integers(1, most))):
         name = draw(st.sampled_from(names))
