@@ -433,6 +433,8 @@ def blocks(draw, builder: Builder, where: Where, pad: str, most: int = 1) -> lis
     names = [
         name for name, (_, legal) in STATEMENTS.items() if name in builder.enabled and legal(where)
     ]
+    # What only a loop's body can hold weighs more there, or it would drown among the others.
+    names += [name for name in names if not STATEMENTS[name][1](replace(where, loop=False))] * 3
     lines: list[str] = []
     for _ in range(draw(st.integers(1, most))):
         name = draw(st.sampled_from(names))
@@ -596,6 +598,40 @@ def flag_parameter_chain(draw, builder: Builder) -> list[str]:
     if draw(st.booleans()):
         lines += ["", "", "def _relay(x, **kwargs):", "    return _deep1(x, **kwargs)"]
     return lines
+
+
+@statement_idiom(nested)
+def overwritten_store(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """`z = None` then `if FLAG: z = f()`: once the branch is flattened the first store is dead."""
+    target = f"self.{builder.tag('held')}" if where.method and draw(st.booleans()) else builder.tag("held")
+    if target.startswith("self."):
+        builder.fields.append(target[len("self."):])
+    value = draw(st.sampled_from(["None", "0", "x"]))
+    return [
+        f"{pad}{target} = {value}",
+        f"{pad}if {condition(draw, builder, where)}:",
+        f"{pad}    {target} = log({builder.tag()!r}, {draw(expressions(builder, where)).text})",
+        f"{pad}log({builder.tag()!r}, {target})",
+    ]
+
+
+@statement_idiom(nested)
+def reraising_handler(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """A handler that re-raises once its flag branch folds away, inside one that catches."""
+    name = draw(st.sampled_from(["", " as err"]))
+    return [
+        f"{pad}try:",
+        f"{pad}    try:",
+        f"{pad}        if {condition(draw, builder, where)}:",
+        f"{pad}            raise ValueError({builder.tag()!r})",
+        f"{pad}        log({builder.tag()!r})",
+        f"{pad}    except ValueError{name}:",
+        f"{pad}        if {condition(draw, builder, where)}:",
+        f"{pad}            log({builder.tag()!r})",
+        f"{pad}        raise",
+        f"{pad}except ValueError as caught:",
+        f"{pad}    log({builder.tag()!r}, str(caught))",
+    ]
 
 
 @statement_idiom()

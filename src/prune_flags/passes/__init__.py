@@ -13,6 +13,7 @@ from prune_flags.passes.options import PruneOptions
 from prune_flags.passes.params import PruneFlagParameters
 from prune_flags.passes.prune import PruneDeadWrites
 from prune_flags.passes.simplify import SimplifyBooleans
+from prune_flags.passes.stores import PruneDeadStores
 from prune_flags.passes.tables import PruneOptionTables
 from prune_flags.passes.tests import PruneTests
 
@@ -23,6 +24,7 @@ class Rewriter(
     InlineHelpers,
     SimplifyBooleans,
     FoldBranches,
+    PruneDeadStores,
     PruneTests,
     PruneDeadWrites,
     PruneFlagParameters,
@@ -30,8 +32,8 @@ class Rewriter(
     PruneOptionTables,
 ):
     """Inline (lookups by name, plain reads, calls of helpers that folded to a constant) -> simplify
-    -> fold -> prune (tests that pin another value before dead writes: a test's write is theirs),
-    in one traversal."""
+    -> fold (and the stores and handlers it left without a purpose) -> prune (tests that pin
+    another value before dead writes: a test's write is theirs), in one traversal."""
 
 
 __all__ = ["Death", "RemoveUnusedImports", "RewriteContext", "Rewriter"]

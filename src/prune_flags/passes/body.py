@@ -57,6 +57,14 @@ class _BlockBuilder:
             self.dropped_first = True
         self.pending = merge_lines(self.pending, list(lines))
 
+    def drop_last(self) -> None:
+        """Take back the last statement added: its attached comments go with it, the lines above
+        them move on."""
+        dropped = self.statements.pop()
+        self.pending = merge_lines(detached_lines(dropped.leading_lines), self.pending)
+        if not self.statements:
+            self.dropped_first = True
+
 
 def is_blank(line: cst.EmptyLine) -> bool:
     return line.comment is None
@@ -222,6 +230,12 @@ class BodyEditor(cst.CSTTransformer):
     ) -> list[cst.BaseSmallStatement] | None:
         return None
 
+    def overwritten(self, kept: cst.BaseStatement, kept_original: cst.BaseStatement, first: cst.BaseStatement, folded: cst.BaseStatement) -> bool:
+        """Whether `kept`, the statement before a branch that the fold of `folded` flattened into
+        place, is a store that `first`, the flattened branch's first statement, overwrites
+        before anything reads it (and so goes; the pass saying so records it)."""
+        return False
+
     # -- helpers ---------------------------------------------------------------------------
     def line_of(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
@@ -263,6 +277,7 @@ class BodyEditor(cst.CSTTransformer):
     ) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
         block = _BlockBuilder()
         documented = False
+        kept_from: cst.BaseStatement | None = None  # the original of the last statement kept
         for index, (original, statement) in enumerate(zip(originals, statements)):
             if documented and is_attribute_docstring(statement):
                 block.carry(detached_lines(statement.leading_lines))
@@ -272,8 +287,14 @@ class BodyEditor(cst.CSTTransformer):
             documented = edit.takes_docstring
             if not edit.statements:
                 block.carry(edit.carry)
+            elif edit.flattened and block.statements and kept_from is not None and self.overwritten(
+                block.statements[-1], kept_from, edit.statements[0], original
+            ):
+                block.drop_last()
             for new in edit.statements:
                 block.add(new)
+            if edit.statements:
+                kept_from = original
             if edit.statements:
                 block.carry(edit.carry)
             if edit.flattened and edit.statements and ends_flow(edit.statements[-1]):

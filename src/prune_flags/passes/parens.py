@@ -158,6 +158,16 @@ def lacks_member(node: cst.BaseExpression, member: str | None) -> bool:
     return member is None or not hasattr(value, member)
 
 
+def _always_bool(node: cst.BaseExpression) -> bool:
+    """An expression that gives a bool whatever its operands are (`not x`, `x is not None`,
+    `x in y`): its folded constant lacks what the bool lacks, so a receiver of it fails alike
+    (and a literal left as an operand of `is` would be a SyntaxWarning of its own)."""
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Not)
+    identity = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+    return isinstance(node, cst.Comparison) and all(isinstance(target.operator, identity) for target in node.comparisons)
+
+
 _STATEMENTS: Final = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
 # Takes a node and gives it back with a pair of loose parentheses somewhere in it dropped.
 Strip = Callable[[cst.CSTNode], cst.CSTNode]
@@ -238,7 +248,7 @@ class ExpressionEditor(BodyEditor):
         if self._verbatim:
             return None
         if self.is_receiver(original) and constant_value(new) is not UNKNOWN:
-            if lacks_member(new, self._receivers[id(original)]):
+            if lacks_member(new, self._receivers[id(original)]) and not _always_bool(original):
                 return None
             if not new.lpar and not isinstance(new, (cst.SimpleString, cst.Tuple)):
                 new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
