@@ -75,23 +75,27 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         if isinstance(updated, cst.Expr) and isinstance(updated.value, cst.Call):
             setter = self._flag_setter(updated.value)
             if setter is not None:
-                self._record_setter(original, *setter, registers=self.at_module_level)
+                self._record_setter(original, *setter, "registration" if self.at_module_level else "statement")
                 return []
         return super().edit_small_statement(original, updated)
 
-    def _record_setter(self, original: cst.CSTNode, flag: Flag, value: cst.BaseExpression | None, registers: bool) -> None:
-        """The change of a setter call that goes: of the configured value, or none (a bare
-        registration), a removed write; of another, an override. One standing at module level
-        registers the flag (`config.define_bool_state(name="use_x", default=False)`): its
-        definition, which goes whatever it holds."""
+    def _record_setter(self, original: cst.CSTNode, flag: Flag, value: cst.BaseExpression | None, how: str) -> None:
+        """The change of a setter call that goes, standing as a "statement", a "registration" (a
+        statement at module level: `config.define_bool_state(name="use_x", default=False)`, the
+        flag's definition, which goes whatever it holds) or a "setter" (a `with` item or a
+        decorator): of the configured value, or of none (a bare registration), a removed write or
+        setter; of another, an override."""
         death = self.context.dead_names[flag.name]
+        registers = how == "registration"
         if value is not None and not same_value(constant_value(value), flag.value):
             reason = _overrode(flag, value) + ("; it registered the flag, whose definition goes" if registers else "")
             self.record(original, OVERRIDDEN, reason, death.flag)
         elif registers:
-            self.record(original, "removed-write", f"it registered {flag.name}, whose definition goes; the config fixes it at {flag.source}", death.flag)
+            reason = f"it registered {flag.name}, whose definition goes; the config fixes it at {flag.source}"
+            self.record(original, "removed-write", reason, death.flag)
         else:
-            self.record(original, "removed-write", f"it sets {flag.name} to the value it is fixed at, {flag.source}", death.flag)
+            action = "removed-setter" if how == "setter" else "removed-write"
+            self.record(original, action, f"it sets {flag.name} to the value it is fixed at, {flag.source}", death.flag)
 
     def with_item_removal(self, original: cst.With, index: int) -> Record | None:
         """A setter of a flag with no reader left as a `with` item binding nothing
@@ -100,7 +104,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         setter = self._flag_setter(item.item) if isinstance(item.item, cst.Call) and item.asname is None else None
         if setter is None:
             return super().with_item_removal(original, index)
-        return lambda: self._record_setter(item, *setter, registers=False)
+        return lambda: self._record_setter(item, *setter, "setter")
 
     def _without_setters(self, original: cst.FunctionDef | cst.ClassDef, updated: cst.FunctionDef | cst.ClassDef) -> cst.FunctionDef | cst.ClassDef:
         """A function or class without its decorators that set a flag with no reader left
@@ -114,7 +118,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             if setter is None:
                 kept.append(decorator)
             else:
-                self._record_setter(before, *setter, registers=False)
+                self._record_setter(before, *setter, "setter")
         return without_decorators(updated, kept)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
