@@ -716,7 +716,7 @@ class _Scanner(ast.NodeVisitor):
         self._template_reads(node)
         for template in self.writers:
             written = template.written_value(node, self.flag_names)
-            if written is not None and written[0] in self.names:
+            if written is not None and written[0] in self.names and self._writer_stays_valid(node, written[1]):
                 self._writer_call(node, *written)
                 return
         self._receiver(func, "(...)")
@@ -764,11 +764,24 @@ class _Scanner(ast.NodeVisitor):
                 return
         self.generic_visit(node)
 
+    def _writer_call_removable(self, node: ast.Call) -> bool:
+        """A statement, a `with` item or a decorator can go; a call inside an expression cannot."""
+        return node is self._statement_call or id(node) in self._setter_places
+
+    def _writer_stays_valid(self, node: ast.Call, naming: ast.expr | None) -> bool:
+        """Whether a writer call is a write whatever becomes of the flag's definition: one naming
+        the flag in its callee (`config.use_x(True)`) calls what the definition holds, so where it
+        cannot go it is what it looks like, a use of the flag as an object (a refusal)."""
+        part: ast.expr = node.func
+        while part is not naming and isinstance(part, ast.Attribute):
+            part = part.value
+        return part is not naming or self._writer_call_removable(node)
+
     def _writer_call(self, node: ast.Call, name: str, naming: ast.expr | None, value: ast.expr | None) -> None:
         """A call of a writer template: a write of the flag; one giving no value registers it
         (`config.define_bool_state(name="use_x")`), a definition of its own value. A statement,
         a `with` item or a decorator can go; one inside an expression cannot."""
-        statement = node is self._statement_call or id(node) in self._setter_places
+        statement = self._writer_call_removable(node)
         written = ITSELF if value is None else literal(value)
         write = Write(self._site(node), "writer", written, statement=statement, from_parameter=self._from_parameter(value))
         self._of(name).writes.append(write)
