@@ -92,10 +92,11 @@ def ast_dotted(node: ast.expr) -> str:
 
 @dataclass(frozen=True)
 class Template:
-    """An expression template from the config's `accessors`: `features.has({name}, ...)`,
-    `config.{name}.value`, `options[{name}]`, `{name} in options.enabled`. Parsed once into an
-    `ast` shape; a read matches it by shape (see `match`), whether the read is an `ast` node (the
-    index) or a LibCST one (passes/lookups.py): each side only says how its nodes unfold."""
+    """An expression template from the config's `accessors` (`features.has({name}, ...)`,
+    `config.{name}.value`, `options[{name}]`, `{name} in options.enabled`: parse_template) or
+    `writers` (calls: parse_writer). Parsed once into an `ast` shape; a read or a write matches it
+    by shape (see `match`, `written`), whether it is an `ast` node (the index, pinned.py) or a
+    LibCST one (passes/lookups.py, prune.py): each side only says how its nodes unfold."""
 
     text: str
     tree: ast.expr = field(compare=False)
@@ -156,7 +157,7 @@ class Written:
 
 @dataclass(frozen=True)
 class TemplateMatch:
-    identifier: object  # the flag's name, where the template has it in an attribute position
+    identifier: object  # the flag's name, where the template has it in an attribute position (or, for a writer, as the keyword)
     named: object  # the expression naming the flag (a string literal, or a constant holding one)
     membership: bool  # `{name} in ...`: the read is a bool, the flag's value taken as one
     negated: bool  # `{name} not in ...` against a template of `in` (or the reverse)
@@ -338,22 +339,25 @@ def parse_writer(pattern: str) -> Template:
     return Template(pattern, tree)
 
 
-DJANGO_WRITER = "override_settings({name}=...)"  # with `from django.test import override_settings`
+DJANGO_WRITER = "override_settings({name}=...)"  # after `from django.test import override_settings`
 DJANGO_DOTTED_WRITERS = ("django.test.override_settings({name}=...)", "django.test.utils.override_settings({name}=...)")
 
 
 def module_writers(tree: ast.Module, writers: tuple[Template, ...]) -> tuple[Template, ...]:
     """The writer templates in effect in a module: the config's, and Django's `override_settings`
-    spelt `django.test.override_settings`, or bare where the module imports it from django.test
-    (or django.test.utils): a setter that needs no configuration."""
-    builtin = list(DJANGO_DOTTED_WRITERS)
-    if any(
-        isinstance(statement, ast.ImportFrom)
-        and statement.module in ("django.test", "django.test.utils")
-        and any(alias.name == "override_settings" and alias.asname is None for alias in statement.names)
-        for statement in tree.body
-    ):
-        builtin.append(DJANGO_WRITER)
+    where the module imports it (a setter that needs no configuration): bare when imported from
+    django.test (or django.test.utils), spelt `django.test.override_settings` after `import
+    django.test`. A module that imports nothing of Django pays nothing for it."""
+    builtin: list[str] = []
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.module in ("django.test", "django.test.utils"):
+            if any(alias.name == "override_settings" and alias.asname is None for alias in statement.names):
+                builtin.append(DJANGO_WRITER)
+        elif isinstance(statement, ast.Import):
+            if any(alias.name.split(".")[0] == "django" and alias.asname is None for alias in statement.names):
+                builtin += DJANGO_DOTTED_WRITERS
+    if not builtin:
+        return writers
     return tuple(dict.fromkeys([*writers, *(parse_writer(pattern) for pattern in builtin)]))
 
 
