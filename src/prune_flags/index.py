@@ -63,9 +63,10 @@ class Write:
     position: int | None = None  # a positional parameter's index, counting self
     method: bool = False  # the parameter's function takes self/cls: an attribute call passes it
     option_strings: tuple[str, ...] = ()  # an option's long strings, `--use-x`, `--turbo`
-    # A `setattr` or writer call that is a statement of its own (the prune pass can remove it);
-    # one inside an expression, a decorator or a `with` is not. A keyword whose value may have
-    # side effects (`run(fast=next(modes))`) is not either: its argument cannot go without them.
+    # A `setattr` or writer call that is a statement of its own, or a writer call as a `with` item
+    # binding nothing or a decorator (the prune pass can remove it); one inside an expression is
+    # not. A keyword whose value may have side effects (`run(fast=next(modes))`) is not either:
+    # its argument cannot go without them.
     statement: bool = True
     # The value reads a parameter of the function it is written in (`self.fast = fast`): a
     # caller decides it, so the write is plumbing, not a definition the config overrides.
@@ -779,17 +780,16 @@ class _Scanner(ast.NodeVisitor):
 
     def _writer_call(self, node: ast.Call, name: str, naming: ast.expr | None, value: ast.expr | None) -> None:
         """A call of a writer template: a write of the flag; one giving no value registers it
-        (`config.define_bool_state(name="use_x")`), a definition of its own value. A statement,
-        a `with` item or a decorator can go; one inside an expression cannot."""
+        (`config.define_bool_state(name="use_x")`), a definition of its own value."""
         statement = self._writer_call_removable(node)
         written = ITSELF if value is None else literal(value)
         write = Write(self._site(node), "writer", written, statement=statement, from_parameter=self._from_parameter(value))
         self._of(name).writes.append(write)
         # The node naming the flag is not a read of it (a constant holding the name is still a
         # use of the constant, seen where it is defined).
-        self._written_name = naming
+        outer, self._written_name = self._written_name, naming
         self.generic_visit(node)
-        self._written_name = None
+        self._written_name = outer
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         for alias in node.names:
