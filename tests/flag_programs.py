@@ -625,6 +625,7 @@ def setter_with(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     """A `with` setting the module flag for its body (README: Setters), alone or beside another
     context manager: the config decides, so the body runs at the configured value."""
     if MODULE_FLAG not in builder.flags:
+        builder.idioms.discard("setter_with")  # (no setter to define or declare)
         return draw(blocks(builder, where, pad))
     setter = f"override({MODULE_FLAG}={draw(st.sampled_from(VALUES))!r})"
     items = draw(st.sampled_from([setter, f"contextlib.nullcontext(), {setter}", f"{setter}, contextlib.suppress(KeyError)"]))
