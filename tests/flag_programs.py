@@ -200,6 +200,9 @@ class Program:
             if PARAM_FLAG in self.flags:
                 configured = repr(self.flags[PARAM_FLAG])
                 lines[index] = PASSED_VALUES.sub(lambda m: m[1] + configured, lines[index])
+            if MODULE_FLAG in self.flags:  # a setter's value is the config's too (setter_with)
+                configured = repr(self.flags[MODULE_FLAG])
+                lines[index] = SETTER_VALUES.sub(lambda m: m[1] + configured, lines[index])
         return "\n".join(lines)
 
 
@@ -634,6 +637,37 @@ def reraising_handler(draw, builder: Builder, where: Where, pad: str) -> list[st
     ]
 
 
+# A setter of the module flag as a context manager: `with override(FAST=True):` sets it for its
+# body (the program defines `override`, SETTER, and declares WRITERS: setter_with).
+SETTER = """\
+import contextlib
+
+
+@contextlib.contextmanager
+def override(**values):
+    saved = {name: globals()[name] for name in values}
+    globals().update(values)
+    try:
+        yield
+    finally:
+        globals().update(saved)
+"""
+WRITERS = ("override({name}=...)",)
+SETTER_VALUES = re.compile(rf"(\boverride\({MODULE_FLAG}=)(?:{_LITERALS})(?=\))")
+
+
+@statement_idiom(nested)
+def setter_with(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """A `with` setting the module flag for its body (README: Setters), alone or beside another
+    context manager: the config decides, so the body runs at the configured value."""
+    if MODULE_FLAG not in builder.flags:
+        builder.idioms.discard("setter_with")  # (no setter to define or declare)
+        return draw(blocks(builder, where, pad))
+    setter = f"override({MODULE_FLAG}={draw(st.sampled_from(VALUES))!r})"
+    items = draw(st.sampled_from([setter, f"contextlib.nullcontext(), {setter}", f"{setter}, contextlib.suppress(KeyError)"]))
+    return [f"{pad}with {items}:", *draw(blocks(builder, deeper(where), pad + "    ", most=2))]
+
+
 @statement_idiom()
 def commented_statement(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     comment = draw(
@@ -721,6 +755,8 @@ def programs(
         lines += methods
     lines += builder.helpers
     lines += functions
+    if "setter_with" in builder.idioms:
+        lines[1:1] = ["", SETTER]
     # An unrelated class with a same-named attribute of another value: the flag is scoped to
     # Node's by a qualified key (README: Qualified keys), and Twin's reads keep their value.
     scoped: frozenset[str] = frozenset()
@@ -888,7 +924,9 @@ DOCUMENTED_REFUSALS: dict[str, str] = {
 OUT_OF_CONTRACT = re.compile(r"raises (TypeError|AttributeError|IndexError)\b")
 
 
-def pyproject(flags: dict[str, object], black: bool, scoped: frozenset[str] = frozenset(), templates: bool = False) -> str:
+def pyproject(
+    flags: dict[str, object], black: bool, scoped: frozenset[str] = frozenset(), templates: bool = False, setters: bool = False
+) -> str:
     def toml(value: object) -> str:
         if value is None:
             return '{ python = "None" }'
@@ -897,8 +935,10 @@ def pyproject(flags: dict[str, object], black: bool, scoped: frozenset[str] = fr
         return repr(value).replace("'", '"')
 
     accessors = ", ".join(f'"{template}"' for template in ACCESSORS)
+    writers = ", ".join(f'"{template}"' for template in WRITERS)
+    keys = [*([f"accessors = [{accessors}]"] if templates else []), *([f"writers = [{writers}]"] if setters else [])]
     lines = [
-        *(["[tool.prune-flags]", f"accessors = [{accessors}]", ""] if templates else []),
+        *(["[tool.prune-flags]", *keys, ""] if keys else []),
         "[tool.prune-flags.flags]",
         *(f'"program.Node.{name}" = {toml(value)}' if name in scoped else f"{name} = {toml(value)}" for name, value in flags.items()),
     ]
@@ -993,7 +1033,9 @@ def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Op
     with tempfile.TemporaryDirectory(prefix="fuzz-") as name:
         root = Path(name)
         (root / ".git").mkdir()
-        (root / "pyproject.toml").write_text(pyproject(flags, black, program.scoped & flags.keys(), "template_read" in program.idioms))
+        (root / "pyproject.toml").write_text(
+            pyproject(flags, black, program.scoped & flags.keys(), "template_read" in program.idioms, "setter_with" in program.idioms)
+        )
         path = root / "program.py"
         path.write_text(program.source)
         tests = root / "tests" / "test_program.py"

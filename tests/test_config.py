@@ -417,6 +417,11 @@ def test_error_survives_pickling_for_worker_processes() -> None:
             "'set({flag})' has no {name}; write {name} where the flag's name goes, "
             'e.g. "features.has({name}, ...)"',
         ),
+        (
+            'writers = ["set_config({name}, ...)", "config.{name}.value"]\n',
+            "writers[1]",
+            "'config.{name}.value' is not a call such as \"set_config({name}, ...)\" or \"config.{name}(...)\"",
+        ),
         ('keep = ["ok", 3]\n', "keep[1]", "expected a non-empty string"),
         ('exclude = [""]\n', "exclude[0]", "expected a non-empty string"),
         ('option_calls = ["add_toggle", 3]\n', "option_calls[1]", "expected a non-empty string"),

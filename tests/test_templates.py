@@ -13,7 +13,7 @@ import libcst as cst
 import pytest
 
 from prune_flags.passes.lookups import cst_unfold
-from prune_flags.shapes import ShapeError, TemplateMatch, ast_unfold, parse_template
+from prune_flags.shapes import FlagNames, ShapeError, TemplateMatch, ast_unfold, module_writers, parse_template, parse_writer
 from test_fixtures import FIXTURES, program_output
 
 # template, expression, (identifier, the naming expression's source, negated) or None: no match
@@ -87,6 +87,64 @@ def test_a_template_that_reads_no_flag_is_refused_with_the_reason(template: str,
     with pytest.raises(ShapeError) as error:
         parse_template(template)
     assert words in str(error.value)
+
+
+# writer template, call, (flag name, the naming node's source or None, the value's source or None)
+WRITES = [
+    ("set_config({name}, ...)", 'set_config("use_x", True)', ("use_x", '"use_x"', "True")),
+    ("set_config({name}, ...)", 'self.set_config(KEY, value=1)', ("enable", "KEY", "1")),
+    ("set_config({name}, ...)", 'set_config("use_x")', ("use_x", '"use_x"', None)),
+    ("override_settings({name}=...)", "override_settings(USE_X=True)", ("USE_X", None, "True")),
+    ("override_settings({name}=...)", "override_settings(USE_X=True, DEBUG=1)", None),  # writes two
+    ("config.define_bool_state(name={name}, ...)", 'config.define_bool_state(name="z", default=False, help="")', ("z", '"z"', "False")),
+    ("config.define_bool_state(name={name}, ...)", 'config.define_bool_state(name="z")', ("z", '"z"', None)),
+    ("flags.DEFINE_boolean({name}, ...)", 'flags.DEFINE_boolean("use_w", False, "Use w.")', ("use_w", '"use_w"', "False")),
+    ("config.{name}(...)", "config.use_x(True)", ("use_x", "config.use_x", "True")),
+    ("config.{name}(...)", "self.config.use_x(value=False)", ("use_x", "self.config.use_x", "False")),
+    ("config.{name}(...)", "make().use_x(True)", None),
+]
+
+
+@pytest.mark.parametrize("template, call, expected", WRITES)
+def test_a_writer_template_gives_the_flag_the_naming_node_and_the_value(template: str, call: str, expected: object) -> None:
+    """`written_value` (the index's, with `ast`) and `written` (the prune pass's, with LibCST) see
+    the same write."""
+    names = FlagNames({"KEY": "enable"}, {})
+    found = parse_writer(template).written_value(ast.parse(call, mode="eval").body, names)  # type: ignore[arg-type]
+    shown = None if found is None else (found[0], *(None if node is None else ast.unparse(node) for node in found[1:]))
+    assert shown == (expected if expected is None else tuple(None if part is None else _normal(part) for part in expected))  # type: ignore[union-attr]
+    by_cst = parse_writer(template).written(cst.parse_expression(call), cst_unfold)
+    assert (by_cst is None) == (expected is None)
+    if by_cst is not None:
+        value = None if by_cst.value is None else cst.Module([]).code_for_node(by_cst.value)  # type: ignore[arg-type]
+        assert value == expected[2]  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "template, words",
+    [("set_config({name}, ...", "not a Python expression"), ("config.{name}.value", "is not a call"), ("f(x)", "{name} must be")],
+)
+def test_a_writer_template_that_writes_no_flag_is_refused_with_the_reason(template: str, words: str) -> None:
+    with pytest.raises(ShapeError) as error:
+        parse_writer(template)
+    assert words in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "imports, called, writes",
+    [
+        ("from django.test import override_settings", "override_settings(USE_X=True)", True),
+        ("from django.test.utils import override_settings", "override_settings(USE_X=True)", True),
+        ("import django.test", "django.test.override_settings(USE_X=True)", True),
+        ("from myapp.testing import override_settings", "override_settings(USE_X=True)", False),
+        ("from django.test import override_settings as o", "o(USE_X=True)", False),
+    ],
+)
+def test_djangos_override_settings_is_a_writer_only_where_it_is_djangos(imports: str, called: str, writes: bool) -> None:
+    tree = ast.parse(f"{imports}\n{called}\n")
+    call = tree.body[-1].value  # type: ignore[attr-defined]
+    found = [template.written_value(call, FlagNames({}, {})) for template in module_writers(tree, ())]
+    assert any(found) == writes
 
 
 # Stand-ins for the libraries the fixtures read their flags through, at the configured values.

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from prune_flags.shapes import ShapeError, parse_shape, parse_template
+from prune_flags.shapes import ShapeError, parse_template, parse_writer
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -295,7 +295,7 @@ def _strings(table: Mapping[str, object], key: str, file: str) -> tuple[str, ...
 
 def _name_patterns(table: Mapping[str, object], key: str, file: str) -> tuple[str, ...]:
     """Templates naming a flag: accessors (any expression that reads one, shapes.parse_template)
-    and writers (calls, shapes.parse_shape)."""
+    and writers (calls that write one, shapes.parse_writer)."""
     patterns = _strings(table, key, file)
     for index, pattern in enumerate(patterns):
         if "{name}" not in pattern:
@@ -305,7 +305,7 @@ def _name_patterns(table: Mapping[str, object], key: str, file: str) -> tuple[st
             )
             raise ConfigError(file, f"{key}[{index}]", message)
         try:
-            parse_template(pattern) if key == "accessors" else parse_shape(pattern)
+            parse_template(pattern) if key == "accessors" else parse_writer(pattern)
         except ShapeError as err:
             raise ConfigError(file, f"{key}[{index}]", str(err)) from None
     return patterns

@@ -13,7 +13,7 @@ from prune_flags.config import Flag
 from prune_flags.helpers import HelperCall
 from prune_flags.pinned import TestEdits
 from prune_flags.report import Change
-from prune_flags.shapes import CallShape, Template
+from prune_flags.shapes import Template
 
 if TYPE_CHECKING:
     from libcst.metadata import CodeRange
@@ -31,7 +31,7 @@ class RewriteContext:
     path: str
     flags: Mapping[str, Flag]
     accessors: tuple[Template, ...] = ()  # expression templates that read a flag (shapes.Template)
-    writers: tuple[CallShape, ...] = ()  # setter calls that write a flag by its name
+    writers: tuple[Template, ...] = ()  # writer templates (shapes.parse_writer): calls that write a flag
     # For each flag, the functions and classes that take it: `flag=` goes only from calls of these.
     flag_owners: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # For each flag, the functions of this file whose parameter of its name is the flag whatever

@@ -59,7 +59,7 @@ from prune_flags.index import (
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags import warm
 from prune_flags.pool import process_pool
-from prune_flags.shapes import CallShape, Template, ast_dotted, parse_shape, parse_template, spellings, module_strings
+from prune_flags.shapes import Template, ast_dotted, parse_template, parse_writer, spellings, module_strings
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, FileResult, FlagWarning, Refusal, Report, Skipped
 from prune_flags.unmatched import appearances, unmatched
 from prune_flags.pinned import TEST_WRITES, TestPlan, is_test_path, plan_tests
@@ -81,7 +81,7 @@ class _Repository:
     the run asks about), their current texts once rewritten, and the `ast` trees parsed so far."""
 
     cwd: Path
-    writers: tuple[CallShape, ...] = ()  # the config's setter shapes: their calls write flags
+    writers: tuple[Template, ...] = ()  # the config's writer templates: calls that write flags
     accessors: tuple[Template, ...] = ()  # the config's accessor templates: expressions that read flags
     option_calls: tuple[str, ...] = ()  # the config's wrappers of add_argument: they define options
     flag_constants: dict[str, str] = field(default_factory=dict)  # see name_constants
@@ -301,7 +301,7 @@ def load(
 ) -> _Repository:
     repository = _Repository(
         cwd,
-        tuple(parse_shape(pattern) for pattern in config.writers),
+        tuple(parse_writer(pattern) for pattern in config.writers),
         tuple(parse_template(pattern) for pattern in config.accessors),
         option_calls=config.option_calls,
     )

@@ -35,12 +35,11 @@ from prune_flags.index import Site, literal, template_read
 from prune_flags.report import OVERRIDDEN, Refusal, Report, Skipped
 from prune_flags.scoping import qualified
 from prune_flags.shapes import (
-    CallShape,
     FlagNames,
     Template,
     ast_unfold,
-    parse_shape,
     parse_template,
+    parse_writer,
 )
 
 # Kinds of definition a candidate is listed with; "parameter" ones are also local bindings.
@@ -346,16 +345,15 @@ class Templates:
     def of(cls, settings: Config) -> Templates:
         return cls(tuple(settings.accessors), tuple(settings.writers))
 
-    def parsed(self) -> tuple[tuple[Template, ...], tuple[CallShape, ...]]:
+    def parsed(self) -> tuple[tuple[Template, ...], tuple[Template, ...]]:
         return _parsed_templates(self.accessors, self.writers)
 
 
 @functools.lru_cache(maxsize=None)
 def _parsed_templates(
     accessors: tuple[str, ...], writers: tuple[str, ...]
-) -> tuple[tuple[Template, ...], tuple[CallShape, ...]]:
-    # Writers are read only through `written_value(call, names)`, whatever shape parses them.
-    return tuple(parse_template(p) for p in accessors), tuple(parse_shape(p) for p in writers)
+) -> tuple[tuple[Template, ...], tuple[Template, ...]]:
+    return tuple(parse_template(p) for p in accessors), tuple(parse_writer(p) for p in writers)
 
 
 # find takes a flag's name from a template read or a writer call only where it is a literal: a

@@ -24,7 +24,6 @@ from prune_flags.files import lines_naming
 from prune_flags.values import FIELD_CONSTRUCTORS, PURE_BUILTINS, UNKNOWN
 from prune_flags.shapes import (
     CLICK_OPTIONS,
-    CallShape,
     FlagNames,
     Template,
     ast_unfold,
@@ -32,6 +31,7 @@ from prune_flags.shapes import (
     defines_option,
     option_dest,
     module_strings,
+    module_writers,
 )
 
 
@@ -63,9 +63,10 @@ class Write:
     position: int | None = None  # a positional parameter's index, counting self
     method: bool = False  # the parameter's function takes self/cls: an attribute call passes it
     option_strings: tuple[str, ...] = ()  # an option's long strings, `--use-x`, `--turbo`
-    # A `setattr` or writer call that is a statement of its own (the prune pass can remove it);
-    # one inside an expression, a decorator or a `with` is not. A keyword whose value may have
-    # side effects (`run(fast=next(modes))`) is not either: its argument cannot go without them.
+    # A `setattr` or writer call that is a statement of its own, or a writer call as a `with` item
+    # binding nothing or a decorator (the prune pass can remove it); one inside an expression is
+    # not. A keyword whose value may have side effects (`run(fast=next(modes))`) is not either:
+    # its argument cannot go without them.
     statement: bool = True
     # The value reads a parameter of the function it is written in (`self.fast = fast`): a
     # caller decides it, so the write is plumbing, not a definition the config overrides.
@@ -296,7 +297,7 @@ class _Scanner(ast.NodeVisitor):
         self,
         path: str,
         names: frozenset[str],
-        writers: tuple[CallShape, ...] = (),
+        writers: tuple[Template, ...] = (),
         accessors: tuple[Template, ...] = (),
         flag_names: FlagNames = FlagNames({}, {}),
         option_calls: tuple[str, ...] = (),
@@ -310,7 +311,12 @@ class _Scanner(ast.NodeVisitor):
         # Constants holding a name asked about (`FAST_KEY = "enable_fast"`): a use of one is a read
         # of that name, except as the name a writer call writes; its definition is not.
         self.constants = flag_names.holding(names)
-        self._naming_written = False  # visiting the argument that names the flag a writer writes
+        # The node naming the flag a writer call writes (`"use_x"`, FAST_KEY, `config.use_x` of
+        # `config.use_x(True)`): not a read of the flag.
+        self._written_name: object = None
+        # The calls that stand alone where they are, as a `with` item binding nothing or a
+        # decorator: a writer's there can go as one standing as a statement can (a setter).
+        self._setter_places: set[int] = set()
         self.facts: dict[str, NameFacts] = {}
         self._scopes: list[str] = []  # "class" / "function"
         self._globals: list[set[str]] = [set()]
@@ -410,8 +416,18 @@ class _Scanner(ast.NodeVisitor):
         kind = f"{scope}-def" if removable else "registered-def"
         self._of(node.name).writes.append(Write(self._site(node), kind, UNKNOWN))
 
+    def _setters(self, calls: Iterable[ast.expr]) -> None:
+        self._setter_places.update(id(call) for call in calls if isinstance(call, ast.Call))
+
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        self._setters(item.context_expr for item in node.items if item.optional_vars is None)
+        self.generic_visit(node)
+
+    visit_AsyncWith = visit_With
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self._definition(node)
+        self._setters(node.decorator_list)
         for child in (*node.decorator_list, *node.bases, *node.keywords):
             self.visit(child)
         self._scopes.append("class")
@@ -427,6 +443,7 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self._definition(node)
+        self._setters(node.decorator_list)
         positional = [*node.args.posonlyargs, *node.args.args]
         in_class = bool(self._scopes) and self._scopes[-1] == "class"
         static = any(ast_dotted(decorator) == "staticmethod" for decorator in node.decorator_list)
@@ -644,7 +661,7 @@ class _Scanner(ast.NodeVisitor):
         self._template_reads(node)
         self._constant_use(node.attr, node)
         self._receiver(node.value, f".{node.attr}")
-        if node.attr in self.names:
+        if node.attr in self.names and node is not self._written_name:
             if self._assert is not None:
                 self._of(node.attr).assert_reads.append(self._assert)
             else:
@@ -653,7 +670,7 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         # A parameter or local that only shares the name reads itself, not the module's name.
-        if node.id in self.names and isinstance(node.ctx, ast.Load) and not self._is_local(node.id):
+        if node.id in self.names and isinstance(node.ctx, ast.Load) and not self._is_local(node.id) and node is not self._written_name:
             self._of(node.id).name_reads.append(self._site(node))
         if isinstance(node.ctx, ast.Load):
             self._constant_use(node.id, node)
@@ -661,7 +678,7 @@ class _Scanner(ast.NodeVisitor):
     def _constant_use(self, constant: str, node: ast.AST) -> None:
         """A use of a constant holding a flag's name (`FAST_KEY`, `keys.FAST_KEY`, "FAST_KEY") may
         hand the name to any reader: it reads the flag, unless it names what a writer call writes."""
-        if constant in self.constants and not self._naming_written:
+        if constant in self.constants and node is not self._written_name:
             self._of(self.constants[constant]).string_reads.append(self._site(node))
 
     def _is_local(self, name: str) -> bool:
@@ -676,7 +693,7 @@ class _Scanner(ast.NodeVisitor):
         if (
             isinstance(node.value, str)
             and node.value in self.names
-            and not self._naming_written
+            and node is not self._written_name
             and node.value not in self._defining
         ):
             self._of(node.value).string_reads.append(self._site(node))
@@ -698,6 +715,11 @@ class _Scanner(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         self._template_reads(node)
+        for template in self.writers:
+            written = template.written_value(node, self.flag_names)
+            if written is not None and written[0] in self.names and self._writer_stays_valid(node, written[1]):
+                self._writer_call(node, *written)
+                return
         self._receiver(func, "(...)")
         callee = ast_dotted(func).rsplit(".", 1)[-1]
         for keyword in node.keywords:
@@ -717,20 +739,6 @@ class _Scanner(ast.NodeVisitor):
         double = patched(node)
         if double is not None and double[0] in self.names:
             self._of(double[0]).writes.append(Write(self._site(node), "patch", literal(double[1])))
-        for shape in self.writers:
-            written = shape.written_value(node, self.flag_names)
-            if written is not None and written[0] in self.names:
-                name, argument, value = written
-                statement, from_parameter = node is self._statement_call, self._from_parameter(value)
-                write = Write(self._site(node), "writer", literal(value), statement=statement, from_parameter=from_parameter)
-                self._of(name).writes.append(write)
-                for child in ast.iter_child_nodes(node):
-                    # The flag's name in a setter call is not a read of the flag (a constant
-                    # holding it is still a use of the constant).
-                    self._naming_written = child is argument
-                    self.visit(child)
-                self._naming_written = False
-                return
         dest, strings = _option(node, self.option_calls)
         if dest in self.names:
             # The option defines the flag (the user declared it stale): a definition, not a read.
@@ -756,6 +764,32 @@ class _Scanner(ast.NodeVisitor):
                 self.visit(node.args[2])
                 return
         self.generic_visit(node)
+
+    def _writer_call_removable(self, node: ast.Call) -> bool:
+        """A statement, a `with` item or a decorator can go; a call inside an expression cannot."""
+        return node is self._statement_call or id(node) in self._setter_places
+
+    def _writer_stays_valid(self, node: ast.Call, naming: ast.expr | None) -> bool:
+        """Whether a writer call is a write whatever becomes of the flag's definition: one naming
+        the flag in its callee (`config.use_x(True)`) calls what the definition holds, so where it
+        cannot go it is what it looks like, a use of the flag as an object (a refusal)."""
+        part: ast.expr = node.func
+        while part is not naming and isinstance(part, ast.Attribute):
+            part = part.value
+        return part is not naming or self._writer_call_removable(node)
+
+    def _writer_call(self, node: ast.Call, name: str, naming: ast.expr | None, value: ast.expr | None) -> None:
+        """A call of a writer template: a write of the flag; one giving no value registers it
+        (`config.define_bool_state(name="use_x")`), a definition of its own value."""
+        statement = self._writer_call_removable(node)
+        written = ITSELF if value is None else literal(value)
+        write = Write(self._site(node), "writer", written, statement=statement, from_parameter=self._from_parameter(value))
+        self._of(name).writes.append(write)
+        # The node naming the flag is not a read of it (a constant holding the name is still a
+        # use of the constant, seen where it is defined).
+        outer, self._written_name = self._written_name, naming
+        self.generic_visit(node)
+        self._written_name = outer
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         for alias in node.names:
@@ -814,7 +848,7 @@ def scan(
     tree: ast.Module,
     path: str,
     names: Iterable[str],
-    writers: tuple[CallShape, ...] = (),
+    writers: tuple[Template, ...] = (),
     accessors: tuple[Template, ...] = (),
     text: str | None = None,
     constants: Mapping[str, str] = MappingProxyType({}),
@@ -832,7 +866,7 @@ def scan(
     else:
         importing = [statement for _, _, statement in statements_holding(tree.body, lines_naming(text, holding))]
     flag_names = FlagNames.of_module(module_strings(tree), _imported(importing, holding), constants)
-    scanner = _Scanner(path, names, writers, accessors, flag_names, option_calls)
+    scanner = _Scanner(path, names, module_writers(tree, writers), accessors, flag_names, option_calls)
     if text is None:
         scanner.visit(tree)
         return scanner.facts

@@ -29,7 +29,7 @@ from pathlib import PurePosixPath
 from prune_flags.config import Flag
 from prune_flags.index import KEEP_PRAGMA, NameFacts, Write, is_string_statement, literal, nested_blocks, patched
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, overrode
-from prune_flags.shapes import CallShape, FlagNames, ast_dotted, module_strings
+from prune_flags.shapes import FlagNames, Template, ast_dotted, module_strings, module_writers
 from prune_flags.values import UNKNOWN, same_value
 
 # The index's kinds of the writes a test makes that a plan can carry out.
@@ -111,7 +111,7 @@ def plan_tests(
     files: Mapping[str, tuple[ast.Module, str]],
     flags: Mapping[str, Flag],
     owners: Mapping[str, frozenset[str]],
-    writers: tuple[CallShape, ...],
+    writers: tuple[Template, ...],
     constants: Mapping[str, str],
     delete: bool,
 ) -> TestPlan:
@@ -123,7 +123,7 @@ def plan_tests(
         if not is_test_path(path):
             continue
         names = FlagNames.of_module(module_strings(tree), [], constants)
-        edits, handled = _TestFile(tree, text, path, flags, owners, writers, names, delete).plan()
+        edits, handled = _TestFile(tree, text, path, flags, owners, module_writers(tree, writers), names, delete).plan()
         if edits.removals:
             plan.files[path] = edits
             plan.handled.update(((flag, path, line), change) for (flag, line), change in handled.items())
@@ -174,7 +174,7 @@ class _TestFile:
         path: str,
         flags: Mapping[str, Flag],
         owners: Mapping[str, frozenset[str]],
-        writers: tuple[CallShape, ...],
+        writers: tuple[Template, ...],
         names: FlagNames,
         delete: bool,
     ) -> None:
@@ -356,7 +356,7 @@ class _TestFile:
             elif isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) == 3:
                 name, value = literal(node.args[1]), node.args[2]
             else:
-                written = next((w for shape in self.writers if (w := shape.written_value(node, self.names))), None)
+                written = next((w for template in self.writers if (w := template.written_value(node, self.names))), None)
                 if written is not None:
                     name, _, value = written
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):

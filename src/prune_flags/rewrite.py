@@ -21,7 +21,7 @@ from prune_flags.files import lines_naming
 from prune_flags.index import TreeNames, nested_blocks, parse_ast, scan, statements_holding, tree_names
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags.passes import RemoveUnusedImports, Rewriter
-from prune_flags.shapes import spells_option
+from prune_flags.shapes import module_writers, spells_option
 from prune_flags.report import Change
 from prune_flags.window import View, view_of
 
@@ -66,6 +66,7 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     if not lines:
         return Rewritten(text, ())
     before = _parse(text)
+    context = replace(context, writers=module_writers(before, context.writers))  # Django's, where imported
     if not context.removable_asserts and not _acts_on(before, text, context):
         return Rewritten(text, ())  # the names only in longer strings and comments: nothing to parse
     carriers = _carriers(text, before, lines, context.flags.keys())  # their lines are the flag's too

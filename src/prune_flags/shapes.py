@@ -1,18 +1,20 @@
-"""Shapes from the config: accessor templates (`features.has({name}, ...)`, `config.{name}.value`,
-`options[{name}]`, `{name} in opts.enabled`: Template) and writer calls (`set_config({name}, ...)`,
-`override_settings({name}=...)`: CallShape).
+"""Templates from the config: accessors (`features.has({name}, ...)`, `config.{name}.value`,
+`options[{name}]`, `{name} in opts.enabled`) and writers (`set_config({name}, ...)`,
+`override_settings({name}=...)`, `config.define_bool_state(name={name}, ...)`, `config.{name}(...)`),
+both `Template`.
 
-A shape is parsed once, with `ast`, when the config loads; the passes match LibCST nodes against
+A template is parsed once, with `ast`, when the config loads; the passes match LibCST nodes against
 it (passes/lookups.py, prune.py), the index `ast` nodes (here), so that loading a config never
 imports LibCST. `{name}` stands for the flag's name: a string literal (or a constant holding one)
-in argument, subscript and membership positions, the keyword of a writer's keyword, an identifier
-in attribute positions; `...` for any further arguments.
+in argument, subscript, keyword-value and membership positions, the keyword of a writer's keyword,
+an identifier in attribute positions; `...` for any further arguments.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -21,32 +23,6 @@ _PLACEHOLDER = "__prune_flags_name__"
 
 class ShapeError(ValueError):
     pass
-
-
-@dataclass(frozen=True)
-class CallShape:
-    func: str  # dotted name; a call matches when its callee is this name or ends with "." + it
-    name_index: int | None  # position of the flag's name among the positional arguments
-    name_is_keyword: bool  # `f({name}=...)`: the flag's name is the keyword
-    more: bool  # `...` allows further arguments
-
-    def written_value(self, call: ast.Call, names: FlagNames) -> tuple[str, ast.expr | None, ast.expr] | None:
-        """For a writer shape: the flag name a matching `ast` call writes, the argument that names
-        it (None for a keyword), and the value written."""
-        if not ast_dotted_matches(call.func, self.func):
-            return None
-        if self.name_is_keyword:
-            keywords = [k for k in call.keywords if k.arg is not None]
-            return (keywords[0].arg, None, keywords[0].value) if len(keywords) == 1 else None  # type: ignore[return-value]
-        assert self.name_index is not None
-        positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
-        if len(positional) <= self.name_index:
-            return None
-        argument = positional[self.name_index]
-        name = names.of_ast(argument)
-        rest = positional[self.name_index + 1 :]
-        value = rest[0] if rest else next((k.value for k in call.keywords if k.arg == "value"), None)
-        return (name, argument, value) if isinstance(name, str) and value is not None else None
 
 
 @dataclass(frozen=True)
@@ -114,43 +90,13 @@ def ast_dotted(node: ast.expr) -> str:
     return ".".join(reversed(parts))
 
 
-def ast_dotted_matches(node: ast.expr, expected: str) -> bool:
-    """Whether a callee is the shape's dotted name, or ends with it (`self.features.has`)."""
-    base = node
-    while isinstance(base, ast.Attribute):
-        base = base.value
-    dotted = ast_dotted(node)
-    return isinstance(base, ast.Name) and (dotted == expected or dotted.endswith("." + expected))
-
-
-def parse_shape(pattern: str) -> CallShape:
-    """The shape of a pattern such as "features.has({name}, ...)"; ShapeError says what is wrong."""
-    try:
-        tree = ast.parse(pattern.replace("{name}", _PLACEHOLDER), mode="eval")
-    except SyntaxError:
-        raise ShapeError(f"{pattern!r} is not a call such as \"features.has({{name}}, ...)\"") from None
-    call = tree.body
-    if not isinstance(call, ast.Call) or not isinstance(call.func, (ast.Name, ast.Attribute)):
-        raise ShapeError(f"{pattern!r} is not a call of a (dotted) name")
-    func = ast.unparse(call.func)
-    more = any(isinstance(a, ast.Constant) and a.value is Ellipsis for a in call.args) or any(
-        isinstance(k.value, ast.Constant) and k.value.value is Ellipsis and k.arg != _PLACEHOLDER
-        for k in call.keywords
-    )
-    for index, arg in enumerate(call.args):
-        if isinstance(arg, ast.Name) and arg.id == _PLACEHOLDER:
-            return CallShape(func, index, False, more)
-    if any(keyword.arg == _PLACEHOLDER for keyword in call.keywords):
-        return CallShape(func, None, True, more)
-    raise ShapeError(f"{pattern!r}: {{name}} must be an argument or a keyword of the call")
-
-
 @dataclass(frozen=True)
 class Template:
-    """An expression template from the config's `accessors`: `features.has({name}, ...)`,
-    `config.{name}.value`, `options[{name}]`, `{name} in options.enabled`. Parsed once into an
-    `ast` shape; a read matches it by shape (see `match`), whether the read is an `ast` node (the
-    index) or a LibCST one (passes/lookups.py): each side only says how its nodes unfold."""
+    """An expression template from the config's `accessors` (`features.has({name}, ...)`,
+    `config.{name}.value`, `options[{name}]`, `{name} in options.enabled`: parse_template) or
+    `writers` (calls: parse_writer). Parsed once into an `ast` shape; a read or a write matches it
+    by shape (see `match`, `written`), whether it is an `ast` node (the index, pinned.py) or a
+    LibCST one (passes/lookups.py, prune.py): each side only says how its nodes unfold."""
 
     text: str
     tree: ast.expr = field(compare=False)
@@ -163,10 +109,55 @@ class Template:
         membership = isinstance(self.tree, ast.Compare)
         return TemplateMatch(found.get("identifier"), found.get("named"), membership, bool(found.get("negated")), found.get("node"))
 
+    def written(self, node: object, unfold: Unfold) -> Written | None:
+        """How a call matching this writer template (see parse_writer) writes a flag, or None."""
+        found = self.match(node, unfold)
+        if found is None:
+            return None
+        _, _, positional, keywords, _ = unfold(node)
+        return Written(found.identifier, found.named, found.node, self._value(found, positional, keywords))
+
+    def _value(self, found: TemplateMatch, positional: list[object], keywords: Mapping[str, object]) -> object:
+        """The expression a writer call writes: its keyword's value where the keyword is the flag
+        (`override_settings(USE_X=True)`); else the positional argument after the name
+        (`set_config("x", True)`, `flags.DEFINE_boolean("x", False, "...")`), the first where the
+        name is in the callee (`config.use_x(True)`) and none where it is a keyword's value;
+        else its `value=` or `default=` (`define_bool_state(name="x", default=False)`); else None."""
+        call = self.tree
+        assert isinstance(call, ast.Call)
+        if any(keyword.arg == _PLACEHOLDER for keyword in call.keywords):
+            return keywords[found.identifier]  # type: ignore[index]
+        index = next((i for i, argument in enumerate(call.args) if _is_placeholder(argument)), None)
+        named_by_keyword = any(_is_placeholder(keyword.value) for keyword in call.keywords)
+        after = index + 1 if index is not None else len(positional) if named_by_keyword else 0
+        if after < len(positional):
+            return positional[after]
+        return keywords.get("value", keywords.get("default"))
+
+    def written_value(self, call: ast.Call, names: FlagNames) -> tuple[str, ast.expr | None, ast.expr | None] | None:
+        """For a writer template, with `ast`: the flag name a matching call writes, the node that
+        names it (the string or constant, or the callee's attribute `config.use_x`; None for a
+        keyword), and the expression written (None where the call gives none)."""
+        written = self.written(call, ast_unfold)
+        if written is None:
+            return None
+        name = names.of_ast(written.named) if written.named is not None else written.identifier  # type: ignore[arg-type]
+        return (name, written.node, written.value) if isinstance(name, str) else None  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Written:
+    """How a call writes a flag through a writer template."""
+
+    identifier: object  # the flag's name where the template has it as an identifier or a keyword
+    named: object  # the expression naming the flag (a string literal, or a constant holding one)
+    node: object  # the node that names it: `named`, or the callee's attribute; None for a keyword
+    value: object  # the expression written; None where the call gives none (a bare registration)
+
 
 @dataclass(frozen=True)
 class TemplateMatch:
-    identifier: object  # the flag's name, where the template has it in an attribute position
+    identifier: object  # the flag's name, where the template has it in an attribute position (or, for a writer, as the keyword)
     named: object  # the expression naming the flag (a string literal, or a constant holding one)
     membership: bool  # `{name} in ...`: the read is a bool, the flag's value taken as one
     negated: bool  # `{name} not in ...` against a template of `in` (or the reverse)
@@ -261,8 +252,11 @@ def _call_matches(template: ast.Call, shape: tuple, unfold: Unfold, found: dict[
         if not _matches(argument, given, unfold, found, receiver=False):
             return False
     for keyword in template.keywords:
-        if keyword.arg == _PLACEHOLDER:
-            return False  # a flag named by a keyword is written (writers), not read
+        if keyword.arg == _PLACEHOLDER:  # (writers only): the one keyword is the flag's
+            if len(keywords) != 1:
+                return False  # `override_settings(A=1, B=2)` writes more than the flag
+            found["identifier"] = next(iter(keywords))
+            continue
         if keyword.arg is not None and not _is_ellipsis(keyword.value):
             if keyword.arg not in keywords or not _matches(keyword.value, keywords[keyword.arg], unfold, found, False):
                 return False
@@ -291,16 +285,30 @@ def ast_unfold(node: object) -> tuple:
     return ("other",)
 
 
+_TRAILING_MORE = re.compile(r",\s*\.\.\.(\s*)\)$")
+
+
+def _parsed(pattern: str) -> ast.expr | None:
+    """A template's expression, `{name}` as a placeholder; `...` after keywords, which Python
+    does not take (`define_bool_state(name={name}, ...)`), read as `**...`: further arguments."""
+    text = pattern.replace("{name}", _PLACEHOLDER)
+    for attempt in (text, _TRAILING_MORE.sub(r", **...\1)", text.strip())):
+        try:
+            return ast.parse(attempt, mode="eval").body
+        except SyntaxError:
+            continue
+    return None
+
+
 @functools.lru_cache(maxsize=None)
 def parse_template(pattern: str) -> Template:
     """The shape of an accessor template, parsed once a process (the config's check, then the
     run's); ShapeError says what is wrong."""
-    try:
-        tree = ast.parse(pattern.replace("{name}", _PLACEHOLDER), mode="eval").body
-    except SyntaxError:
+    tree = _parsed(pattern)
+    if tree is None:
         raise ShapeError(
             f"{pattern!r} is not a Python expression such as \"features.has({{name}}, ...)\" or \"config.{{name}}.value\""
-        ) from None
+        )
     if isinstance(tree, ast.Compare) and (len(tree.ops) != 1 or not isinstance(tree.ops[0], (ast.In, ast.NotIn))):
         raise ShapeError(f"{pattern!r}: a comparison reads a flag only as `{{name}} in ...` or `{{name}} not in ...`")
     if not isinstance(tree, (ast.Call, ast.Attribute, ast.Subscript, ast.Compare)):
@@ -310,6 +318,47 @@ def parse_template(pattern: str) -> Template:
     if not any(_is_placeholder(node) or getattr(node, "attr", None) == _PLACEHOLDER for node in ast.walk(tree)):
         raise ShapeError(f"{pattern!r}: {{name}} must be an argument, attribute, subscript or membership operand")
     return Template(pattern, tree)
+
+
+@functools.lru_cache(maxsize=None)
+def parse_writer(pattern: str) -> Template:
+    """The shape of a writer template: a call naming the flag by an argument, a keyword, a
+    keyword's value or an attribute of its callee; ShapeError says what is wrong."""
+    tree = _parsed(pattern)
+    if tree is None:
+        raise ShapeError(f"{pattern!r} is not a Python expression such as \"set_config({{name}}, ...)\"")
+    if not isinstance(tree, ast.Call):
+        raise ShapeError(f"{pattern!r} is not a call such as \"set_config({{name}}, ...)\" or \"config.{{name}}(...)\"")
+    naming = [
+        node
+        for node in ast.walk(tree)
+        if _is_placeholder(node) or _PLACEHOLDER in (getattr(node, "attr", None), getattr(node, "arg", None))
+    ]
+    if len(naming) != 1:
+        raise ShapeError(f"{pattern!r}: {{name}} must be once an argument, a keyword, a keyword's value or in the callee")
+    return Template(pattern, tree)
+
+
+DJANGO_WRITER = "override_settings({name}=...)"  # after `from django.test import override_settings`
+DJANGO_DOTTED_WRITERS = ("django.test.override_settings({name}=...)", "django.test.utils.override_settings({name}=...)")
+
+
+def module_writers(tree: ast.Module, writers: tuple[Template, ...]) -> tuple[Template, ...]:
+    """The writer templates in effect in a module: the config's, and Django's `override_settings`
+    where the module imports it (a setter that needs no configuration): bare when imported from
+    django.test (or django.test.utils), spelt `django.test.override_settings` after `import
+    django.test`. A module that imports nothing of Django pays nothing for it."""
+    builtin: list[str] = []
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.module in ("django.test", "django.test.utils"):
+            if any(alias.name == "override_settings" and alias.asname is None for alias in statement.names):
+                builtin.append(DJANGO_WRITER)
+        elif isinstance(statement, ast.Import):
+            if any(alias.name.split(".")[0] == "django" and alias.asname is None for alias in statement.names):
+                builtin += DJANGO_DOTTED_WRITERS
+    if not builtin:
+        return writers
+    return tuple(dict.fromkeys([*writers, *(parse_writer(pattern) for pattern in builtin)]))
 
 
 def spellings(name: str) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ engineer follows by hand:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Sequence, TypeVar
 
 import libcst as cst
 from libcst.metadata import PositionProvider
@@ -27,6 +27,7 @@ from prune_flags.index import KEEP_PRAGMA
 Statements = Sequence[cst.BaseStatement]
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, *COMPREHENSIONS)
+Element = TypeVar("Element", cst.Param, cst.Arg, cst.WithItem, cst.BaseElement)
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,15 @@ def without_decorators(node: cst.FunctionDef, kept: Sequence[cst.Decorator]) -> 
         return node.with_changes(decorators=kept)
     leading = merge_lines(list(node.leading_lines), list(node.lines_after_decorators))
     return node.with_changes(decorators=(), leading_lines=leading, lines_after_decorators=())
+
+
+def without_element(elements: Sequence[Element], index: int) -> list[Element]:
+    """Drop one comma-separated element; the new last one takes the old last one's comma,
+    so a trailing comma (and the line break before the closing bracket) stays as it was."""
+    kept = [element for position, element in enumerate(elements) if position != index]
+    if index == len(elements) - 1 and kept:
+        kept[-1] = kept[-1].with_changes(comma=elements[index].comma)
+    return kept
 
 
 def pass_block(block: cst.BaseSuite) -> cst.BaseSuite:

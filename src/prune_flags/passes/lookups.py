@@ -23,30 +23,11 @@ from prune_flags.context import RewriteContext
 from prune_flags.passes.body import BodyEditor
 from prune_flags.passes.parens import ExpressionEditor
 from prune_flags.purity import dotted_name
-from prune_flags.shapes import CallShape, FlagNames
+from prune_flags.shapes import FlagNames
 
 _ENV_GETTERS = ("os.environ.get", "os.getenv", "environ.get", "getenv")
 _ENVIRON = ("os.environ", "environ")
 _ENVIRONMENT = "environment variable"
-
-
-def shape_argument(shape: CallShape, call: cst.Call) -> cst.Arg | None:
-    """The argument that carries the flag's name when `call` has this shape."""
-    func = dotted_name(call.func)
-    if func is None or not (func == shape.func or func.endswith("." + shape.func)):
-        return None
-    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
-    if shape.name_is_keyword:
-        keywords = [arg for arg in call.args if arg.keyword is not None]
-        if len(keywords) == 1 or (shape.more and keywords):
-            return keywords[0]
-        return None
-    assert shape.name_index is not None
-    if len(positional) <= shape.name_index:
-        return None
-    if not shape.more and len(call.args) != shape.name_index + 1:
-        return None
-    return positional[shape.name_index]
 
 
 def cst_unfold(node: object) -> tuple:

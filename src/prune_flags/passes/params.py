@@ -11,30 +11,16 @@ side effects, a shifting position) is a conflict found by the index before any f
 
 from __future__ import annotations
 
-from typing import Sequence, TypeVar
-
 import libcst as cst
 
 from prune_flags.config import Flag
 from prune_flags.constants import constant_value
 from prune_flags.docstrings import without_parameter
-from prune_flags.passes.body import BodyEditor
+from prune_flags.passes.body import BodyEditor, without_element
 from prune_flags.passes.prune import _overrode
 from prune_flags.passes.scopes import all_params, flag_parameters, linked_flags
 from prune_flags.report import OVERRIDDEN
 from prune_flags.values import same_value
-
-Element = TypeVar("Element", cst.Param, cst.Arg, cst.WithItem, cst.BaseElement)
-
-
-def without_element(elements: Sequence[Element], index: int) -> list[Element]:
-    """Drop one comma-separated element; the new last one takes the old last one's comma,
-    so a trailing comma (and the line break before the closing bracket) stays as it was."""
-    kept = [element for position, element in enumerate(elements) if position != index]
-    if index == len(elements) - 1 and kept:
-        kept[-1] = kept[-1].with_changes(comma=elements[index].comma)
-    return kept
-
 
 class PruneFlagParameters(BodyEditor):
     def _dead_flag(self, name: str) -> bool:

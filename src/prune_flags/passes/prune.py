@@ -11,8 +11,9 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from prune_flags.passes.body import Edit, detached_lines, is_empty
-from prune_flags.passes.lookups import FlagNaming, shape_argument
+from prune_flags.passes.body import Edit, detached_lines, is_empty, without_decorators
+from prune_flags.passes.lookups import FlagNaming, cst_unfold
+from prune_flags.passes.withs import Record, WithItemEditor
 from prune_flags.context import Death
 from prune_flags.config import Flag
 from prune_flags.constants import constant_value
@@ -26,7 +27,7 @@ def _overrode(flag: Flag, value: cst.BaseExpression) -> str:
     return overrode(flag.name, cst.Module(body=[]).code_for_node(value), flag.source)
 
 
-class PruneDeadWrites(FlagNaming):
+class PruneDeadWrites(FlagNaming, WithItemEditor):
     def edit_statement(self, original: cst.BaseStatement, updated: cst.BaseStatement) -> Edit | None:
         """A function, method or class with no caller left goes whole: decorators, docstring,
         the comments attached above it."""
@@ -74,38 +75,80 @@ class PruneDeadWrites(FlagNaming):
         if isinstance(updated, cst.Expr) and isinstance(updated.value, cst.Call):
             setter = self._flag_setter(updated.value)
             if setter is not None:
-                flag, value = setter
-                death = self.context.dead_names[flag.name]
-                if same_value(constant_value(value), flag.value):
-                    self.record(original, "removed-write", f"it sets {flag.name} to the value it is fixed at, {flag.source}", death.flag)
-                else:
-                    self.record(original, OVERRIDDEN, _overrode(flag, value), death.flag)
+                self._record_setter(original, *setter, "registration" if self.at_module_level else "statement")
                 return []
         return super().edit_small_statement(original, updated)
 
-    def _flag_setter(self, call: cst.Call) -> tuple[Flag, cst.BaseExpression] | None:
-        """`setattr(obj, "flag", value)` or a configured setter call writing a flag that has no
-        reader left, with the value it writes: the fixed one goes, and so does another (the
-        engine let the flag through: the config is the decision, unless strict refused it)."""
+    def _record_setter(self, original: cst.CSTNode, flag: Flag, value: cst.BaseExpression | None, how: str) -> None:
+        """The change of a setter call that goes, standing as a "statement", a "registration" (a
+        statement at module level: `config.define_bool_state(name="use_x", default=False)`, the
+        flag's definition, which goes whatever it holds) or a "setter" (a `with` item or a
+        decorator): of the configured value, or of none (a bare registration), a removed write or
+        setter; of another, an override."""
+        death = self.context.dead_names[flag.name]
+        registers = how == "registration"
+        if value is not None and not same_value(constant_value(value), flag.value):
+            reason = _overrode(flag, value) + ("; it registered the flag, whose definition goes" if registers else "")
+            self.record(original, OVERRIDDEN, reason, death.flag)
+        elif registers:
+            reason = f"it registered {flag.name}, whose definition goes; the config fixes it at {flag.source}"
+            self.record(original, "removed-write", reason, death.flag)
+        else:
+            action = "removed-setter" if how == "setter" else "removed-write"
+            self.record(original, action, f"it sets {flag.name} to the value it is fixed at, {flag.source}", death.flag)
+
+    def with_item_removal(self, original: cst.With, index: int) -> Record | None:
+        """A setter of a flag with no reader left as a `with` item binding nothing
+        (`with config.use_x(True):`): it goes, the `with` unwrapped when nothing else is left."""
+        item = original.items[index]
+        setter = self._flag_setter(item.item) if isinstance(item.item, cst.Call) and item.asname is None else None
+        if setter is None:
+            return super().with_item_removal(original, index)
+        return lambda: self._record_setter(item, *setter, "setter")
+
+    def _without_setters(self, original: cst.FunctionDef | cst.ClassDef, updated: cst.FunctionDef | cst.ClassDef) -> cst.FunctionDef | cst.ClassDef:
+        """A function or class without its decorators that set a flag with no reader left
+        (`@config.use_x(True)`, `@override_settings(USE_X=True)`); those a test's plan removes are
+        the tests pass's."""
+        edits = self.context.tests
+        kept = []
+        for before, decorator in zip(original.decorators, updated.decorators):
+            planned = edits is not None and ("decorator", self.line_of(before)) in edits.removals
+            setter = self._flag_setter(decorator.decorator) if isinstance(decorator.decorator, cst.Call) and not planned else None
+            if setter is None:
+                kept.append(decorator)
+            else:
+                self._record_setter(before, *setter, "setter")
+        return without_decorators(updated, kept)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        updated_node = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
+        return self._without_setters(original_node, updated_node)  # type: ignore[return-value]
+
+    def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
+        updated_node = super().leave_ClassDef(original_node, updated_node)  # type: ignore[misc]
+        return self._without_setters(original_node, updated_node)  # type: ignore[return-value]
+
+    def _flag_setter(self, call: cst.Call) -> tuple[Flag, cst.BaseExpression | None] | None:
+        """`setattr(obj, "flag", value)` or a call of a writer template writing a flag that has no
+        reader left, with the value it writes (None: a registration giving none): the fixed one
+        goes, and so does another (the engine let the flag through: the config is the decision,
+        unless strict refused it)."""
         func = call.func
+        value: cst.BaseExpression | None
         if isinstance(func, cst.Name) and func.value == "setattr" and len(call.args) == 3:
             name, value = constant_value(call.args[1].value), call.args[2].value
             flag = self.context.flags.get(name) if isinstance(name, str) else None
         else:
-            for shape in self.context.writers:
-                argument = shape_argument(shape, call)
-                if argument is not None:
-                    if shape.name_is_keyword:
-                        name = argument.keyword.value if argument.keyword else None
-                        flag, value = self.context.flags.get(name) if name else None, argument.value
-                    else:
-                        rest = [a for a in call.args if a is not argument and a.keyword is None]
-                        flag = self.named_flag(argument.value)  # "enable_fast", or FAST_KEY holding it
-                        value = rest[0].value if rest else None  # type: ignore[assignment]
-                    break
-            else:
+            written = next((w for template in self.context.writers if (w := template.written(call, cst_unfold))), None)
+            if written is None:
                 return None
-        if flag is None or value is None or flag.name not in self.context.dead_names:
+            if written.named is not None:
+                flag = self.named_flag(written.named)  # type: ignore[arg-type]  # "enable_fast", or FAST_KEY holding it
+            else:
+                flag = self.context.flags.get(written.identifier) if isinstance(written.identifier, str) else None
+            value = written.value  # type: ignore[assignment]
+        if flag is None or flag.name not in self.context.dead_names:
             return None
         return flag, value
 

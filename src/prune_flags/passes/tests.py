@@ -8,30 +8,21 @@ pass finds each thing there, removes it and records the change the plan wrote:
   (a test is one change);
 * a parametrize entry that gives another value: from its list;
 * a write a test makes on the way: a statement, a decorator, a keyword of a call, an item of a
-  `with`, or the `with` itself when none of its items is left, its body dedented into its place.
+  `with` (passes/withs.py: the `with` itself when none of its items is left, its body dedented
+  into its place).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from prune_flags.passes.body import (
-    BodyEditor,
-    Edit,
-    block_footer,
-    block_statements,
-    detached_lines,
-    merge_lines,
-    without_decorators,
-)
-from prune_flags.passes.params import without_element
+from prune_flags.passes.body import Edit, detached_lines, without_decorators, without_element
+from prune_flags.passes.withs import Record, WithItemEditor
 from prune_flags.pinned import Removal, TestEdits
 
 
-class PruneTests(BodyEditor):
+class PruneTests(WithItemEditor):
     def _removed(self, removal: Removal) -> None:
         self.context.record(removal.line, removal.action, removal.reason, removal.flag)
 
@@ -45,11 +36,6 @@ class PruneTests(BodyEditor):
             removal = edits.removals.get(("deleted", self.line_of(original)))
             if removal is not None:
                 return self._delete(original, updated, removal)
-        if edits is not None and isinstance(updated, cst.With):
-            assert isinstance(original, cst.With)
-            removals = self._with_items(edits, original)
-            if len(removals) == len(original.items):
-                return self._unwrap(updated, [removal for _, removal in removals])
         return super().edit_statement(original, updated)
 
     def _delete(self, original: cst.BaseStatement, updated: cst.FunctionDef | cst.ClassDef, removal: Removal) -> Edit:
@@ -60,33 +46,12 @@ class PruneTests(BodyEditor):
         self._removed(removal)  # a class goes after its tests, each recorded
         return Edit(carry=detached_lines(updated.leading_lines))
 
-    def _unwrap(self, updated: cst.With, removals: Sequence[Removal]) -> Edit:
-        """A `with` none of whose items is left: its body takes its place, and its comments."""
-        for removal in removals:
-            self._removed(removal)
-        statements = block_statements(updated.body)
-        if not statements:
-            return Edit(carry=detached_lines(updated.leading_lines))
-        leading = merge_lines(list(updated.leading_lines), list(statements[0].leading_lines))
-        statements[0] = statements[0].with_changes(leading_lines=leading)
-        return Edit(statements=statements, carry=block_footer(updated.body))
-
-    def _with_items(self, edits: TestEdits, original: cst.With) -> list[tuple[int, Removal]]:
-        line = self.line_of(original)
-        found = [(index, edits.removals.get(("with", (line, index)))) for index in range(len(original.items))]
-        return [(index, removal) for index, removal in found if removal is not None]
-
-    def leave_With(self, original_node: cst.With, updated_node: cst.With) -> cst.With:
-        updated_node = super().leave_With(original_node, updated_node)  # type: ignore[assignment]
+    def with_item_removal(self, original: cst.With, index: int) -> Record | None:
         edits = self.context.tests
-        removals = self._with_items(edits, original_node) if edits is not None else []
-        if not removals or len(removals) == len(original_node.items):
-            return updated_node  # (a `with` losing every item is unwrapped by its block)
-        items = list(updated_node.items)
-        for index, removal in reversed(removals):
-            self._removed(removal)
-            items = without_element(items, index)
-        return updated_node.with_changes(items=items)
+        removal = edits.removals.get(("with", (self.line_of(original), index))) if edits is not None else None
+        if removal is None:
+            return super().with_item_removal(original, index)
+        return lambda: self._removed(removal)
 
     def edit_small_statement(
         self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
