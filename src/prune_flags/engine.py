@@ -1083,7 +1083,11 @@ def _black_settings(config: Config, project_root: Path) -> BlackSettings | None:
 
 
 def _finish(black: BlackSettings | None, source: SourceFile, text: str) -> str:
-    if text == source.text or black is None:
+    if text == source.text:
+        return text
+    if not text.strip():
+        return ""  # a module the cleanup emptied is an empty file, as black leaves one
+    if black is None:
         return text
     from prune_flags.formatting import format_lines, touched_line_ranges
 
