@@ -315,6 +315,7 @@ def test_failed_repositories_are_retried_and_done_ones_skipped(home: Path) -> No
     )
     assert relines["first.git"] == {**lines["first.git"], "status": "skipped", "previous": "changed"}
     assert list(relines["first.git"]) == [*lines["first.git"]]  # the same fields, in their order
+    assert f"skipped: {first} (done earlier: 1 file changed, 3 lines removed, 1 added)" in again.stderr
     # A further rerun still says what became of it, not "skipped" again.
     invoke("--report", "run.jsonl")
     assert report_lines(home / "run.jsonl")["first.git"] == relines["first.git"]
