@@ -220,7 +220,7 @@ def _counted(result: RepoResult, report: Report) -> RepoResult:
 
 def _warnings(report: Report) -> tuple[str, ...]:
     skipped = (f"skipped {item.display}: {item.error}" for item in report.skipped)
-    return (*report.conflicts, *skipped)
+    return (*report.conflicts, *skipped, *report.notices)
 
 
 def commit_message(report: Report, config: Config) -> str:

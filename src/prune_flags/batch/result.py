@@ -21,7 +21,8 @@ class RepoResult:
     error: str | None = None
     lines_removed: int = 0
     lines_added: int = 0
-    warnings: tuple[str, ...] = ()  # files skipped and flags not pruned for a conflicting write
+    # files skipped, flags not pruned for a conflicting write, and the formatting's notices
+    warnings: tuple[str, ...] = ()
     pushed: bool = False
     patch: str | None = None  # --dry-run: where the repository's patch was written
     head: str | None = None  # the default branch's head the cleanup started from
