@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tempfile
 import sys
 import textwrap
 from importlib import metadata
@@ -468,6 +469,12 @@ def test_black_hook_args(tmp_path: Path, args: str, expected: BlackSettings) -> 
     assert detect_formatting(tmp_path) == Formatting(expected)
 
 
+@pytest.mark.parametrize("url", ["https://github.com/psf/black/", "git@github.com:psf/black.git", "https://GitHub.com/PSF/Black"])
+def test_black_hook_repository_spellings(tmp_path: Path, url: str) -> None:
+    (tmp_path / ".pre-commit-config.yaml").write_text(f"repos:\n- repo: {url}\n  rev: {INSTALLED_MAJOR}.1.0\n  hooks:\n  - id: black\n")
+    assert detect_formatting(tmp_path) == Formatting(BlackSettings(configured=True))
+
+
 def test_black_hook_block_list_args_and_the_mirror(tmp_path: Path) -> None:
     (tmp_path / ".pre-commit-config.yaml").write_text(
         "repos:\n"
@@ -685,3 +692,54 @@ def test_notices_reach_stderr_and_the_json_report(tmp_path: Path, monkeypatch: p
     why = 'ruff format\'s quote-style = "single" (ruff.toml) has no black equivalent'
     assert f"prune-flags: warning: the touched lines are not formatted: {why}\n" in result.stderr
     assert json.loads((tmp_path / "r.json").read_text())["notices"] == [f"the touched lines are not formatted: {why}"]
+
+
+CONFIG_LINES = [
+    "repos:",
+    "- repo: https://github.com/psf/black",
+    "  - repo: https://github.com/psf/black",
+    "  rev: 24.1.0",
+    "    rev: '24.1.0'",
+    "  hooks:",
+    "    hooks:",
+    "  - id: black",
+    "    - id: black",
+    "      - id: black",
+    "    args: [-S, '-l', \"100\"]",
+    "      args: [--preview]",
+    "        args:",
+    "        - -C",
+    "      - -C",
+    "    # c",
+    "  - id: x  # y",
+    "    args: ['a, b', \"c]d\", 'it''s', \"e\\\"f\"]",
+]
+
+
+@given(st.lists(st.sampled_from(CONFIG_LINES), min_size=1, max_size=12))
+def test_the_pre_commit_reader_agrees_with_a_yaml_parser_on_any_valid_config(lines: list[str]) -> None:
+    """Lines of configs, shuffled: where a YAML parser reads them, the hooks are the same."""
+    yaml = pytest.importorskip("yaml")
+    text = "\n".join(lines) + "\n"
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return
+    with tempfile.TemporaryDirectory() as directory:
+        config = Path(directory) / ".pre-commit-config.yaml"
+        config.write_text(text)
+        assert hooks(config) == _yaml_hooks(document)
+
+
+def _yaml_hooks(document: object) -> list[Hook]:
+    repos = document.get("repos") if isinstance(document, dict) else None
+    found = []
+    for entry in repos if isinstance(repos, list) else []:
+        if not (isinstance(entry, dict) and isinstance(entry.get("repo"), str)):
+            continue
+        rev = entry.get("rev") if isinstance(entry.get("rev"), str) else ""
+        for hook in entry.get("hooks") if isinstance(entry.get("hooks"), list) else []:
+            if isinstance(hook, dict) and isinstance(hook.get("id"), str):
+                args = hook.get("args") if isinstance(hook.get("args"), list) else []
+                found.append(Hook(entry["repo"], rev, hook["id"], tuple(arg for arg in args if isinstance(arg, str))))
+    return found

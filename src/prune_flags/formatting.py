@@ -51,7 +51,8 @@ class BlackSettings:
     target_versions: tuple[str, ...] = ()  # as written in the config, e.g. ("py310", "py311")
     preview: bool = False
     is_pyi: bool = False
-    configured: bool = False  # True when the repository says how it formats (black's or ruff's settings)
+    # True when the repository says how it formats (black's or ruff's settings, a pre-commit hook)
+    configured: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,17 +88,23 @@ def detect_formatting(project_root: Path, choice: str = "auto") -> Formatting:
     if unmatched is None:
         return Formatting(ruff_settings)
     if choice == "black":
-        return Formatting(ruff_settings, (f'{unmatched}: formatted in black\'s style (format = "black")',))
+        return Formatting(
+            ruff_settings, (f'{unmatched}: formatted in black\'s style (format = "black")',)
+        )
     return Formatting(None, (f"the touched lines are not formatted: {unmatched}",))
 
 
 def _is_black(hook: Hook) -> bool:
     # black-jupyter is black that also formats notebooks: the same style on .py files.
-    return hook.id in ("black", "black-jupyter") and hook.from_repository("psf/black", "psf/black-pre-commit-mirror")
+    return hook.id in ("black", "black-jupyter") and hook.from_repository(
+        "psf/black", "psf/black-pre-commit-mirror"
+    )
 
 
 def _is_ruff_format(hook: Hook) -> bool:
-    return hook.id == "ruff-format" and hook.from_repository("astral-sh/ruff-pre-commit", "charliermarsh/ruff-pre-commit")
+    return hook.id == "ruff-format" and hook.from_repository(
+        "astral-sh/ruff-pre-commit", "charliermarsh/ruff-pre-commit"
+    )
 
 
 # black's command-line options that change its style, long and short; the others (--check,
@@ -125,11 +132,13 @@ def _with_black_args(settings: BlackSettings, args: Sequence[str]) -> BlackSetti
     lengths = [value for name, value in options if name == "line_length"]
     length = int(lengths[-1]) if lengths and lengths[-1].isdigit() else None
     targets = tuple(value for name, value in options if name == "target_version" and value)
+    normalize = "skip_string_normalization" not in switches
+    trailing_comma = "skip_magic_trailing_comma" not in switches
     return replace(
         settings,
         line_length=_line_length(length, settings.line_length),
-        string_normalization=settings.string_normalization and "skip_string_normalization" not in switches,
-        magic_trailing_comma=settings.magic_trailing_comma and "skip_magic_trailing_comma" not in switches,
+        string_normalization=settings.string_normalization and normalize,
+        magic_trailing_comma=settings.magic_trailing_comma and trailing_comma,
         target_versions=targets or settings.target_versions,  # given ones replace pyproject's list
         preview=settings.preview or "preview" in switches,
         configured=True,
@@ -224,7 +233,9 @@ def _from_ruff(options: Mapping[str, Any], source: str) -> tuple[BlackSettings, 
     return settings, _without_black_equivalent(options, style, source)
 
 
-def _without_black_equivalent(options: Mapping[str, Any], style: Mapping[str, Any], source: str) -> str | None:
+def _without_black_equivalent(
+    options: Mapping[str, Any], style: Mapping[str, Any], source: str
+) -> str | None:
     """Why black cannot write ruff's style, when it cannot: black always writes double quotes
     (or leaves them) and indents with four spaces."""
     if style.get("quote-style") == "single":
@@ -232,7 +243,9 @@ def _without_black_equivalent(options: Mapping[str, Any], style: Mapping[str, An
     if style.get("indent-style") == "tab":
         return f'ruff format\'s indent-style = "tab" ({source}) has no black equivalent'
     if options.get("indent-width", 4) != 4:
-        return f"ruff's indent-width = {options['indent-width']!r} ({source}) has no black equivalent"
+        return (
+            f"ruff's indent-width = {options['indent-width']!r} ({source}) has no black equivalent"
+        )
     return None
 
 

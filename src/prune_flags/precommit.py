@@ -32,9 +32,9 @@ class Hook:
 
     def from_repository(self, *names: str) -> bool:
         """Whether the hook comes from a repository whose URL ends with one of `names`
-        ("psf/black"), with or without `.git` or a final slash."""
+        ("psf/black"), with or without `.git` or a final slash, over https or ssh."""
         url = self.repo.rstrip("/").removesuffix(".git").lower()
-        return any(url == name or url.endswith("/" + name) for name in names)
+        return any(url == name or url.endswith(("/" + name, ":" + name)) for name in names)
 
 
 def hooks(path: Path) -> list[Hook]:
@@ -45,17 +45,31 @@ def hooks(path: Path) -> list[Hook]:
         return []
     document = _document(text)
     repos = document.get("repos") if isinstance(document, dict) else None
-    found: list[Hook] = []
-    for entry in repos if isinstance(repos, list) else []:
-        if not isinstance(entry, dict) or not isinstance(entry.get("repo"), str):
-            continue
-        rev = entry.get("rev")
-        for hook in entry.get("hooks") if isinstance(entry.get("hooks"), list) else []:
-            if isinstance(hook, dict) and isinstance(hook.get("id"), str):
-                args = hook.get("args")
-                arguments = tuple(arg for arg in args if isinstance(arg, str)) if isinstance(args, list) else ()
-                found.append(Hook(entry["repo"], rev if isinstance(rev, str) else "", hook["id"], arguments))
-    return found
+    return [
+        hook for entry in _list(repos) if isinstance(entry, dict) for hook in _entry_hooks(entry)
+    ]
+
+
+def _entry_hooks(entry: dict[str, object]) -> list[Hook]:
+    """The hooks of one entry of `repos`; none when it names no repository."""
+    repo, rev = entry.get("repo"), entry.get("rev")
+    if not isinstance(repo, str):
+        return []
+    return [
+        Hook(
+            repo, rev if isinstance(rev, str) else "", hook["id"], tuple(_strings(hook.get("args")))
+        )
+        for hook in _list(entry.get("hooks"))
+        if isinstance(hook, dict) and isinstance(hook.get("id"), str)
+    ]
+
+
+def _list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def _strings(value: object) -> list[str]:
+    return [item for item in _list(value) if isinstance(item, str)]
 
 
 # A line: its indentation and its text without the comment.
@@ -65,7 +79,11 @@ _KEY = re.compile(r"(?P<key>[A-Za-z_][\w.-]*)\s*:(?:\s+(?P<value>.*))?$")
 
 
 def _document(text: str) -> object:
-    lines = [(len(line) - len(line.lstrip(" ")), line.strip()) for line in map(_without_comment, text.splitlines())]
+    """The document's value: mappings as dicts, lists as lists, scalars as strings."""
+    lines = [
+        (len(line) - len(line.lstrip(" ")), line.strip())
+        for line in map(_without_comment, text.splitlines())
+    ]
     lines = [line for line in lines if line[1] and line[1] not in ("---", "...")]
     if not lines:
         return None
@@ -83,10 +101,12 @@ def _without_comment(line: str) -> str:
 def _outside_quotes(text: str) -> Iterator[tuple[int, str]]:
     """Each character of `text` outside quoted scalars, with its column. A quote opens a scalar
     only where one can start (so the apostrophe of `don't` opens nothing)."""
-    quote = ""
+    quote, escaped = "", False
     for column, character in enumerate(text):
         if quote:
-            quote = "" if character == quote else quote
+            # Only a double-quoted scalar has escapes: `\"` does not close it.
+            quote = "" if character == quote and not escaped else quote
+            escaped = quote == '"' and character == "\\" and not escaped
         elif character in "\"'" and (column == 0 or text[column - 1] in " \t[,{"):
             quote = character
         else:

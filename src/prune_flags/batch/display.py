@@ -61,7 +61,10 @@ def _detail(result: RepoResult) -> str:
         return f": {result.error}"
     if "changed" in (result.status, result.previous):
         files = "file" if result.files_changed == 1 else "files"
-        counts = f"{result.files_changed} {files} changed, {result.lines_removed} lines removed, {result.lines_added} added"
+        counts = (
+            f"{result.files_changed} {files} changed, "
+            f"{result.lines_removed} lines removed, {result.lines_added} added"
+        )
         return f" ({counts})" if result.status == "changed" else f" (done earlier: {counts})"
     return ""
 
@@ -72,7 +75,9 @@ def print_table(results: Sequence[RepoResult]) -> None:
     from rich.table import Table
 
     console = Console(width=None if sys.stdout.isatty() else _LOG_WIDTH)
-    table = Table("repository", "status", "files changed", "lines removed", "lines added", "branch or error")
+    table = Table(
+        "repository", "status", "files changed", "lines removed", "lines added", "branch or error"
+    )
     for result in results:
         table.add_row(
             escape(result.repo),

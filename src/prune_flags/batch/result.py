@@ -52,7 +52,9 @@ class RepoResult:
             if not isinstance(values.get(key, 0), int):
                 raise ValueError(f'"{key}" is {values[key]!r}; expected a whole number')
         if values.get("previous") not in (None, *DONE - {"skipped"}):
-            raise ValueError(f'"previous" is {values["previous"]!r}; expected changed, unchanged or null')
+            raise ValueError(
+                f'"previous" is {values["previous"]!r}; expected changed, unchanged or null'
+            )
         warnings = values.get("warnings", [])
         if not isinstance(warnings, list):
             raise ValueError('"warnings" is not a list')
@@ -62,4 +64,8 @@ class RepoResult:
     def skipped(self) -> RepoResult:
         """This done result, as a later run that skips the repository reports it: the fields of
         the run that did the work, and its status as `previous` (kept across further reruns)."""
-        return replace(self, status="skipped", previous=self.previous if self.status == "skipped" else self.status)
+        return replace(
+            self,
+            status="skipped",
+            previous=self.previous if self.status == "skipped" else self.status,
+        )
