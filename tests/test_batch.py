@@ -14,7 +14,9 @@ import typer
 from typer.testing import CliRunner, Result
 
 from prune_flags.batch.command import batch
+from prune_flags.batch.display import print_table
 from prune_flags.batch.repos import parse_repo_list
+from prune_flags.batch.result import RepoResult
 
 FLAGGED = """\
 class Node:
@@ -158,7 +160,11 @@ def test_fleet_gets_one_pushed_commit_per_flagged_repository_and_a_rerun_redoes_
 
     assert again.exit_code == 0, again.output
     relines = report_lines(home / "run.jsonl")
-    assert {line["status"] for line in relines.values()} == {"skipped"}
+    # Each line is the earlier run's, with the outcome it had kept as `previous`.
+    assert relines == {
+        name: {**line, "status": "skipped", "previous": line["status"]} for name, line in lines.items()
+    }
+    assert "12 repositories: 0 changed, 0 unchanged, 0 failed, 12 skipped" in again.stderr
     assert {origin.name: branch_head(origin) for origin in flagged_origins} == pushed
     assert {name: line["commit"] for name, line in relines.items()} == {
         name: line["commit"] for name, line in lines.items()
@@ -307,7 +313,12 @@ def test_failed_repositories_are_retried_and_done_ones_skipped(home: Path) -> No
         "skipped",
         "changed",
     )
-    assert relines["first.git"]["commit"] == lines["first.git"]["commit"]
+    assert relines["first.git"] == {**lines["first.git"], "status": "skipped", "previous": "changed"}
+    assert list(relines["first.git"]) == [*lines["first.git"]]  # the same fields, in their order
+    assert f"skipped: {first} (done earlier: 1 file changed, 3 lines removed, 1 added)" in again.stderr
+    # A further rerun still says what became of it, not "skipped" again.
+    invoke("--report", "run.jsonl")
+    assert report_lines(home / "run.jsonl")["first.git"] == relines["first.git"]
     # Another config is another campaign: the done repository is redone.
     third = invoke("--report", "run.jsonl", "--message", "Another message")
     assert {line["status"] for line in report_lines(home / "run.jsonl").values()} == {"changed"}
@@ -429,3 +440,45 @@ def test_registering_the_command_imports_neither_dask_nor_the_engine() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "[]\n"
+
+
+def test_the_table_shows_lines_added_and_what_a_skipped_repository_had(capsys: pytest.CaptureFixture[str]) -> None:
+    changed = RepoResult("/r/a", "changed", BRANCH, "4f1c2a9e0b77", 2, None, 21, 3, head="h", config_hash="c")
+    results = [
+        changed,
+        RepoResult("/r/b", "unchanged", head="h", config_hash="c").skipped(),
+        changed.skipped().skipped(),
+        RepoResult("/r/c", "failed", error="cannot clone"),
+    ]
+    print_table(results)
+    assert capsys.readouterr().out == TABLE
+
+
+TABLE = """\
+┏━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━┓
+┃ repository ┃ status              ┃ files changed ┃ lines removed ┃ lines added ┃ branch or error          ┃
+┡━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━┩
+│ /r/a       │ changed             │ 2             │ 21            │ 3           │ prune-flags (4f1c2a9e0b) │
+│ /r/b       │ skipped (unchanged) │ 0             │ 0             │ 0           │                          │
+│ /r/a       │ skipped (changed)   │ 2             │ 21            │ 3           │ prune-flags (4f1c2a9e0b) │
+│ /r/c       │ failed              │ 0             │ 0             │ 0           │ cannot clone             │
+└────────────┴─────────────────────┴───────────────┴───────────────┴─────────────┴──────────────────────────┘
+"""
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        ({"previous": "skipped"}, '"previous" is \'skipped\'; expected changed, unchanged or null'),
+        ({"previous": "failed"}, '"previous" is \'failed\'; expected changed, unchanged or null'),
+    ],
+)
+def test_a_report_line_with_a_wrong_previous_is_refused(line: dict[str, object], error: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        RepoResult.from_json({"repo": "/r/a", "status": "skipped", **line})
+    assert str(raised.value) == error
+
+
+def test_a_report_line_without_previous_still_reads() -> None:
+    # Reports written before `previous` existed resume as before.
+    assert RepoResult.from_json({"repo": "/r/a", "status": "skipped"}).previous is None

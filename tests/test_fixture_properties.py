@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import prune_flags.rewrite
-from prune_flags.formatting import BlackSettings, format_lines, load_black_settings
+from prune_flags.formatting import BlackSettings, detect_formatting, format_lines
 from prune_flags.passes.body import BodyEditor
 from prune_flags.window import View
 from test_fixtures import CASES, FIXTURES, case_options, checkout, invoke, tree_bytes
@@ -65,10 +65,7 @@ def black_settings_of(name: str) -> BlackSettings | None:
     if pyproject.exists():
         tables.append(tomllib.loads(pyproject.read_text()).get("tool", {}).get("prune-flags", {}))
     chosen = next((table["format"] for table in tables if "format" in table), "auto")
-    settings = load_black_settings(case / "before")
-    if chosen == "none" or (chosen == "auto" and not settings.configured):
-        return None
-    return settings
+    return detect_formatting(case / "before", chosen).settings
 
 
 def lines_black_changes(text: str, settings: BlackSettings) -> set[int]:
@@ -87,6 +84,8 @@ FORMATTED = [name for name in CASES if black_settings_of(name) is not None]
 
 def test_fixtures_formatting_with_black_exist() -> None:
     assert "core_black_stable_fstring_return" in FORMATTED and "core_no_format" not in FORMATTED
+    assert {"core_format_pre_commit_black", "core_format_ruff_toml"} <= set(FORMATTED)
+    assert "core_format_ruff_single_quotes" not in FORMATTED
 
 
 @pytest.mark.parametrize("name", FORMATTED)

@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import json
 import subprocess
+import tempfile
 import sys
 import textwrap
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -11,11 +14,14 @@ from hypothesis import strategies as st
 
 from prune_flags.formatting import (
     BlackSettings,
+    Formatting,
     changed_line_ranges,
+    detect_formatting,
     format_lines,
     load_black_settings,
     touched_line_ranges,
 )
+from prune_flags.precommit import Hook, hooks
 
 
 def write_pyproject(root: Path, body: str) -> None:
@@ -411,3 +417,329 @@ def test_touched_line_ranges_hold_the_changed_lines(old: list[str], new: list[st
         for first, last in changed_line_ranges(old_text, new_text)
         for line in range(first, last + 1)
     )
+
+
+# detect_formatting: black in .pre-commit-config.yaml
+
+INSTALLED_MAJOR = int(metadata.version("black").split(".")[0])
+
+
+def write_pre_commit(root: Path, args: str, rev: str = f"{INSTALLED_MAJOR}.1.0", repo: str = "psf/black") -> None:
+    (root / ".pre-commit-config.yaml").write_text(
+        textwrap.dedent(
+            f"""\
+            repos:
+              - repo: https://github.com/{repo}
+                rev: {rev}
+                hooks:
+                  - id: black
+                    args: {args}
+            """
+        ),
+        encoding="utf-8",
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        pytest.param("[--line-length=100]", BlackSettings(line_length=100, configured=True), id="long-equals"),
+        pytest.param('["--line-length", "100"]', BlackSettings(line_length=100, configured=True), id="long-apart"),
+        pytest.param("[-l, '100']", BlackSettings(line_length=100, configured=True), id="short-apart"),
+        pytest.param("[-l100, -q]", BlackSettings(line_length=100, configured=True), id="short-joined"),
+        pytest.param(
+            "[--skip-string-normalization, --skip-magic-trailing-comma]",
+            BlackSettings(string_normalization=False, magic_trailing_comma=False, configured=True),
+            id="long-switches",
+        ),
+        pytest.param(
+            "[-qSC]", BlackSettings(string_normalization=False, magic_trailing_comma=False, configured=True), id="short-switches-together"
+        ),
+        pytest.param(
+            "[--target-version, py310, -tpy311, --target-version=py312]",
+            BlackSettings(target_versions=("py310", "py311", "py312"), configured=True),
+            id="target-versions",
+        ),
+        pytest.param("[--preview, --check, --config, x.toml]", BlackSettings(preview=True, configured=True), id="preview-and-others"),
+        pytest.param("[]", BlackSettings(configured=True), id="no-args"),
+    ],
+)
+def test_black_hook_args(tmp_path: Path, args: str, expected: BlackSettings) -> None:
+    write_pre_commit(tmp_path, args)
+    assert detect_formatting(tmp_path) == Formatting(expected)
+
+
+@pytest.mark.parametrize("url", ["https://github.com/psf/black/", "git@github.com:psf/black.git", "https://GitHub.com/PSF/Black"])
+def test_black_hook_repository_spellings(tmp_path: Path, url: str) -> None:
+    (tmp_path / ".pre-commit-config.yaml").write_text(f"repos:\n- repo: {url}\n  rev: {INSTALLED_MAJOR}.1.0\n  hooks:\n  - id: black\n")
+    assert detect_formatting(tmp_path) == Formatting(BlackSettings(configured=True))
+
+
+def test_black_hook_block_list_args_and_the_mirror(tmp_path: Path) -> None:
+    (tmp_path / ".pre-commit-config.yaml").write_text(
+        "repos:\n"
+        "- repo: https://github.com/psf/black-pre-commit-mirror.git  # the faster one\n"
+        "  rev: '" + f"{INSTALLED_MAJOR}.3.0" + "'\n"
+        "  hooks:\n"
+        "  - id: black-jupyter\n"
+        "    args:\n"
+        "    - --line-length=120\n"
+        '    - "-S"\n',
+        encoding="utf-8",
+    )
+    expected = BlackSettings(line_length=120, string_normalization=False, configured=True)
+    assert detect_formatting(tmp_path) == Formatting(expected)
+
+
+def test_hook_args_override_and_fill_tool_black(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[tool.black]\nline-length = 79\ntarget-version = ["py39"]\npreview = true\n')
+    write_pre_commit(tmp_path, "[-l, '100', -C]")
+    expected = BlackSettings(line_length=100, magic_trailing_comma=False, target_versions=("py39",), preview=True, configured=True)
+    assert detect_formatting(tmp_path) == Formatting(expected)
+
+
+def test_a_pinned_black_of_another_major_formats_with_a_notice(tmp_path: Path) -> None:
+    write_pre_commit(tmp_path, "[--line-length=100]", rev=f"{INSTALLED_MAJOR - 1}.12.1")
+    notice = (
+        f".pre-commit-config.yaml pins black {INSTALLED_MAJOR - 1}.12.1; the touched lines are formatted with the "
+        f"installed black {metadata.version('black')}, whose style may differ in places"
+    )
+    assert detect_formatting(tmp_path) == Formatting(BlackSettings(line_length=100, configured=True), (notice,))
+
+
+@pytest.mark.parametrize("rev", [f"v{INSTALLED_MAJOR}.1.0", f"{INSTALLED_MAJOR}.12.1", "4d3a2b1c0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b", ""])
+def test_the_same_major_or_no_version_gives_no_notice(tmp_path: Path, rev: str) -> None:
+    write_pre_commit(tmp_path, "[]", rev=rev)
+    assert detect_formatting(tmp_path).notices == ()
+
+
+@pytest.mark.parametrize("repo", ["acme/black", "psf/blackened", "psf/black/extra"])
+def test_a_black_hook_from_another_repository_is_not_black(tmp_path: Path, repo: str) -> None:
+    write_pre_commit(tmp_path, "[--line-length=100]", repo=repo)
+    assert detect_formatting(tmp_path) == Formatting(None)
+
+
+def test_a_pre_commit_config_without_a_formatter_changes_nothing(tmp_path: Path) -> None:
+    (tmp_path / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: https://github.com/pycqa/flake8\n    rev: 7.0.0\n    hooks:\n      - id: flake8\n        args: [--max-line-length=100]\n"
+    )
+    assert detect_formatting(tmp_path) == Formatting(None)
+    assert detect_formatting(tmp_path, "black") == Formatting(BlackSettings())
+    write_pyproject(tmp_path, "[tool.black]\nline-length = 100\n")
+    assert detect_formatting(tmp_path) == Formatting(BlackSettings(line_length=100, configured=True))
+
+
+@pytest.mark.parametrize("text", ["", "repos: []\n", "repos:\n  - {repo: x}\n", "\x00\x01:::\n  - -\n", "- a\n- b\n", "repos: x\n"])
+def test_an_odd_pre_commit_config_reads_as_no_hooks(tmp_path: Path, text: str) -> None:
+    (tmp_path / ".pre-commit-config.yaml").write_text(text)
+    assert hooks(tmp_path / ".pre-commit-config.yaml") == []
+
+
+PRE_COMMIT_CONFIGS = [
+    """\
+# top comment
+default_language_version:
+  python: python3.11
+repos:
+-   repo: https://github.com/pre-commit/pre-commit-hooks
+    rev: v4.5.0  # pinned
+    hooks:
+    -   id: trailing-whitespace
+    -   id: end-of-file-fixer
+- repo: https://github.com/psf/black-pre-commit-mirror.git
+  rev: "24.2.0"
+  hooks:
+    - id: black
+      args: [--line-length=100, "-S", '--target-version', py310,
+             --preview]
+      language_version: python3.11
+- rev: v0.4.4
+  repo: https://github.com/astral-sh/ruff-pre-commit
+  hooks:
+    - id: ruff
+      args:
+      - --fix
+      - "--exit-non-zero-on-fix"   # comment
+    - id: ruff-format
+      description: |
+        a block scalar
+        id: not-a-hook
+ci:
+  autofix_prs: false
+""",
+    """\
+repos:
+  - repo: local
+    hooks:
+      - id: black
+        name: black
+        entry: black
+        language: system
+        args: ["--config=pyproject.toml", 'it''s', "a \\"b\\""]
+  - repo: https://github.com/astral-sh/ruff-pre-commit
+    rev: v0.6.9
+    hooks:
+    - id: ruff-format
+      args: []
+""",
+]
+
+
+@pytest.mark.parametrize("text", PRE_COMMIT_CONFIGS)
+def test_the_pre_commit_reader_agrees_with_a_yaml_parser(tmp_path: Path, text: str) -> None:
+    yaml = pytest.importorskip("yaml")  # a test dependency (dask's), never prune-flags'
+    config = tmp_path / ".pre-commit-config.yaml"
+    config.write_text(text)
+    expected = [
+        Hook(entry["repo"], str(entry.get("rev", "")), hook["id"], tuple(hook.get("args", ())))
+        for entry in yaml.safe_load(text)["repos"]
+        for hook in entry["hooks"]
+    ]
+    assert hooks(config) == expected
+
+
+def test_flow_mappings_are_skipped_not_misread(tmp_path: Path) -> None:
+    config = tmp_path / ".pre-commit-config.yaml"
+    config.write_text("repos:\n  - repo: https://github.com/psf/black\n    rev: 24.1.0\n    hooks: [{id: black}]\n")
+    assert hooks(config) == []
+
+
+# detect_formatting: ruff's formatter
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        pytest.param("ruff.toml", "line-length = 100\n", BlackSettings(line_length=100, configured=True), id="ruff.toml"),
+        pytest.param(
+            ".ruff.toml",
+            'target-version = "py310"\n[format]\nquote-style = "preserve"\nskip-magic-trailing-comma = true\n',
+            BlackSettings(string_normalization=False, magic_trailing_comma=False, target_versions=("py310",), configured=True),
+            id=".ruff.toml-format",
+        ),
+        pytest.param(
+            "pyproject.toml",
+            '[tool.ruff]\nline-length = 120\n[tool.ruff.format]\nquote-style = "double"\npreview = true\n',
+            BlackSettings(line_length=120, configured=True),
+            id="tool.ruff",
+        ),
+        pytest.param(
+            "ruff.toml", "line_length = 100\nindent-width = 4\n", BlackSettings(configured=True), id="underscores-are-not-ruff's"
+        ),
+    ],
+)
+def test_ruff_settings(tmp_path: Path, name: str, text: str, expected: BlackSettings) -> None:
+    (tmp_path / name).write_text(text)
+    assert detect_formatting(tmp_path) == Formatting(expected)
+
+
+def test_ruff_looks_at_dot_ruff_toml_then_ruff_toml_then_pyproject(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, "[tool.ruff]\nline-length = 120\n")
+    (tmp_path / "ruff.toml").write_text("line-length = 110\n")
+    (tmp_path / ".ruff.toml").write_text("line-length = 100\n")
+    assert detect_formatting(tmp_path).settings == BlackSettings(line_length=100, configured=True)
+
+
+def test_a_ruff_format_hook_alone_means_ruff_defaults(tmp_path: Path) -> None:
+    (tmp_path / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: v0.4.4\n    hooks:\n      - id: ruff-format\n"
+    )
+    assert detect_formatting(tmp_path) == Formatting(BlackSettings(configured=True))
+
+
+def test_a_ruff_lint_hook_alone_is_no_formatter(tmp_path: Path) -> None:
+    (tmp_path / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: v0.4.4\n    hooks:\n      - id: ruff\n"
+    )
+    assert detect_formatting(tmp_path) == Formatting(None)
+
+
+def test_black_wins_over_ruff(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, "[tool.black]\nline-length = 79\n\n[tool.ruff]\nline-length = 120\n")
+    assert detect_formatting(tmp_path) == Formatting(BlackSettings(line_length=79, configured=True))
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ('[format]\nquote-style = "single"\n', 'ruff format\'s quote-style = "single" (ruff.toml) has no black equivalent'),
+        ('[format]\nindent-style = "tab"\n', 'ruff format\'s indent-style = "tab" (ruff.toml) has no black equivalent'),
+        ("indent-width = 2\n", "ruff's indent-width = 2 (ruff.toml) has no black equivalent"),
+    ],
+)
+def test_a_ruff_style_black_cannot_write_is_not_formatted_and_said(tmp_path: Path, text: str, why: str) -> None:
+    (tmp_path / "ruff.toml").write_text("line-length = 100\n" + text)
+    assert detect_formatting(tmp_path) == Formatting(None, (f"the touched lines are not formatted: {why}",))
+    forced = detect_formatting(tmp_path, "black")
+    assert forced == Formatting(BlackSettings(line_length=100, configured=True), (f'{why}: formatted in black\'s style (format = "black")',))
+
+
+def test_format_none_reads_nothing(tmp_path: Path) -> None:
+    write_pre_commit(tmp_path, "[--line-length=100]", rev="1.0.0")
+    assert detect_formatting(tmp_path, "none") == Formatting(None)
+
+
+def test_notices_reach_stderr_and_the_json_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from prune_flags.cli import app
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ruff.toml").write_text('[format]\nquote-style = "single"\n')
+    (tmp_path / "a.py").write_text("FAST = False\nx = 1 if FAST else 2\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["diff", "--flag", "FAST=False", "--report", "r.json", "."], catch_exceptions=False)
+    why = 'ruff format\'s quote-style = "single" (ruff.toml) has no black equivalent'
+    assert f"prune-flags: warning: the touched lines are not formatted: {why}\n" in result.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["notices"] == [f"the touched lines are not formatted: {why}"]
+
+
+CONFIG_LINES = [
+    "repos:",
+    "- repo: https://github.com/psf/black",
+    "  - repo: https://github.com/psf/black",
+    "  rev: 24.1.0",
+    "    rev: '24.1.0'",
+    "  hooks:",
+    "    hooks:",
+    "  - id: black",
+    "    - id: black",
+    "      - id: black",
+    "    args: [-S, '-l', \"100\"]",
+    "      args: [--preview]",
+    "        args:",
+    "        - -C",
+    "      - -C",
+    "    # c",
+    "  - id: x  # y",
+    "    args: ['a, b', \"c]d\", 'it''s', \"e\\\"f\"]",
+]
+
+
+@given(st.lists(st.sampled_from(CONFIG_LINES), min_size=1, max_size=12))
+def test_the_pre_commit_reader_agrees_with_a_yaml_parser_on_any_valid_config(lines: list[str]) -> None:
+    """Lines of configs, shuffled: where a YAML parser reads them, the hooks are the same."""
+    yaml = pytest.importorskip("yaml")
+    text = "\n".join(lines) + "\n"
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return
+    with tempfile.TemporaryDirectory() as directory:
+        config = Path(directory) / ".pre-commit-config.yaml"
+        config.write_text(text)
+        assert hooks(config) == _yaml_hooks(document)
+
+
+def _yaml_hooks(document: object) -> list[Hook]:
+    repos = document.get("repos") if isinstance(document, dict) else None
+    found = []
+    for entry in repos if isinstance(repos, list) else []:
+        if not (isinstance(entry, dict) and isinstance(entry.get("repo"), str)):
+            continue
+        rev = entry.get("rev") if isinstance(entry.get("rev"), str) else ""
+        for hook in entry.get("hooks") if isinstance(entry.get("hooks"), list) else []:
+            if isinstance(hook, dict) and isinstance(hook.get("id"), str):
+                args = hook.get("args") if isinstance(hook.get("args"), list) else []
+                found.append(Hook(entry["repo"], rev, hook["id"], tuple(arg for arg in args if isinstance(arg, str))))
+    return found

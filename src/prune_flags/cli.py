@@ -152,6 +152,8 @@ def _finish(report: Report, report_file: Optional[Path], explain: bool, quiet: b
         typer.echo(f"prune-flags: {conflict}", err=True)
     for warning in report.warnings:  # a warning, not a refusal: the exit code stays
         typer.echo(f"prune-flags: warning: {warning.message}", err=True)
+    for notice in report.notices:
+        typer.echo(f"prune-flags: warning: {notice}", err=True)
     for skipped in report.skipped:
         typer.echo(f"prune-flags: skipped {skipped.display}: {skipped.error}", err=True)
     if report_file is not None:

@@ -1011,7 +1011,7 @@ def run(
                 and path not in repository.skipped
                 and rewritten.text != source.text
             }
-            black = _black_settings(config, project_root) if edited else None  # read once for all files
+            black = _black_settings(config, project_root, report) if edited else None  # read once for all files
             finished = {path: _finish(black, source, text) for path, (source, text) in edited.items()}
             checks = [
                 (text, cascade.context(path, by_original_lines=False), path.name == "__init__.py")
@@ -1072,14 +1072,14 @@ def write_changes(report: Report) -> None:
             report.skipped.append(Skipped(changed.display, str(err)))
 
 
-def _black_settings(config: Config, project_root: Path) -> BlackSettings | None:
-    """The target's black settings, or None when the run formats nothing."""
-    if config.format == "none":
-        return None
-    from prune_flags.formatting import load_black_settings
+def _black_settings(config: Config, project_root: Path, report: Report) -> BlackSettings | None:
+    """The target's black settings, or None when the run formats nothing; what the user should
+    know about them (see formatting.detect_formatting) becomes the report's notices."""
+    from prune_flags.formatting import detect_formatting
 
-    settings = load_black_settings(project_root)
-    return None if config.format == "auto" and not settings.configured else settings
+    formatting = detect_formatting(project_root, config.format)
+    report.notices = list(formatting.notices)
+    return formatting.settings
 
 
 def _finish(black: BlackSettings | None, source: SourceFile, text: str) -> str:

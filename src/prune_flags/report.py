@@ -98,6 +98,9 @@ class Report:
     skipped: list[Skipped] = field(default_factory=list)
     refused: list[Refusal] = field(default_factory=list)
     warnings: list[FlagWarning] = field(default_factory=list)
+    # What the user should know about the run as a whole, not about one flag: the formatting
+    # could only approximate the repository's formatter (another pinned black, a ruff style).
+    notices: list[str] = field(default_factory=list)
 
     @property
     def conflicts(self) -> list[str]:
@@ -144,6 +147,7 @@ class Report:
             "skipped": [{"path": s.display, "error": s.error} for s in self.skipped],
             "refused": [refusal.to_json() for refusal in self.refused],
             "warnings": [warning.to_json() for warning in self.warnings],
+            "notices": list(self.notices),
             "summary": {"files_changed": len(self.changed_files), "lines_removed": removed, "lines_added": added},
         }
 

@@ -59,9 +59,13 @@ def count_line(counts: Mapping[str, int], markup: bool = False) -> str:
 def _detail(result: RepoResult) -> str:
     if result.error:
         return f": {result.error}"
-    if result.status == "changed":
+    if "changed" in (result.status, result.previous):
         files = "file" if result.files_changed == 1 else "files"
-        return f" ({result.files_changed} {files} changed, {result.lines_removed} lines removed)"
+        counts = (
+            f"{result.files_changed} {files} changed, "
+            f"{result.lines_removed} lines removed, {result.lines_added} added"
+        )
+        return f" ({counts})" if result.status == "changed" else f" (done earlier: {counts})"
     return ""
 
 
@@ -71,16 +75,25 @@ def print_table(results: Sequence[RepoResult]) -> None:
     from rich.table import Table
 
     console = Console(width=None if sys.stdout.isatty() else _LOG_WIDTH)
-    table = Table("repository", "status", "files changed", "lines removed", "branch or error")
+    table = Table(
+        "repository", "status", "files changed", "lines removed", "lines added", "branch or error"
+    )
     for result in results:
         table.add_row(
             escape(result.repo),
-            f"[{_STYLES[result.status]}]{result.status}[/]",
+            _status(result),
             str(result.files_changed),
             str(result.lines_removed),
+            str(result.lines_added),
             _outcome(result),
         )
     console.print(table)
+
+
+def _status(result: RepoResult) -> str:
+    """The status cell; a skipped repository's says what the run that did the work found."""
+    shown = f"[{_STYLES[result.status]}]{result.status}[/]"
+    return f"{shown} ({result.previous})" if result.previous else shown
 
 
 def _outcome(result: RepoResult) -> str:

@@ -98,7 +98,7 @@ class _Job:
     def run(self, previous: RepoResult | None) -> RepoResult:
         default_branch, head = self._sync()
         if _done(previous, self.campaign.config_hash, head):
-            return replace(previous, status="skipped")
+            return previous.skipped()
         result = RepoResult(
             self.spec.source, "unchanged", head=head, config_hash=self.campaign.config_hash
         )
@@ -220,7 +220,7 @@ def _counted(result: RepoResult, report: Report) -> RepoResult:
 
 def _warnings(report: Report) -> tuple[str, ...]:
     skipped = (f"skipped {item.display}: {item.error}" for item in report.skipped)
-    return (*report.conflicts, *skipped)
+    return (*report.conflicts, *skipped, *report.notices)
 
 
 def commit_message(report: Report, config: Config) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Literal, Mapping, get_args
 
 Status = Literal["changed", "unchanged", "failed", "skipped"]
@@ -21,11 +21,16 @@ class RepoResult:
     error: str | None = None
     lines_removed: int = 0
     lines_added: int = 0
-    warnings: tuple[str, ...] = ()  # files skipped and flags not pruned for a conflicting write
+    # files skipped, flags not pruned for a conflicting write, and the formatting's notices
+    warnings: tuple[str, ...] = ()
     pushed: bool = False
     patch: str | None = None  # --dry-run: where the repository's patch was written
     head: str | None = None  # the default branch's head the cleanup started from
     config_hash: str | None = None
+    # A skipped repository's outcome in the run that did the work ("changed" or "unchanged"), so
+    # that a rerun's report still says what became of it; None for the others, and for a line
+    # written before this field existed.
+    previous: Status | None = None
 
     def to_json(self) -> dict[str, object]:
         line = asdict(self)
@@ -46,8 +51,21 @@ class RepoResult:
         for key in ("files_changed", "lines_removed", "lines_added"):
             if not isinstance(values.get(key, 0), int):
                 raise ValueError(f'"{key}" is {values[key]!r}; expected a whole number')
+        if values.get("previous") not in (None, *DONE - {"skipped"}):
+            raise ValueError(
+                f'"previous" is {values["previous"]!r}; expected changed, unchanged or null'
+            )
         warnings = values.get("warnings", [])
         if not isinstance(warnings, list):
             raise ValueError('"warnings" is not a list')
         values["warnings"] = tuple(str(warning) for warning in warnings)
         return cls(**values)  # type: ignore[arg-type]
+
+    def skipped(self) -> RepoResult:
+        """This done result, as a later run that skips the repository reports it: the fields of
+        the run that did the work, and its status as `previous` (kept across further reruns)."""
+        return replace(
+            self,
+            status="skipped",
+            previous=self.previous if self.status == "skipped" else self.status,
+        )
