@@ -171,18 +171,22 @@ def trials(tmp_path_factory: pytest.TempPathFactory) -> Trials:
     return Trials(old, new, runs, *rerun, orphans=orphans_in(base))
 
 
-def orphans_in(base: Path) -> list[int]:
-    """Processes still working in the trials' directories a moment after the last kill: the
-    killed runs' pool workers, had they not ended with their parent."""
-    time.sleep(1)
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and Path(os.readlink(proc / "cwd")).is_relative_to(base):
-                found.append(int(proc.name))
-        except OSError:
-            continue  # gone meanwhile, or not ours to read
-    return found
+def orphans_in(base: Path, patience: float = 15.0) -> list[int]:
+    """Processes still working in the trials' directories well after the last kill: the killed
+    runs' pool workers, had they not ended with their parent. A worker checks five times a
+    second; on a loaded machine it may be scheduled late, so this waits up to `patience`."""
+    deadline = time.monotonic() + patience
+    while True:
+        found = []
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and Path(os.readlink(proc / "cwd")).is_relative_to(base):
+                    found.append(int(proc.name))
+            except OSError:
+                continue  # gone meanwhile, or not ours to read
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
 
 
 def finish(work: Path, new: dict[str, bytes]) -> tuple[bool, list[str]]:
