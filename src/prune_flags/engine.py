@@ -984,6 +984,7 @@ def run(
             constants = repository.flag_constants
             cascade.name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
             cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
+            cascade.option_arities = {name: flag_facts[name].option_arity for name in cascade.option_flags}
             cascade.tests = tests
             cascade.plumbings = {name: plumbings[name] for name in active}
             cascade.run()
@@ -1107,6 +1108,7 @@ class _Cascade:
         self.flag_owners = flag_owners
         self.name_constants: dict[str, str] = {}
         self.option_flags: dict[str, frozenset[str]] = {}  # flags a command-line option defines -> its strings
+        self.option_arities: dict[str, int | None] = {}  # ... -> the words it takes after them (None: not known)
         self.tests = TestPlan()  # what becomes of the tests that write a flag
         self.plumbings: dict[str, Plumbing] = {}  # each flag's parameters and the calls passing them
         self.config = config
@@ -1161,11 +1163,7 @@ class _Cascade:
         """What the rewrite of a file is given. Not for its original text (the safety gate's
         second run over the result), it has none of what is planned by the original's lines:
         assert lines, tests' edits, arguments passing a flag by position."""
-        option_flags = {
-            name: strings
-            for name, strings in self.option_flags.items()
-            if name in self.dead and isinstance(self.flags[name].value, bool)
-        }
+        option_flags = {name: strings for name, strings in self.option_flags.items() if name in self.dead}
         # Only the dead names the file mentions (and the switches its option tables may spell
         # `--use-x`): what a worker is sent grows with the file, not with the run.
         dead = self._dead_in(path) | frozenset(option_flags)
@@ -1181,6 +1179,7 @@ class _Cascade:
             flag_positions={name: pipes.positions for name, pipes in self.plumbings.items() if pipes.positions and by_original_lines},
             name_constants=self.name_constants,
             option_flags=option_flags,
+            option_arities={name: self.option_arities[name] for name in option_flags},
             dead_names={name: self.dead[name] for name in dead},
             dead_globals=self.dead_globals.get(path, {}),
             helpers=self.helper_calls.get(path, {}),
@@ -1277,7 +1276,7 @@ class _Cascade:
         dead_fields = {
             name
             for name in fields
-            if not _live(facts[name].field_reads, skipped)
+            if not _live(self._field_reads(name, facts[name], skipped), skipped)
             and (name in self.flags or not _constructed(facts[name]))
             and not self._protected(name, facts[name])
         }
@@ -1288,7 +1287,7 @@ class _Cascade:
             if not _live(facts[name].global_reads, skipped) and not self._protected(name, facts[name])
         }
         # A name only skipped files read would be dead but for them: it stays, with its imports.
-        kept = {name: facts[name].field_reads for name in dead_fields if facts[name].field_reads}
+        kept = {name: reads for name in dead_fields if (reads := self._field_reads(name, facts[name], skipped))}
         kept.update({name: facts[name].global_reads for name in dead_globals if facts[name].global_reads})
         dead_fields -= kept.keys()
         dead_globals = {name: paths for name, paths in dead_globals.items() if name not in kept}
@@ -1415,9 +1414,17 @@ class _Cascade:
             found = self.repository.scanned(path, self.repository.text(path), names) if names else None
             if found is None:
                 continue
-            fields = {name for name in fields if name not in found or not found[name].field_reads}
+            fields = {name for name in fields if name not in found or not self._field_reads(name, found[name])}
             globals_ = {name for name in globals_ if name not in found or not found[name].global_reads}
         return fields, globals_
+
+    def _field_reads(self, name: str, facts: NameFacts, skipped: frozenset[str] = frozenset()) -> list[Site]:
+        """What keeps a field alive (NameFacts.field_reads); a flag's name in a table literal (an
+        option registry, a dict entry setting it) is no read of it: it goes with the flag
+        (passes/tables.py), but where a skipped file holds it."""
+        if name not in self.flags:
+            return facts.field_reads
+        return facts.attribute_reads + facts.string_reads + [site for site in facts.table_mentions if site.path in skipped]
 
     def _protected(self, name: str, facts: NameFacts) -> bool:
         """Never deleted: what something outside the code may call, and what `keep` names."""

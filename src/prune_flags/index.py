@@ -30,6 +30,7 @@ from prune_flags.shapes import (
     ast_unfold,
     ast_dotted,
     defines_option,
+    option_arity,
     option_dest,
     module_strings,
 )
@@ -63,6 +64,7 @@ class Write:
     position: int | None = None  # a positional parameter's index, counting self
     method: bool = False  # the parameter's function takes self/cls: an attribute call passes it
     option_strings: tuple[str, ...] = ()  # an option's long strings, `--use-x`, `--turbo`
+    option_arity: int | None = None  # the words an option takes after its string (shapes.option_arity)
     # A `setattr` or writer call that is a statement of its own (the prune pass can remove it);
     # one inside an expression, a decorator or a `with` is not. A keyword whose value may have
     # side effects (`run(fast=next(modes))`) is not either: its argument cannot go without them.
@@ -172,6 +174,13 @@ class NameFacts:
         return frozenset(string for write in self.writes if write.kind == "option" for string in write.option_strings)
 
     @property
+    def option_arity(self) -> int | None:
+        """The words every option defining the name takes after its string; None when one does not
+        say or they differ."""
+        arities = {write.option_arity for write in self.writes if write.kind == "option"}
+        return arities.pop() if len(arities) == 1 else None
+
+    @property
     def field_reads(self) -> list[Site]:
         """What keeps an attribute alive, asserts aside; an option's name tables do not."""
         return self.attribute_reads + self.string_reads + ([] if self.is_option else self.table_mentions)
@@ -244,17 +253,30 @@ def template_read(templates: tuple[Template, ...], node: ast.expr, names: FlagNa
     return None
 
 
-def _option(call: ast.Call, wrappers: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
-    """The flag an option call defines (argparse's, click's, or a declared wrapper's), and its long
-    option strings (`--turbo` may fill `dest="fast_path"`: tables spell the option so).
-    (None, ()) for any other call."""
+def _option(call: ast.Call, wrappers: tuple[str, ...]) -> tuple[str | None, tuple[str, ...], int | None]:
+    """The flag an option call defines (argparse's, click's, or a declared wrapper's), its long
+    option strings (`--turbo` may fill `dest="fast_path"`: tables spell the option so) and the
+    words it takes after them (shapes.option_arity). (None, (), None) for any other call."""
     func = ast_dotted(call.func)
     if not (defines_option(func, wrappers) or func in CLICK_OPTIONS):
-        return None, ()
+        return None, (), None
     strings = [arg.value for arg in call.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
     explicit = next((literal(k.value) for k in call.keywords if k.arg == "dest"), None)
     dest = option_dest(strings, explicit if isinstance(explicit, str) else None)
-    return dest, tuple(string for string in strings if string.startswith("--"))
+    keywords = {k.arg: _option_keyword(k.value) for k in call.keywords if k.arg is not None}
+    arity = option_arity(func, strings, keywords) if len(keywords) == len(call.keywords) else None
+    return dest, tuple(string for string in strings if string.startswith("--")), arity
+
+
+def _option_keyword(value: ast.expr) -> object:
+    """An option call's keyword as shapes.option_arity reads it: a literal, or a dotted name
+    (`action=argparse.BooleanOptionalAction`)."""
+    found = literal(value)
+    return ast_dotted(value) or found if found is UNKNOWN else found
+
+
+def _is_string(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def literal(node: ast.expr | None) -> object:
@@ -329,6 +351,7 @@ class _Scanner(ast.NodeVisitor):
         # The nodes that name a flag in a read through an accessor template (`config.use_x` of
         # `config.use_x.value`): the template reads them, they are no objects the code asks about.
         self._templated: set[int] = set()
+        self._in_sequence = False  # visiting an element of a list, tuple or set literal (see _table)
 
     def _value(self, node: ast.expr | None, name: str) -> object:
         """What a write of `name` stores: a literal, the name's own value passed along, or UNKNOWN."""
@@ -684,12 +707,20 @@ class _Scanner(ast.NodeVisitor):
             self._constant_use(node.value, node)
 
     def _table(self, node: ast.List | ast.Tuple | ast.Set | ast.Dict) -> None:
+        """A name as a dict key, or as an element of a table of names (passes/tables.py: names_table),
+        is a table mention; anywhere else in a literal (`("use_x", bool)`, a record in a table) a
+        string read."""
         elements = node.keys if isinstance(node, ast.Dict) else node.elts
-        for element in elements:
-            if isinstance(element, ast.Constant) and isinstance(element.value, str) and element.value in self.names:
-                self._of(element.value).table_mentions.append(self._site(element))
+        table = isinstance(node, ast.Dict) or (not self._in_sequence and all(_is_string(e) for e in elements))
+        # A dict entry whose value has side effects stays (passes/tables.py): its key is a read.
+        entries = [_pure(value) for value in node.values] if isinstance(node, ast.Dict) else [True] * len(elements)
+        self._in_sequence, outer = not isinstance(node, ast.Dict), self._in_sequence
+        for element, entry in zip(elements, entries):
+            if table and entry and _is_string(element) and element.value in self.names:  # type: ignore[union-attr]
+                self._of(element.value).table_mentions.append(self._site(element))  # type: ignore[union-attr]
             elif element is not None:
                 self.visit(element)
+        self._in_sequence = outer
         for value in node.values if isinstance(node, ast.Dict) else ():
             self.visit(value)
 
@@ -731,10 +762,11 @@ class _Scanner(ast.NodeVisitor):
                     self.visit(child)
                 self._naming_written = False
                 return
-        dest, strings = _option(node, self.option_calls)
+        dest, strings, arity = _option(node, self.option_calls)
         if dest in self.names:
             # The option defines the flag (the user declared it stale): a definition, not a read.
-            self._of(dest).writes.append(Write(self._site(node), "option", ITSELF, option_strings=strings))
+            option = Write(self._site(node), "option", ITSELF, option_strings=strings, option_arity=arity)
+            self._of(dest).writes.append(option)
             for child in (node.func, *node.args):
                 if not isinstance(child, ast.Constant):  # option names and dest are not reads
                     self.visit(child)

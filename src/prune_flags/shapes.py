@@ -346,6 +346,31 @@ def defines_option(func: str, wrappers: Collection[str]) -> bool:
     return func.rsplit(".", 1)[-1] in OPTION_METHODS or any(func == w or func.endswith("." + w) for w in wrappers)
 
 
+# argparse actions that take no value on the command line (`argparse.BooleanOptionalAction` by its
+# last name), and those that take `nargs` of them.
+_SWITCH_ACTIONS = ("store_true", "store_false", "store_const", "append_const", "count", "help", "version", "BooleanOptionalAction")
+_VALUE_ACTIONS = ("store", "append", "extend")
+
+
+def option_arity(func: str, option_strings: Collection[str], keywords: Mapping[str, object]) -> int | None:
+    """How many command-line words follow an option's string in an argument list (`--size 3`: 1,
+    `--use-x`: 0), from the option call's keywords (literals, or an action's dotted name); None
+    when the call does not say it plainly (a variable `nargs`, `"?"`, a wrapper, a click option
+    that is not plainly a flag): argument lists are then left as they are."""
+    if func in CLICK_OPTIONS:
+        switch = any("/" in s for s in option_strings) or keywords.get("is_flag") is True or keywords.get("count") is True
+        return 0 if switch else None
+    if func.rsplit(".", 1)[-1] not in OPTION_METHODS:
+        return None  # a project's wrapper: what it passes on is not seen
+    action = keywords.get("action", "store")
+    if isinstance(action, str) and action.rsplit(".", 1)[-1] in _SWITCH_ACTIONS:
+        return 0
+    if action not in _VALUE_ACTIONS:
+        return None
+    nargs = keywords.get("nargs", 1)
+    return nargs if isinstance(nargs, int) and not isinstance(nargs, bool) else None
+
+
 def option_dest(option_strings: list[str], explicit: str | None) -> str | None:
     """The attribute an argparse/click option fills: `dest=`, else the first long option
     (`--use-x` -> use_x), else the first short one, else a positional name."""

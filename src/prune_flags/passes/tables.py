@@ -1,8 +1,16 @@
-"""Option tables: once a flag's command-line option is gone, the names that spell it
-(`"--use-x"`, `"--section.use_x"`, `"use_x"`) go from list, tuple and set literals and
-from dict keys, in code and tests alike (argument lists, option registries, defaults maps).
-Only for flags that are switches (bool): an option that takes a value would leave its value
-behind in an argument list.
+"""Option tables: once a flag goes (its command-line option, or its field, has no reader left), the
+strings that spell it go from the literals that list or set it, in code and tests alike:
+
+- its name in a table of names (`SCOPED_OPTIONS = {"use_x", "size"}`: a set, list or tuple of
+  string literals only, not itself an element of another) and as a dict key (`{"use_x": parse_bool}`,
+  `init(extra={"use_x": True})`), the entry's value with it when that has no side effects;
+- its option strings in argument lists (`"--use-x"`, `"--no-use-x"`, `"--section.use_x"`,
+  `"--size=3"`), with the words the option takes after them (`"--size", "3"`: see
+  shapes.option_arity), and a statement appending one (`args.append("--use-x")`).
+
+An option whose arity is not known (a wrapper, `nargs="?"`, a field with no option call) loses its
+string only where no word follows it that it could take: otherwise the argument list stays as it is.
+The index counts the same entries as table mentions (index._Scanner._table), which keep no flag alive.
 """
 
 from __future__ import annotations
@@ -13,36 +21,101 @@ import libcst as cst
 
 from prune_flags.constants import constant_value
 from prune_flags.passes.body import BodyEditor
+from prune_flags.purity import is_pure
+from prune_flags.report import OVERRIDDEN, overrode
 from prune_flags.shapes import spells_option
+from prune_flags.values import UNKNOWN, same_value
 
 Element = TypeVar("Element", cst.BaseElement, cst.BaseDictElement)
 
 
+def option_like(text: object) -> bool:
+    """A word argparse takes for an option string, not for a value: `-x`, `--size`, not `-1`."""
+    if not isinstance(text, str) or not text.startswith("-"):
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return True
+    return False
+
+
 class PruneOptionTables(BodyEditor):
-    def _option_named(self, node: cst.BaseExpression) -> str | None:
-        value = constant_value(node)
+    _sequences = 0  # the list, tuple and set literals the traversal is inside
+
+    def _named(self, value: object) -> str | None:
+        """The gone flag a table's string names: its name, or one of its option strings."""
         if not isinstance(value, str):
             return None
-        flags = self.context.option_flags
-        return next((name for name, strings in flags.items() if spells_option(value, name, strings)), None)
+        return next((name for name, strings in self.context.gone_options().items() if spells_option(value, name, strings)), None)
 
-    def _prune(self, original: cst.CSTNode, elements: Sequence[Element], key: str) -> list[Element] | None:
-        kept = []
-        for element in elements:
-            name = self._option_named(getattr(element, key)) if hasattr(element, key) else None
-            if name is None:
-                kept.append(element)
-                continue
-            death = self.context.dead_names[name]
-            self.record(original, "removed-option-name", f"it names the option of {name}, which is gone", death.flag)
-        if len(kept) == len(elements):
+    def _option(self, node: cst.BaseExpression) -> tuple[str, bool] | None:
+        """The gone flag an argument list's word is the option string of, and whether the word holds
+        its value too (`--size=3`)."""
+        value = constant_value(node)
+        if not option_like(value):
             return None
-        if kept and len(elements) and elements[-1].comma is cst.MaybeSentinel.DEFAULT:
-            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return kept
+        assert isinstance(value, str)
+        option, equals, _ = value.partition("=")
+        name = self._named(option)
+        return (name, bool(equals)) if name is not None else None
 
-    def _leave_sequence(self, original: cst.CSTNode, updated: cst.List | cst.Set | cst.Tuple) -> cst.BaseExpression:
-        kept = self._prune(original, updated.elements, "value")
+    def _arity(self, name: str) -> int | None:
+        return self.context.option_arities.get(name) if name in self.context.option_flags else None
+
+    def _taken(self, name: str, elements: Sequence[cst.BaseElement], index: int) -> int | None:
+        """How many elements after `index` the option string there takes with it; None when the
+        list cannot lose it (a word it may take, or one with side effects)."""
+        following = [constant_value(e.value) if isinstance(e, cst.Element) else UNKNOWN for e in elements[index + 1 :]]
+        arity = self._arity(name)
+        if not following or option_like(following[0]):
+            return 0  # nothing it could take: a table of option names, or a switch
+        if arity is None or len(following) < arity or any(option_like(word) for word in following[:arity]):
+            return None
+        words = elements[index + 1 : index + 1 + arity]
+        return arity if all(isinstance(e, cst.Element) and is_pure(e.value) for e in words) else None
+
+    def _record(self, original: cst.CSTNode, name: str, action: str, reason: str) -> None:
+        self.record(original, action, reason, self.context.dead_names[name].flag)
+
+    def _prune_sequence(
+        self, original: cst.CSTNode, elements: Sequence[cst.BaseElement], names_table: bool, ordered: bool
+    ) -> list[cst.BaseElement] | None:
+        kept: list[cst.BaseElement] = []
+        index = 0
+        while index < len(elements):
+            element = elements[index]
+            value = element.value if isinstance(element, cst.Element) else None
+            option = self._option(value) if value is not None else None
+            name = self._named(constant_value(value)) if value is not None and names_table and option is None else None
+            if option is not None:
+                name, whole = option
+                taken = 0 if whole or not ordered else self._taken(name, elements, index)
+                if taken is not None:
+                    what = "its value" if whole else f"the {taken} word{'s' if taken > 1 else ''} it takes" if taken else ""
+                    reason = f"it passes the option of {name}, which is gone" + (f", with {what}" if what else "")
+                    self._record(original, name, "removed-option-argument" if whole or taken else "removed-option-name", reason)
+                    index += 1 + taken
+                    continue
+            elif name is not None:
+                self._record(original, name, "removed-option-name", f"it names {name}, which is gone")
+                index += 1
+                continue
+            kept.append(element)
+            index += 1
+        return _kept(elements, kept)
+
+    def visit_List(self, node: cst.List) -> bool:
+        self._sequences += 1
+        return True
+
+    visit_Tuple = visit_Set = visit_List  # type: ignore[assignment]
+
+    def _leave_sequence(self, original: cst.List | cst.Set | cst.Tuple, updated: cst.List | cst.Set | cst.Tuple) -> cst.BaseExpression:
+        self._sequences -= 1
+        strings = all(isinstance(e, cst.Element) and isinstance(constant_value(e.value), str) for e in original.elements)
+        names_table = strings and self._sequences == 0  # as index._Scanner._table counts it
+        kept = self._prune_sequence(original, updated.elements, names_table, not isinstance(updated, cst.Set))
         if kept is None:
             return updated
         if isinstance(updated, cst.Tuple) and len(kept) == 1 and kept[0].comma is cst.MaybeSentinel.DEFAULT:
@@ -61,5 +134,53 @@ class PruneOptionTables(BodyEditor):
         return self._leave_sequence(original_node, updated_node)
 
     def leave_Dict(self, original_node: cst.Dict, updated_node: cst.Dict) -> cst.BaseExpression:
-        kept = self._prune(original_node, updated_node.elements, "key")
-        return updated_node if kept is None else updated_node.with_changes(elements=kept)
+        """A dict entry naming a gone flag goes when its value has no side effects (the index
+        counts only those: index._Scanner._table); one that set it to another value is overridden."""
+        kept = []
+        for element in updated_node.elements:
+            pure_entry = isinstance(element, cst.DictElement) and is_pure(element.value)
+            name = self._named(constant_value(element.key)) if pure_entry else None  # type: ignore[union-attr]
+            if name is None:
+                kept.append(element)
+                continue
+            assert isinstance(element, cst.DictElement)
+            flag, value = self.context.flags.get(name), constant_value(element.value)
+            if flag is not None and value is not UNKNOWN and not same_value(value, flag.value):
+                shown = cst.Module([]).code_for_node(element.value)
+                self._record(original_node, name, OVERRIDDEN, f"{overrode(name, shown, flag.source)}; the entry sets it")
+            else:
+                self._record(original_node, name, "removed-option-entry", f"the entry names {name}, which is gone")
+        pruned = _kept(updated_node.elements, kept)
+        return updated_node if pruned is None else updated_node.with_changes(elements=pruned)
+
+    def edit_small_statement(
+        self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
+    ) -> list[cst.BaseSmallStatement] | None:
+        """`args.append("--use-x")` (or `"--size=3"`): the word it adds to an argument list goes with
+        the option. An option that takes a word after it stays appended (the next statement may
+        append that word)."""
+        call = updated.value if isinstance(updated, cst.Expr) else None
+        if (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "append"
+            and len(call.args) == 1
+            and call.args[0].keyword is None
+            and call.args[0].star == ""
+            and (option := self._option(call.args[0].value)) is not None
+            and (option[1] or self._arity(option[0]) == 0)
+        ):
+            name = option[0]
+            self._record(original, name, "removed-option-argument", f"it appends the option of {name}, which is gone")
+            return []
+        return super().edit_small_statement(original, updated)  # type: ignore[no-any-return]
+
+
+def _kept(elements: Sequence[Element], kept: list[Element]) -> list[Element] | None:
+    """The elements left, the last one keeping the old last one's comma (a trailing comma and the
+    line break before the closing bracket stay as they were); None when nothing went."""
+    if len(kept) == len(elements):
+        return None
+    if kept and elements and elements[-1].comma is cst.MaybeSentinel.DEFAULT:
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return kept
