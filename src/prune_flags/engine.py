@@ -1294,7 +1294,7 @@ class _Cascade:
         learnt = self._keep_for_skipped(kept)
         original = self._original_facts(frozenset(dead_fields) | frozenset(dead_globals))
         for name in sorted(dead_fields):
-            if any(w.kind in _FIELD_WRITES for w in facts[name].writes) or facts[name].assert_reads:
+            if any(w.kind in _FIELD_WRITES for w in facts[name].writes) or facts[name].assert_reads or self._read_by_name_only(name, facts[name]):
                 self.dead[name] = Death(self._cause(name, causes), self._reason(name, original[name]))
                 self.dead_places[name] = frozenset(  # (a parameter of its name is another variable)
                     [write.site.path for write in original[name].writes if write.kind != "parameter"]
@@ -1417,6 +1417,12 @@ class _Cascade:
             fields = {name for name in fields if name not in found or not self._field_reads(name, found[name])}
             globals_ = {name for name in globals_ if name not in found or not found[name].global_reads}
         return fields, globals_
+
+    def _read_by_name_only(self, name: str, facts: NameFacts) -> bool:
+        """A flag no code defines or writes, read only through accessor templates (`"use-x" in
+        options.legacy`), that nothing reads any more: it goes too, and with it the tables that
+        name it (`choices=["use-x", "old-io"]`, passes/tables.py)."""
+        return name in self.flags and not (facts.writes or facts.name_reads or facts.object_reads)
 
     def _field_reads(self, name: str, facts: NameFacts, skipped: frozenset[str] = frozenset()) -> list[Site]:
         """What keeps a field alive (NameFacts.field_reads); a flag's name in a table literal (an

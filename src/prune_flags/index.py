@@ -32,6 +32,7 @@ from prune_flags.shapes import (
     defines_option,
     option_arity,
     option_dest,
+    option_like,
     module_strings,
 )
 
@@ -351,7 +352,9 @@ class _Scanner(ast.NodeVisitor):
         # The nodes that name a flag in a read through an accessor template (`config.use_x` of
         # `config.use_x.value`): the template reads them, they are no objects the code asks about.
         self._templated: set[int] = set()
-        self._in_sequence = False  # visiting an element of a list, tuple or set literal (see _table)
+        # The literals in the places of a table (see _table): an assignment's value, a call's
+        # argument, a dict's value.
+        self._table_places: set[int] = set()
 
     def _value(self, node: ast.expr | None, name: str) -> object:
         """What a write of `name` stores: a literal, the name's own value passed along, or UNKNOWN."""
@@ -549,6 +552,7 @@ class _Scanner(ast.NodeVisitor):
         return self._classes[-1] if receiver.id == self._methods[-1] else ""
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        self._table_places.add(id(node.value))
         if any(isinstance(t, ast.Name) and t.id in ("__all__", "__slots__") for t in node.targets):
             for inner in ast.walk(node.value):  # the names exported or slotted are read by name
                 if isinstance(inner, ast.Constant) and isinstance(inner.value, str) and inner.value in self.names:
@@ -581,6 +585,7 @@ class _Scanner(ast.NodeVisitor):
             self._of(key).writes.append(Write(self._site(node), "environ", literal(value)))
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._table_places.add(id(node.value))
         name = node.target.attr if isinstance(node.target, ast.Attribute) else getattr(node.target, "id", "")
         self._write(node.target, "name", self._value(node.value, name), node)
         self.visit(node.annotation)
@@ -707,26 +712,29 @@ class _Scanner(ast.NodeVisitor):
             self._constant_use(node.value, node)
 
     def _table(self, node: ast.List | ast.Tuple | ast.Set | ast.Dict) -> None:
-        """A name as a dict key, or as an element of a table of names (passes/tables.py: names_table),
-        is a table mention; anywhere else in a literal (`("use_x", bool)`, a record in a table) a
-        string read."""
+        """A name is a table mention (passes/tables.py goes by the same rules) as a dict key whose
+        value has no side effects, or as an element of a table of names: a set, list or tuple of
+        strings, none an option string (an argument list's words are no names). Either only in
+        the place of a table: an assignment's value, a call's argument, a dict's value; anywhere
+        else (`x == ["use_x"]`, a record `("use_x", bool)` in a list) it is a string read."""
         elements = node.keys if isinstance(node, ast.Dict) else node.elts
-        table = isinstance(node, ast.Dict) or (not self._in_sequence and all(_is_string(e) for e in elements))
-        # A dict entry whose value has side effects stays (passes/tables.py): its key is a read.
+        table = id(node) in self._table_places and (
+            isinstance(node, ast.Dict) or all(_is_string(e) and not option_like(e.value) for e in elements)  # type: ignore[union-attr]
+        )
         entries = [_pure(value) for value in node.values] if isinstance(node, ast.Dict) else [True] * len(elements)
-        self._in_sequence, outer = not isinstance(node, ast.Dict), self._in_sequence
         for element, entry in zip(elements, entries):
             if table and entry and _is_string(element) and element.value in self.names:  # type: ignore[union-attr]
                 self._of(element.value).table_mentions.append(self._site(element))  # type: ignore[union-attr]
             elif element is not None:
                 self.visit(element)
-        self._in_sequence = outer
         for value in node.values if isinstance(node, ast.Dict) else ():
+            self._table_places.add(id(value))
             self.visit(value)
 
     visit_List = visit_Tuple = visit_Set = visit_Dict = _table
 
     def visit_Call(self, node: ast.Call) -> None:
+        self._table_places.update(id(value) for value in [*node.args, *(k.value for k in node.keywords)])
         func = node.func
         self._template_reads(node)
         self._receiver(func, "(...)")

@@ -334,6 +334,17 @@ def spells_option(text: str, name: str, strings: Collection[str] = ()) -> bool:
     return bare in words or (bare.startswith(("no-", "no_")) and bare[3:] in words)
 
 
+def option_like(text: object) -> bool:
+    """A word argparse takes for an option string, not for a value: `-x`, `--size`, not `-1`."""
+    if not isinstance(text, str) or not text.startswith("-"):
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return True
+    return False
+
+
 OPTION_METHODS = ("add_argument", "add_option")  # argparse, optparse
 CLICK_OPTIONS = ("click.option", "option", "click.argument")
 

@@ -1,9 +1,11 @@
 """Option tables: once a flag goes (its command-line option, or its field, has no reader left), the
 strings that spell it go from the literals that list or set it, in code and tests alike:
 
-- its name in a table of names (`SCOPED_OPTIONS = {"use_x", "size"}`: a set, list or tuple of
-  string literals only, not itself an element of another) and as a dict key (`{"use_x": parse_bool}`,
-  `init(extra={"use_x": True})`), the entry's value with it when that has no side effects;
+- its name in a table of names (`SCOPED_OPTIONS = {"use_x", "size"}`, `choices=["use-x", "old"]`:
+  a set, list or tuple of string literals only, none an option string) and as a dict key
+  (`{"use_x": parse_bool}`, `init(extra={"use_x": True})`), the entry's value with it when that
+  has no side effects; either only where a table stands: an assignment's value, a call's
+  argument, a dict's value (never `x == ["use_x"]`, nor a record `("use_x", bool)` in a list);
 - its option strings in argument lists (`"--use-x"`, `"--no-use-x"`, `"--section.use_x"`,
   `"--size=3"`), with the words the option takes after them (`"--size", "3"`: see
   shapes.option_arity), and a statement appending one (`args.append("--use-x")`).
@@ -20,28 +22,17 @@ from typing import Sequence, TypeVar
 import libcst as cst
 
 from prune_flags.constants import constant_value
+from prune_flags.context import RewriteContext
 from prune_flags.passes.body import BodyEditor
 from prune_flags.purity import is_pure
 from prune_flags.report import OVERRIDDEN, overrode
-from prune_flags.shapes import spells_option
+from prune_flags.shapes import option_like, spells_option
 from prune_flags.values import UNKNOWN, same_value
 
 Element = TypeVar("Element", cst.BaseElement, cst.BaseDictElement)
 
 
-def option_like(text: object) -> bool:
-    """A word argparse takes for an option string, not for a value: `-x`, `--size`, not `-1`."""
-    if not isinstance(text, str) or not text.startswith("-"):
-        return False
-    try:
-        float(text)
-    except ValueError:
-        return True
-    return False
-
-
 class PruneOptionTables(BodyEditor):
-    _sequences = 0  # the list, tuple and set literals the traversal is inside
 
     def _named(self, value: object) -> str | None:
         """The gone flag a table's string names: its name, or one of its option strings."""
@@ -105,16 +96,28 @@ class PruneOptionTables(BodyEditor):
             index += 1
         return _kept(elements, kept)
 
-    def visit_List(self, node: cst.List) -> bool:
-        self._sequences += 1
-        return True
+    def __init__(self, context: RewriteContext) -> None:
+        super().__init__(context)
+        # The literals in the places of a table, by id: an assignment's value, a call's argument,
+        # a dict's value.
+        self._table_places: set[int] = set()
 
-    visit_Tuple = visit_Set = visit_List  # type: ignore[assignment]
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # (not visit_Arg and the like, which other passes end)
+        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.DictElement)) or (isinstance(node, cst.Arg) and node.star == ""):
+            self._table_places.add(id(node.value))
+        return super().on_visit(node)  # type: ignore[no-any-return]
+
+    def _in_table_place(self, node: cst.CSTNode) -> bool:
+        """Whether a literal stands where a table does (as index._Scanner._table has it): an
+        assignment's value, a call's argument, a dict's value."""
+        return id(node) in self._table_places
 
     def _leave_sequence(self, original: cst.List | cst.Set | cst.Tuple, updated: cst.List | cst.Set | cst.Tuple) -> cst.BaseExpression:
-        self._sequences -= 1
-        strings = all(isinstance(e, cst.Element) and isinstance(constant_value(e.value), str) for e in original.elements)
-        names_table = strings and self._sequences == 0  # as index._Scanner._table counts it
+        words = [constant_value(e.value) if isinstance(e, cst.Element) else UNKNOWN for e in original.elements]
+        # As index._Scanner._table counts it: strings only, none an option string (an argument list's
+        # words are no names: `["--mode", "use_x"]`), in a table's place.
+        names_table = all(isinstance(w, str) and not option_like(w) for w in words) and self._in_table_place(original)
         kept = self._prune_sequence(original, updated.elements, names_table, not isinstance(updated, cst.Set))
         if kept is None:
             return updated
@@ -136,6 +139,8 @@ class PruneOptionTables(BodyEditor):
     def leave_Dict(self, original_node: cst.Dict, updated_node: cst.Dict) -> cst.BaseExpression:
         """A dict entry naming a gone flag goes when its value has no side effects (the index
         counts only those: index._Scanner._table); one that set it to another value is overridden."""
+        if not self._in_table_place(original_node):
+            return updated_node
         kept = []
         for element in updated_node.elements:
             pure_entry = isinstance(element, cst.DictElement) and is_pure(element.value)
@@ -181,6 +186,6 @@ def _kept(elements: Sequence[Element], kept: list[Element]) -> list[Element] | N
     line break before the closing bracket stay as they were); None when nothing went."""
     if len(kept) == len(elements):
         return None
-    if kept and elements and elements[-1].comma is cst.MaybeSentinel.DEFAULT:
-        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    if kept and kept[-1] is not elements[-1]:
+        kept[-1] = kept[-1].with_changes(comma=elements[-1].comma)
     return kept
