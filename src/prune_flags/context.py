@@ -46,6 +46,9 @@ class RewriteContext:
     # The words each of those options takes after its string (`--size 3`), None when not known.
     option_arities: Mapping[str, int | None] = field(default_factory=dict)
     option_calls: tuple[str, ...] = ()  # the config's wrappers of add_argument (`add_toggle`)
+    # Calls (callee by last name, keyword) whose keyword goes when the cleanup empties its dict:
+    # an empty dict is the same as none there (defaults.empty_dict_is_default).
+    emptiable_keywords: frozenset[tuple[str, str]] = frozenset()
     # Constants anywhere in the repository that hold a flag's name, for accessor calls.
     name_constants: Mapping[str, str] = field(default_factory=dict)
     # Fields, class attributes and module constants with no reader left in the repository,

@@ -17,7 +17,7 @@ import sys
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.values import UNKNOWN, same_value
@@ -57,6 +57,7 @@ from prune_flags.index import (
     scan_calls,
 )
 from prune_flags.context import Death, RewriteContext, Rewritten
+from prune_flags.defaults import empty_dict_is_default
 from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import CallShape, Template, ast_dotted, parse_shape, parse_template, spellings, module_strings
@@ -1109,6 +1110,7 @@ class _Cascade:
         self.name_constants: dict[str, str] = {}
         self.option_flags: dict[str, frozenset[str]] = {}  # flags a command-line option defines -> its strings
         self.option_arities: dict[str, int | None] = {}  # ... -> the words it takes after them (None: not known)
+        self._empty_defaults: dict[tuple[str, str], bool] = {}  # (callee, keyword) -> see _emptiable_keywords
         self.tests = TestPlan()  # what becomes of the tests that write a flag
         self.plumbings: dict[str, Plumbing] = {}  # each flag's parameters and the calls passing them
         self.config = config
@@ -1180,6 +1182,7 @@ class _Cascade:
             name_constants=self.name_constants,
             option_flags=option_flags,
             option_arities={name: self.option_arities[name] for name in option_flags},
+            emptiable_keywords=self._emptiable_keywords(path, option_flags.keys() | (self.dead.keys() & self.flags.keys())),
             dead_names={name: self.dead[name] for name in dead},
             dead_globals=self.dead_globals.get(path, {}),
             helpers=self.helper_calls.get(path, {}),
@@ -1188,6 +1191,30 @@ class _Cascade:
             foreign={name: owners[display] for name, owners in self.repository.foreign.items() if display in owners},
             tests=self.tests.edits(display, self.flags) if by_original_lines else None,
         )
+
+    def _emptiable_keywords(self, path: Path, gone: Iterable[str]) -> frozenset[tuple[str, str]]:
+        """The calls of the file (callee by last name, keyword) whose dict argument names only gone
+        flags (`init(extra={"use_x": True})`), where an empty dict is surely the same as none
+        (defaults.empty_dict_is_default): the keyword goes with its last entry."""
+        gone = frozenset(gone)
+        tree = self.repository.tree(path, self.repository.sources[path].text) if gone else None
+        if tree is None:
+            return frozenset()
+        found = set()
+        for node in ast.walk(tree):
+            for keyword in node.keywords if isinstance(node, ast.Call) else ():
+                value = keyword.value
+                if keyword.arg is None or not isinstance(value, ast.Dict) or not value.keys:
+                    continue
+                if all(isinstance(key, ast.Constant) and key.value in gone for key in value.keys):
+                    found.add((ast_dotted(node.func).rsplit(".", 1)[-1], keyword.arg))  # type: ignore[union-attr]
+        return frozenset(pair for pair in found if self._empty_is_default(pair))
+
+    def _empty_is_default(self, pair: tuple[str, str]) -> bool:
+        if pair not in self._empty_defaults:
+            callee, keyword = pair
+            self._empty_defaults[pair] = empty_dict_is_default(_trees(self.repository, callee), callee, keyword)
+        return self._empty_defaults[pair]
 
     def _functions_in(self, display: str) -> dict[str, frozenset[str]]:
         """For each flag, the functions of a file whose parameter is the flag, by qualified name."""

@@ -24,7 +24,8 @@ import libcst as cst
 from prune_flags.constants import constant_value
 from prune_flags.context import RewriteContext
 from prune_flags.passes.body import BodyEditor
-from prune_flags.purity import is_pure
+from prune_flags.passes.params import without_element
+from prune_flags.purity import dotted_name, is_pure
 from prune_flags.report import OVERRIDDEN, overrode
 from prune_flags.shapes import option_like, spells_option
 from prune_flags.values import UNKNOWN, same_value
@@ -157,6 +158,25 @@ class PruneOptionTables(BodyEditor):
                 self._record(original_node, name, "removed-option-entry", f"the entry names {name}, which is gone")
         pruned = _kept(updated_node.elements, kept)
         return updated_node if pruned is None else updated_node.with_changes(elements=pruned)
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        """A keyword whose dict this pass emptied goes where the engine found an empty dict the
+        same as none (`init(extra={})` -> `init()`: context.emptiable_keywords)."""
+        result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
+        if not isinstance(result, cst.Call) or len(result.args) != len(original_node.args):
+            return result
+        callee = dotted_name(result.func) or ""
+        args = list(result.args)
+        for index in reversed(range(len(args))):
+            before, arg = original_node.args[index], args[index]
+            keyword = arg.keyword.value if arg.keyword is not None else ""
+            emptied = isinstance(before.value, cst.Dict) and before.value.elements and isinstance(arg.value, cst.Dict) and not arg.value.elements
+            if emptied and (callee.rsplit(".", 1)[-1], keyword) in self.context.emptiable_keywords:
+                flag = self.context.flag_changed_near(self.line_of(before))
+                reason = f"its dict lost its last entry with {flag}; {callee} takes an empty one as it takes none"
+                self.record(before, "removed-option-keyword", reason, flag)
+                args = without_element(args, index)
+        return result.with_changes(args=args) if len(args) < len(result.args) else result
 
     def edit_small_statement(
         self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
