@@ -1447,9 +1447,12 @@ class _Cascade:
 
     def _read_by_name_only(self, name: str, facts: NameFacts) -> bool:
         """A flag no code defines or writes, read only through accessor templates (`"use-x" in
-        options.legacy`), that nothing reads any more: it goes too, and with it the tables that
-        name it (`choices=["use-x", "old-io"]`, passes/tables.py)."""
-        return name in self.flags and not (facts.writes or facts.name_reads or facts.object_reads)
+        options.legacy`), whose reads were all inlined: it goes too, and with it the tables that
+        name it (`choices=["use-x", "old-io"]`, passes/tables.py). A name only a table spells is
+        not known to be the flag's (unmatched.py warns of it)."""
+        if name not in self.flags or facts.writes or facts.name_reads or facts.object_reads:
+            return False
+        return any(c.flag == name and c.action == "inlined" for result in self.results.values() for c in result.changes)
 
     def _field_reads(self, name: str, facts: NameFacts, skipped: frozenset[str] = frozenset()) -> list[Site]:
         """What keeps a field alive (NameFacts.field_reads); a flag's name in a table literal (an

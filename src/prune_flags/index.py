@@ -34,6 +34,7 @@ from prune_flags.shapes import (
     option_dest,
     option_like,
     module_strings,
+    TYPE_DECLARATIONS,
 )
 
 
@@ -734,7 +735,8 @@ class _Scanner(ast.NodeVisitor):
     visit_List = visit_Tuple = visit_Set = visit_Dict = _table
 
     def visit_Call(self, node: ast.Call) -> None:
-        self._table_places.update(id(value) for value in [*node.args, *(k.value for k in node.keywords)])
+        if ast_dotted(node.func).rsplit(".", 1)[-1] not in TYPE_DECLARATIONS:
+            self._table_places.update(id(value) for value in [*node.args, *(k.value for k in node.keywords if k.arg is not None)])
         func = node.func
         self._template_reads(node)
         self._receiver(func, "(...)")

@@ -345,6 +345,9 @@ def option_like(text: object) -> bool:
     return False
 
 
+# Calls whose arguments declare types, not tables of names: `TypedDict("Extra", {"use_x": bool})`.
+TYPE_DECLARATIONS = ("TypedDict", "NamedTuple", "namedtuple", "make_dataclass")
+
 OPTION_METHODS = ("add_argument", "add_option")  # argparse, optparse
 CLICK_OPTIONS = ("click.option", "option", "click.argument")
 

@@ -27,7 +27,7 @@ from prune_flags.passes.body import BodyEditor
 from prune_flags.passes.params import without_element
 from prune_flags.purity import dotted_name, is_pure
 from prune_flags.report import OVERRIDDEN, overrode
-from prune_flags.shapes import option_like, spells_option
+from prune_flags.shapes import TYPE_DECLARATIONS, option_like, spells_option
 from prune_flags.values import UNKNOWN, same_value
 
 Element = TypeVar("Element", cst.BaseElement, cst.BaseDictElement)
@@ -105,8 +105,10 @@ class PruneOptionTables(BodyEditor):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         # (not visit_Arg and the like, which other passes end)
-        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.DictElement)) or (isinstance(node, cst.Arg) and node.star == ""):
+        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.DictElement)):
             self._table_places.add(id(node.value))
+        elif isinstance(node, cst.Call) and (dotted_name(node.func) or "").rsplit(".", 1)[-1] not in TYPE_DECLARATIONS:
+            self._table_places.update(id(arg.value) for arg in node.args if arg.star == "")
         return super().on_visit(node)  # type: ignore[no-any-return]
 
     def _in_table_place(self, node: cst.CSTNode) -> bool:
