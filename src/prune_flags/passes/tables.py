@@ -34,12 +34,33 @@ Element = TypeVar("Element", cst.BaseElement, cst.BaseDictElement)
 
 
 class PruneOptionTables(BodyEditor):
+    def __init__(self, context: RewriteContext) -> None:
+        super().__init__(context)
+        # The literals in the places of a table, by id: an assignment's value, a call's argument,
+        # a dict's value.
+        self._table_places: set[int] = set()
+        self._gone: tuple[RewriteContext, dict[str, frozenset[str]]] | None = None
+
+    def _gone_options(self) -> dict[str, frozenset[str]]:
+        """context.gone_options, worked out once for each context (a scoped flag's class or
+        function has its own, see BodyEditor._hide_foreign)."""
+        if self._gone is None or self._gone[0] is not self.context:
+            self._gone = (self.context, self.context.gone_options())
+        return self._gone[1]
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # (not visit_Arg and the like, which other passes end)
+        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.DictElement)):
+            self._table_places.add(id(node.value))
+        elif isinstance(node, cst.Call) and (dotted_name(node.func) or "").rsplit(".", 1)[-1] not in TYPE_DECLARATIONS:
+            self._table_places.update(id(arg.value) for arg in node.args if arg.star == "")
+        return super().on_visit(node)  # type: ignore[no-any-return]
 
     def _named(self, value: object) -> str | None:
         """The gone flag a table's string names: its name, or one of its option strings."""
         if not isinstance(value, str):
             return None
-        return next((name for name, strings in self.context.gone_options().items() if spells_option(value, name, strings)), None)
+        return next((name for name, strings in self._gone_options().items() if spells_option(value, name, strings)), None)
 
     def _option(self, node: cst.BaseExpression) -> tuple[str, bool] | None:
         """The gone flag an argument list's word is the option string of, and whether the word holds
@@ -96,20 +117,6 @@ class PruneOptionTables(BodyEditor):
             kept.append(element)
             index += 1
         return _kept(elements, kept)
-
-    def __init__(self, context: RewriteContext) -> None:
-        super().__init__(context)
-        # The literals in the places of a table, by id: an assignment's value, a call's argument,
-        # a dict's value.
-        self._table_places: set[int] = set()
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        # (not visit_Arg and the like, which other passes end)
-        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.DictElement)):
-            self._table_places.add(id(node.value))
-        elif isinstance(node, cst.Call) and (dotted_name(node.func) or "").rsplit(".", 1)[-1] not in TYPE_DECLARATIONS:
-            self._table_places.update(id(arg.value) for arg in node.args if arg.star == "")
-        return super().on_visit(node)  # type: ignore[no-any-return]
 
     def _in_table_place(self, node: cst.CSTNode) -> bool:
         """Whether a literal stands where a table does (as index._Scanner._table has it): an
