@@ -1457,8 +1457,9 @@ class _Cascade:
     def _field_reads(self, name: str, facts: NameFacts, skipped: frozenset[str] = frozenset()) -> list[Site]:
         """What keeps a field alive (NameFacts.field_reads); a flag's name in a table literal (an
         option registry, a dict entry setting it) is no read of it: it goes with the flag
-        (passes/tables.py), but where a skipped file holds it."""
-        if name not in self.flags:
+        (passes/tables.py), but where a skipped file holds it. Under strict, a field's is, as
+        before: a dict entry may give the flag another value, which no write in the index shows."""
+        if name not in self.flags or self.config.strict:
             return facts.field_reads
         return facts.attribute_reads + facts.string_reads + [site for site in facts.table_mentions if site.path in skipped]
 
