@@ -562,6 +562,34 @@ def field_assert(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     ]
 
 
+@statement_idiom(lambda where: where.method)
+def field_set_by_table(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """`extra = {"fast": <its value>, "seen3": x}` then a loop that sets each field by `setattr`, or
+    `_set_all(self, extra={...})` doing it: a dict entry setting the field flag by name, which goes
+    with the flag (and the keyword with its last entry). At the configured value only: one of
+    another value is a write the config overrides, which a `setattr` by a computed name hides from
+    the cleanup."""
+    name = builder.tag("seen")
+    builder.fields.append(name)
+    entries = [f"{name!r}: x"]
+    if FIELD_FLAG in builder.flags:
+        entries.insert(draw(st.integers(0, 1)), f"{FIELD_FLAG!r}: {builder.flags[FIELD_FLAG]!r}")
+    if draw(st.booleans()):
+        # Through a helper taking the dict as a keyword: `extra={...}` goes when it empties.
+        if not any(line.startswith("def _set_all") for line in builder.helpers):
+            builder.helpers += ["", "", "def _set_all(node, extra=None):", "    for key, value in (extra or {}).items():"]
+            builder.helpers += ["        setattr(node, key, value)"]
+        entries = entries if len(entries) < 2 or draw(st.booleans()) else [e for e in entries if e.startswith(repr(FIELD_FLAG))]
+        return [f"{pad}_set_all(self, extra={{{', '.join(entries)}}})", f"{pad}log({builder.tag()!r}, self.{name})"]
+    table = builder.tag("extra")
+    return [
+        f"{pad}{table} = {{{', '.join(entries)}}}",
+        f"{pad}for key in {table}:",
+        f"{pad}    setattr(self, key, {table}[key])",
+        f"{pad}log({builder.tag()!r}, self.{name})",
+    ]
+
+
 @statement_idiom()
 def flag_parameter_call(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     """`y = _deep1(x, deep=True)`: a call of a chain of helpers that hands a flag parameter down

@@ -266,8 +266,8 @@ OPTIONS = """\
 OPTIONS_PRUNED = """\
     import argparse
 
-    DEFAULTS = {"mode": "eager", "size": 3}
-    KNOWN = ["--mode", "--size"]
+    DEFAULTS = {"size": 3}
+    KNOWN = ["--size"]
 
 
     def parse(argv):
@@ -278,14 +278,15 @@ OPTIONS_PRUNED = """\
 """
 
 
-def test_option_names_go_only_for_a_dead_switch(tmp_path: Path) -> None:
-    """A switch's names go from the option tables once the switch is dead; a valued option's
-    names stay, though its option goes too. Kills context 8, 18 (option_flags dropped), 23, 24
-    (`or`: a valued option's names would go) and 25 (`not in`: names go only while alive)."""
+def test_option_names_go_for_a_dead_option_of_every_type(tmp_path: Path) -> None:
+    """A dead option's names go from the option tables, a switch's and a valued option's alike
+    (each dict entry, each name); a live option's (`--size`) stay."""
     texts, changes = prune(tmp_path, {"cli.py": OPTIONS}, {"use_x": False, "mode": "eager"})
     assert texts["cli.py"] == textwrap.dedent(OPTIONS_PRUNED)
     assert sorted((line, action) for _, line, _, action, _ in changes if action.startswith("removed-option")) == [
-        (3, "removed-option-name"),
+        (3, "removed-option-entry"),
+        (3, "removed-option-entry"),
+        (4, "removed-option-name"),
         (4, "removed-option-name"),
         (9, "removed-option"),
         (10, "removed-option"),

@@ -40,10 +40,15 @@ class RewriteContext:
     # For each flag, the callees whose calls lose the argument filling it by position: its place
     # (self counted) and whether the callee is a method.
     flag_positions: Mapping[str, Mapping[str, tuple[int, bool]]] = field(default_factory=dict)
-    # Dead switch flags whose command-line option went, with the option's long strings: their
+    # Dead flags whose command-line option went, with the option's long strings: their
     # names go from option tables.
     option_flags: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # The words each of those options takes after its string (`--size 3`), None when not known.
+    option_arities: Mapping[str, int | None] = field(default_factory=dict)
     option_calls: tuple[str, ...] = ()  # the config's wrappers of add_argument (`add_toggle`)
+    # Calls (callee by last name, keyword) whose keyword goes when the cleanup empties its dict:
+    # an empty dict is the same as none there (defaults.empty_dict_is_default).
+    emptiable_keywords: frozenset[tuple[str, str]] = frozenset()
     # Constants anywhere in the repository that hold a flag's name, for accessor calls.
     name_constants: Mapping[str, str] = field(default_factory=dict)
     # Fields, class attributes and module constants with no reader left in the repository,
@@ -84,6 +89,14 @@ class RewriteContext:
         names.update(callee for positions in self.flag_positions.values() for callee in positions)
         # Dead switches are among them (files.lines_naming knows `--use-x`); `--turbo` may fill one.
         return frozenset(names.union(*self.option_flags.values()))
+
+    def gone_options(self) -> dict[str, frozenset[str]]:
+        """The flags whose spellings go from tables and argument lists (passes/tables.py): those
+        whose option went, with its own strings, and the other flags that went (a field: a CLI
+        built from it may spell it `--section.use_x`)."""
+        gone = dict(self.option_flags)
+        gone.update((name, frozenset()) for name in self.flags if name in self.dead_names and name not in gone)
+        return gone
 
     def without(self, names: frozenset[str]) -> RewriteContext:
         """The context inside a class or function where these flags' names are not the flags:

@@ -17,7 +17,7 @@ import sys
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.values import UNKNOWN, same_value
@@ -57,6 +57,7 @@ from prune_flags.index import (
     scan_calls,
 )
 from prune_flags.context import Death, RewriteContext, Rewritten
+from prune_flags.defaults import empty_dict_is_default
 from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import Template, ast_dotted, parse_template, parse_writer, spellings, module_strings
@@ -984,6 +985,7 @@ def run(
             constants = repository.flag_constants
             cascade.name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
             cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
+            cascade.option_arities = {name: flag_facts[name].option_arity for name in cascade.option_flags}
             cascade.tests = tests
             cascade.plumbings = {name: plumbings[name] for name in active}
             cascade.run()
@@ -1110,6 +1112,8 @@ class _Cascade:
         self.flag_owners = flag_owners
         self.name_constants: dict[str, str] = {}
         self.option_flags: dict[str, frozenset[str]] = {}  # flags a command-line option defines -> its strings
+        self.option_arities: dict[str, int | None] = {}  # ... -> the words it takes after them (None: not known)
+        self._empty_defaults: dict[tuple[str, str], bool] = {}  # (callee, keyword) -> see _emptiable_keywords
         self.tests = TestPlan()  # what becomes of the tests that write a flag
         self.plumbings: dict[str, Plumbing] = {}  # each flag's parameters and the calls passing them
         self.config = config
@@ -1163,11 +1167,7 @@ class _Cascade:
         """What the rewrite of a file is given. Not for its original text (the safety gate's
         second run over the result), it has none of what is planned by the original's lines:
         assert lines, tests' edits, arguments passing a flag by position."""
-        option_flags = {
-            name: strings
-            for name, strings in self.option_flags.items()
-            if name in self.dead and isinstance(self.flags[name].value, bool)
-        }
+        option_flags = {name: strings for name, strings in self.option_flags.items() if name in self.dead}
         # Only the dead names the file mentions (and the switches its option tables may spell
         # `--use-x`): what a worker is sent grows with the file, not with the run.
         dead = self._dead_in(path) | frozenset(option_flags)
@@ -1183,6 +1183,8 @@ class _Cascade:
             flag_positions={name: pipes.positions for name, pipes in self.plumbings.items() if pipes.positions and by_original_lines},
             name_constants=self.name_constants,
             option_flags=option_flags,
+            option_arities={name: self.option_arities[name] for name in option_flags},
+            emptiable_keywords=self._emptiable_keywords(path, option_flags.keys() | (self.dead.keys() & self.flags.keys())),
             dead_names={name: self.dead[name] for name in dead},
             dead_globals=self.dead_globals.get(path, {}),
             helpers=self.helper_calls.get(path, {}),
@@ -1191,6 +1193,30 @@ class _Cascade:
             foreign={name: owners[display] for name, owners in self.repository.foreign.items() if display in owners},
             tests=self.tests.edits(display, self.flags) if by_original_lines else None,
         )
+
+    def _emptiable_keywords(self, path: Path, gone: Iterable[str]) -> frozenset[tuple[str, str]]:
+        """The calls of the file (callee by last name, keyword) whose dict argument names only gone
+        flags (`init(extra={"use_x": True})`), where an empty dict is surely the same as none
+        (defaults.empty_dict_is_default): the keyword goes with its last entry."""
+        gone = frozenset(gone)
+        tree = self.repository.tree(path, self.repository.sources[path].text) if gone else None
+        if tree is None:
+            return frozenset()
+        found = set()
+        for node in ast.walk(tree):
+            for keyword in node.keywords if isinstance(node, ast.Call) else ():
+                value = keyword.value
+                if keyword.arg is None or not isinstance(value, ast.Dict) or not value.keys:
+                    continue
+                if all(isinstance(key, ast.Constant) and key.value in gone for key in value.keys):
+                    found.add((ast_dotted(node.func).rsplit(".", 1)[-1], keyword.arg))  # type: ignore[union-attr]
+        return frozenset(pair for pair in found if self._empty_is_default(pair))
+
+    def _empty_is_default(self, pair: tuple[str, str]) -> bool:
+        if pair not in self._empty_defaults:
+            callee, keyword = pair
+            self._empty_defaults[pair] = empty_dict_is_default(_trees(self.repository, callee), callee, keyword)
+        return self._empty_defaults[pair]
 
     def _functions_in(self, display: str) -> dict[str, frozenset[str]]:
         """For each flag, the functions of a file whose parameter is the flag, by qualified name."""
@@ -1277,7 +1303,7 @@ class _Cascade:
         dead_fields = {
             name
             for name in fields
-            if not _live(facts[name].field_reads, skipped)
+            if not _live(self._field_reads(name, facts[name], skipped), skipped)
             and (name in self.flags or not _constructed(facts[name]))
             and not self._protected(name, facts[name])
         }
@@ -1288,14 +1314,14 @@ class _Cascade:
             if not _live(facts[name].global_reads, skipped) and not self._protected(name, facts[name])
         }
         # A name only skipped files read would be dead but for them: it stays, with its imports.
-        kept = {name: facts[name].field_reads for name in dead_fields if facts[name].field_reads}
+        kept = {name: reads for name in dead_fields if (reads := self._field_reads(name, facts[name], skipped))}
         kept.update({name: facts[name].global_reads for name in dead_globals if facts[name].global_reads})
         dead_fields -= kept.keys()
         dead_globals = {name: paths for name, paths in dead_globals.items() if name not in kept}
         learnt = self._keep_for_skipped(kept)
         original = self._original_facts(frozenset(dead_fields) | frozenset(dead_globals))
         for name in sorted(dead_fields):
-            if any(w.kind in _FIELD_WRITES for w in facts[name].writes) or facts[name].assert_reads:
+            if any(w.kind in _FIELD_WRITES for w in facts[name].writes) or facts[name].assert_reads or self._read_by_name_only(name, facts[name]):
                 self.dead[name] = Death(self._cause(name, causes), self._reason(name, original[name]))
                 self.dead_places[name] = frozenset(  # (a parameter of its name is another variable)
                     [write.site.path for write in original[name].writes if write.kind != "parameter"]
@@ -1415,9 +1441,27 @@ class _Cascade:
             found = self.repository.scanned(path, self.repository.text(path), names) if names else None
             if found is None:
                 continue
-            fields = {name for name in fields if name not in found or not found[name].field_reads}
+            fields = {name for name in fields if name not in found or not self._field_reads(name, found[name])}
             globals_ = {name for name in globals_ if name not in found or not found[name].global_reads}
         return fields, globals_
+
+    def _read_by_name_only(self, name: str, facts: NameFacts) -> bool:
+        """A flag no code defines or writes, read only through accessor templates (`"use-x" in
+        options.legacy`), whose reads were all inlined: it goes too, and with it the tables that
+        name it (`choices=["use-x", "old-io"]`, passes/tables.py). A name only a table spells is
+        not known to be the flag's (unmatched.py warns of it)."""
+        if name not in self.flags or facts.writes or facts.name_reads or facts.object_reads:
+            return False
+        return any(c.flag == name and c.action == "inlined" for result in self.results.values() for c in result.changes)
+
+    def _field_reads(self, name: str, facts: NameFacts, skipped: frozenset[str] = frozenset()) -> list[Site]:
+        """What keeps a field alive (NameFacts.field_reads); a flag's name in a table literal (an
+        option registry, a dict entry setting it) is no read of it: it goes with the flag
+        (passes/tables.py), but where a skipped file holds it. Under strict, a field's is, as
+        before: a dict entry may give the flag another value, which no write in the index shows."""
+        if name not in self.flags or self.config.strict:
+            return facts.field_reads
+        return facts.attribute_reads + facts.string_reads + [site for site in facts.table_mentions if site.path in skipped]
 
     def _protected(self, name: str, facts: NameFacts) -> bool:
         """Never deleted: what something outside the code may call, and what `keep` names."""

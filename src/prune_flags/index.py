@@ -29,9 +29,12 @@ from prune_flags.shapes import (
     ast_unfold,
     ast_dotted,
     defines_option,
+    option_arity,
     option_dest,
+    option_like,
     module_strings,
     module_writers,
+    TYPE_DECLARATIONS,
 )
 
 
@@ -63,6 +66,7 @@ class Write:
     position: int | None = None  # a positional parameter's index, counting self
     method: bool = False  # the parameter's function takes self/cls: an attribute call passes it
     option_strings: tuple[str, ...] = ()  # an option's long strings, `--use-x`, `--turbo`
+    option_arity: int | None = None  # the words an option takes after its string (shapes.option_arity)
     # A `setattr` or writer call that is a statement of its own, or a writer call as a `with` item
     # binding nothing or a decorator (the prune pass can remove it); one inside an expression is
     # not. A keyword whose value may have side effects (`run(fast=next(modes))`) is not either:
@@ -173,6 +177,13 @@ class NameFacts:
         return frozenset(string for write in self.writes if write.kind == "option" for string in write.option_strings)
 
     @property
+    def option_arity(self) -> int | None:
+        """The words every option defining the name takes after its string; None when one does not
+        say or they differ."""
+        arities = {write.option_arity for write in self.writes if write.kind == "option"}
+        return arities.pop() if len(arities) == 1 else None
+
+    @property
     def field_reads(self) -> list[Site]:
         """What keeps an attribute alive, asserts aside; an option's name tables do not."""
         return self.attribute_reads + self.string_reads + ([] if self.is_option else self.table_mentions)
@@ -245,17 +256,30 @@ def template_read(templates: tuple[Template, ...], node: ast.expr, names: FlagNa
     return None
 
 
-def _option(call: ast.Call, wrappers: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
-    """The flag an option call defines (argparse's, click's, or a declared wrapper's), and its long
-    option strings (`--turbo` may fill `dest="fast_path"`: tables spell the option so).
-    (None, ()) for any other call."""
+def _option(call: ast.Call, wrappers: tuple[str, ...]) -> tuple[str | None, tuple[str, ...], int | None]:
+    """The flag an option call defines (argparse's, click's, or a declared wrapper's), its long
+    option strings (`--turbo` may fill `dest="fast_path"`: tables spell the option so) and the
+    words it takes after them (shapes.option_arity). (None, (), None) for any other call."""
     func = ast_dotted(call.func)
     if not (defines_option(func, wrappers) or func in CLICK_OPTIONS):
-        return None, ()
+        return None, (), None
     strings = [arg.value for arg in call.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
     explicit = next((literal(k.value) for k in call.keywords if k.arg == "dest"), None)
     dest = option_dest(strings, explicit if isinstance(explicit, str) else None)
-    return dest, tuple(string for string in strings if string.startswith("--"))
+    keywords = {k.arg: _option_keyword(k.value) for k in call.keywords if k.arg is not None}
+    arity = option_arity(func, strings, keywords) if len(keywords) == len(call.keywords) else None
+    return dest, tuple(string for string in strings if string.startswith("--")), arity
+
+
+def _option_keyword(value: ast.expr) -> object:
+    """An option call's keyword as shapes.option_arity reads it: a literal, or a dotted name
+    (`action=argparse.BooleanOptionalAction`)."""
+    found = literal(value)
+    return ast_dotted(value) or found if found is UNKNOWN else found
+
+
+def _is_string(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def literal(node: ast.expr | None) -> object:
@@ -335,6 +359,9 @@ class _Scanner(ast.NodeVisitor):
         # The nodes that name a flag in a read through an accessor template (`config.use_x` of
         # `config.use_x.value`): the template reads them, they are no objects the code asks about.
         self._templated: set[int] = set()
+        # The literals in the places of a table (see _table): an assignment's value, a call's
+        # argument, a dict's value.
+        self._table_places: set[int] = set()
 
     def _value(self, node: ast.expr | None, name: str) -> object:
         """What a write of `name` stores: a literal, the name's own value passed along, or UNKNOWN."""
@@ -543,6 +570,7 @@ class _Scanner(ast.NodeVisitor):
         return self._classes[-1] if receiver.id == self._methods[-1] else ""
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        self._table_places.add(id(node.value))
         if any(isinstance(t, ast.Name) and t.id in ("__all__", "__slots__") for t in node.targets):
             for inner in ast.walk(node.value):  # the names exported or slotted are read by name
                 if isinstance(inner, ast.Constant) and isinstance(inner.value, str) and inner.value in self.names:
@@ -575,6 +603,7 @@ class _Scanner(ast.NodeVisitor):
             self._of(key).writes.append(Write(self._site(node), "environ", literal(value)))
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._table_places.add(id(node.value))
         name = node.target.attr if isinstance(node.target, ast.Attribute) else getattr(node.target, "id", "")
         self._write(node.target, "name", self._value(node.value, name), node)
         self.visit(node.annotation)
@@ -701,18 +730,30 @@ class _Scanner(ast.NodeVisitor):
             self._constant_use(node.value, node)
 
     def _table(self, node: ast.List | ast.Tuple | ast.Set | ast.Dict) -> None:
+        """A name is a table mention (passes/tables.py goes by the same rules) as a dict key whose
+        value has no side effects, or as an element of a table of names: a set, list or tuple of
+        strings, none an option string (an argument list's words are no names). Either only in
+        the place of a table: an assignment's value, a call's argument, a dict's value; anywhere
+        else (`x == ["use_x"]`, a record `("use_x", bool)` in a list) it is a string read."""
         elements = node.keys if isinstance(node, ast.Dict) else node.elts
-        for element in elements:
-            if isinstance(element, ast.Constant) and isinstance(element.value, str) and element.value in self.names:
-                self._of(element.value).table_mentions.append(self._site(element))
+        table = id(node) in self._table_places and (
+            isinstance(node, ast.Dict) or all(_is_string(e) and not option_like(e.value) for e in elements)  # type: ignore[union-attr]
+        )
+        entries = [_pure(value) for value in node.values] if isinstance(node, ast.Dict) else [True] * len(elements)
+        for element, entry in zip(elements, entries):
+            if table and entry and _is_string(element) and element.value in self.names:  # type: ignore[union-attr]
+                self._of(element.value).table_mentions.append(self._site(element))  # type: ignore[union-attr]
             elif element is not None:
                 self.visit(element)
         for value in node.values if isinstance(node, ast.Dict) else ():
+            self._table_places.add(id(value))
             self.visit(value)
 
     visit_List = visit_Tuple = visit_Set = visit_Dict = _table
 
     def visit_Call(self, node: ast.Call) -> None:
+        if ast_dotted(node.func).rsplit(".", 1)[-1] not in TYPE_DECLARATIONS:
+            self._table_places.update(id(value) for value in [*node.args, *(k.value for k in node.keywords if k.arg is not None)])
         func = node.func
         self._template_reads(node)
         for template in self.writers:
@@ -739,10 +780,11 @@ class _Scanner(ast.NodeVisitor):
         double = patched(node)
         if double is not None and double[0] in self.names:
             self._of(double[0]).writes.append(Write(self._site(node), "patch", literal(double[1])))
-        dest, strings = _option(node, self.option_calls)
+        dest, strings, arity = _option(node, self.option_calls)
         if dest in self.names:
             # The option defines the flag (the user declared it stale): a definition, not a read.
-            self._of(dest).writes.append(Write(self._site(node), "option", ITSELF, option_strings=strings))
+            option = Write(self._site(node), "option", ITSELF, option_strings=strings, option_arity=arity)
+            self._of(dest).writes.append(option)
             for child in (node.func, *node.args):
                 if not isinstance(child, ast.Constant):  # option names and dest are not reads
                     self.visit(child)

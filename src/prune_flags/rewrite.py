@@ -152,10 +152,11 @@ def _acts_on(tree: ast.Module, text: str, context: RewriteContext) -> bool:
     shapes = (context.writers, context.accessors)
     if scan(tree, context.path, names, *shapes, text, context.name_constants, context.option_calls):
         return True
-    return bool(context.option_flags) and any(
+    options = context.gone_options()
+    return bool(options) and any(
         isinstance(node, ast.Constant)
         and isinstance(node.value, str)
-        and any(spells_option(node.value, flag, strings) for flag, strings in context.option_flags.items())
+        and any(spells_option(node.value.partition("=")[0], flag, strings) for flag, strings in options.items())
         for _, _, statement in statements_holding(tree.body, lines_naming(text, names))
         for node in ast.walk(statement)
     )

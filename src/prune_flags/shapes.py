@@ -383,6 +383,20 @@ def spells_option(text: str, name: str, strings: Collection[str] = ()) -> bool:
     return bare in words or (bare.startswith(("no-", "no_")) and bare[3:] in words)
 
 
+def option_like(text: object) -> bool:
+    """A word argparse takes for an option string, not for a value: `-x`, `--size`, not `-1`."""
+    if not isinstance(text, str) or not text.startswith("-"):
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return True
+    return False
+
+
+# Calls whose arguments declare types, not tables of names: `TypedDict("Extra", {"use_x": bool})`.
+TYPE_DECLARATIONS = ("TypedDict", "NamedTuple", "namedtuple", "make_dataclass")
+
 OPTION_METHODS = ("add_argument", "add_option")  # argparse, optparse
 CLICK_OPTIONS = ("click.option", "option", "click.argument")
 
@@ -393,6 +407,31 @@ def defines_option(func: str, wrappers: Collection[str]) -> bool:
     config's `option_calls` declares (`add_toggle`, `parser.add_flag`: a name matches a callee
     that is it or ends with "." + it, as accessors' callees do)."""
     return func.rsplit(".", 1)[-1] in OPTION_METHODS or any(func == w or func.endswith("." + w) for w in wrappers)
+
+
+# argparse actions that take no value on the command line (`argparse.BooleanOptionalAction` by its
+# last name), and those that take `nargs` of them.
+_SWITCH_ACTIONS = ("store_true", "store_false", "store_const", "append_const", "count", "help", "version", "BooleanOptionalAction")
+_VALUE_ACTIONS = ("store", "append", "extend")
+
+
+def option_arity(func: str, option_strings: Collection[str], keywords: Mapping[str, object]) -> int | None:
+    """How many command-line words follow an option's string in an argument list (`--size 3`: 1,
+    `--use-x`: 0), from the option call's keywords (literals, or an action's dotted name); None
+    when the call does not say it plainly (a variable `nargs`, `"?"`, a wrapper, a click option
+    that is not plainly a flag): argument lists are then left as they are."""
+    if func in CLICK_OPTIONS:
+        switch = any("/" in s for s in option_strings) or keywords.get("is_flag") is True or keywords.get("count") is True
+        return 0 if switch else None
+    if func.rsplit(".", 1)[-1] not in OPTION_METHODS:
+        return None  # a project's wrapper: what it passes on is not seen
+    action = keywords.get("action", "store")
+    if isinstance(action, str) and action.rsplit(".", 1)[-1] in _SWITCH_ACTIONS:
+        return 0
+    if action not in _VALUE_ACTIONS:
+        return None
+    nargs = keywords.get("nargs", 1)
+    return nargs if isinstance(nargs, int) and not isinstance(nargs, bool) else None
 
 
 def option_dest(option_strings: list[str], explicit: str | None) -> str | None:
