@@ -356,4 +356,4 @@ def test_a_skipped_file_keeps_only_what_is_not_its_own(tmp_path: Path) -> None:
     (root / "cr.py").write_bytes(own_cr.encode())
     report = run(root, "USE_X=False", "fast=False")
     assert sorted(s.display for s in report.skipped) == ["broken.py", "cr.py"]
-    assert new_texts(report) == {"settings.py": "\n", "main.py": "def run():\n    return 0\n"}
+    assert new_texts(report) == {"settings.py": "", "main.py": "def run():\n    return 0\n"}

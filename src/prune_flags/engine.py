@@ -41,6 +41,7 @@ from prune_flags.helpers import (
     may_hold_helpers,
     module_names,
     rebound,
+    reexports,
 )
 from prune_flags.index import (
     ITSELF,
@@ -1387,7 +1388,9 @@ class _Cascade:
             found = {
                 key: helper
                 for key, helper in found.items()
-                if not rebound(facts[helper.name]) and not self._protected(helper.name, facts[helper.name])
+                if not rebound(facts[helper.name])
+                and not self._protected(helper.name, facts[helper.name])
+                and not self._interface(helper.name)
             }
         if not found:
             return False
@@ -1418,6 +1421,20 @@ class _Cascade:
             fields = {name for name in fields if name not in found or not found[name].field_reads}
             globals_ = {name for name in globals_ if name not in found or not found[name].global_reads}
         return fields, globals_
+
+    def _interface(self, name: str) -> bool:
+        """Whether a helper's name is an interface, whose calls stay as they are: a package's
+        `__init__.py` re-exports it (callers outside the repository may call it), or a test
+        names it (a test exercises it: `assert checkout(None) == "form"` must not become
+        `assert "form" == "form"`)."""
+        for path in self.repository.mentioning(frozenset([name]), original=True):
+            if is_test_path(self.repository.display(path)):
+                return True
+            if path.name == "__init__.py":
+                tree = self.repository.tree(path, self.repository.sources[path].text)
+                if tree is None or reexports(tree, name):
+                    return True
+        return False
 
     def _protected(self, name: str, facts: NameFacts) -> bool:
         """Never deleted: what something outside the code may call, and what `keep` names."""
