@@ -99,6 +99,7 @@ class Builder:
         self.count = 0
         self.fields: list[str] = []  # bookkeeping fields, declared `self.<name> = 0` in __init__
         self.helpers: list[str] = []  # module-level functions the statements call (a chain of PARAM_FLAG)
+        self.folding: list[str] = []  # module-level functions that fold to a constant (folded_helper_call)
         self.idioms: set[str] = set()
 
     def tag(self, prefix: str = "t") -> str:
@@ -697,6 +698,23 @@ def setter_with(draw, builder: Builder, where: Where, pad: str) -> list[str]:
 
 
 @statement_idiom()
+def folded_helper_call(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """A call of a module function (public or private) that the fold may leave returning a
+    constant: then it is inlined at its calls and goes (README: Helpers that fold to a constant)."""
+    if MODULE_FLAG not in builder.flags:
+        builder.idioms.discard("folded_helper_call")  # (no module flag for it to fold on)
+        return draw(blocks(builder, where, pad))
+    name = builder.tag(draw(st.sampled_from(["should_skip", "_pick"])))
+    test = draw(st.sampled_from([MODULE_FLAG, f"not {MODULE_FLAG}"]))
+    value = draw(st.sampled_from(["False", "3", "'s'", "None", "(1, 2)"]))
+    builder.folding += ["", "", f"def {name}(v):", f"    if {test}:", f"        return log({builder.tag()!r}, v)", f"    return {value}"]
+    use = draw(st.sampled_from([f"y = {name}(x)", f"log({builder.tag()!r}, {name}([x]))"]))
+    if draw(st.booleans()):
+        return [f"{pad}if {name}(x):", f"{pad}    log({builder.tag()!r})", f"{pad}{use}"]
+    return [f"{pad}{use}"]
+
+
+@statement_idiom()
 def commented_statement(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     comment = draw(
         st.sampled_from(
@@ -781,7 +799,7 @@ def programs(
         if FIELD_FLAG not in flags and not builder.fields:
             lines += ["        self.ready = True"]
         lines += methods
-    lines += builder.helpers
+    lines += builder.helpers + builder.folding
     lines += functions
     if "setter_with" in builder.idioms:
         lines[1:1] = ["", SETTER]

@@ -146,8 +146,6 @@ def test_only_what_the_cleanup_changed_is_a_helper() -> None:
 @pytest.mark.parametrize(
     "source",
     [
-        "def f(ctx):\n    return 1\n",  # public: the module's interface
-        "class C:\n    @staticmethod\n    def f():\n        return 1\n",
         "def __f__():\n    return 1\n",
         "def _f(ctx):\n    return ctx.channel\n",  # uses its parameter
         "def _f(ctx):\n    return make_channel()\n",  # may have an effect
@@ -175,6 +173,13 @@ def test_only_what_the_cleanup_changed_is_a_helper() -> None:
 )
 def test_not_a_helper(source: str) -> None:
     assert helpers_in(source) == {}
+
+
+def test_a_public_function_or_staticmethod_is_a_helper_unless_exported() -> None:
+    """A public name is inlined too (the engine leaves those a package's __init__ re-exports)."""
+    assert list(helpers_in("def should_skip(types):\n    return False\n")) == ["should_skip"]
+    assert list(helpers_in("class C:\n    @staticmethod\n    def f():\n        return 1\n")) == ["C.f"]
+    assert helpers_in("__all__ = ['should_skip']\n\n\ndef should_skip(types):\n    return False\n") == {}
 
 
 def test_a_staticmethod_of_a_module_level_class() -> None:

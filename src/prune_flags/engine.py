@@ -41,6 +41,7 @@ from prune_flags.helpers import (
     may_hold_helpers,
     module_names,
     rebound,
+    reexports,
 )
 from prune_flags.index import (
     ITSELF,
@@ -1413,7 +1414,9 @@ class _Cascade:
             found = {
                 key: helper
                 for key, helper in found.items()
-                if not rebound(facts[helper.name]) and not self._protected(helper.name, facts[helper.name])
+                if not rebound(facts[helper.name])
+                and not self._protected(helper.name, facts[helper.name])
+                and not self._interface(helper.name)
             }
         if not found:
             return False
@@ -1462,6 +1465,20 @@ class _Cascade:
         if name not in self.flags or self.config.strict:
             return facts.field_reads
         return facts.attribute_reads + facts.string_reads + [site for site in facts.table_mentions if site.path in skipped]
+
+    def _interface(self, name: str) -> bool:
+        """Whether a helper's name is an interface, whose calls stay as they are: a package's
+        `__init__.py` re-exports it (callers outside the repository may call it), or a test
+        names it (a test exercises it: `assert checkout(None) == "form"` must not become
+        `assert "form" == "form"`)."""
+        for path in self.repository.mentioning(frozenset([name]), original=True):
+            if is_test_path(self.repository.display(path)):
+                return True
+            if path.name == "__init__.py":
+                tree = self.repository.tree(path, self.repository.sources[path].text)
+                if tree is None or reexports(tree, name):
+                    return True
+        return False
 
     def _protected(self, name: str, facts: NameFacts) -> bool:
         """Never deleted: what something outside the code may call, and what `keep` names."""

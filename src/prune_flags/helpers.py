@@ -1,11 +1,13 @@
 """Helpers that fold to a constant (issue 5, step 2): what the cleanup may inline at their calls.
 
-A helper is a private module-level function, or a private staticmethod of a module-level
-class, whose body (docstring aside) is one `return EXPR`, where EXPR either has no side effect
-and uses none of the parameters (`_get_channel(ctx)` -> `mlir.COLLECTIVE_CHANNEL_ID`), or is
-one of the parameters (`_maybe_cast(x)` -> `x`). Only a helper the cleanup made counts: a
-function that already had that shape is its author's business, and a public one is the
-module's interface (callers outside the repository, a name that documents its call sites).
+A helper is a module-level function, or a staticmethod of a module-level class, whose body
+(docstring aside) is one `return EXPR`, where EXPR either has no side effect and uses none of
+the parameters (`_get_channel(ctx)` -> `mlir.COLLECTIVE_CHANNEL_ID`), or is one of the
+parameters (`_maybe_cast(x)` -> `x`). Only a helper the cleanup made counts: a function that
+already had that shape is its author's business. A public name is inlined too (`should_skip`
+folded to `return False`), unless the module exports it (`__all__`) or a package's
+`__init__.py` re-exports it (the engine checks that): those are an interface for callers
+outside the repository. Dunders never are helpers.
 
 The engine asks two things, with `ast` only (like the index, this module never imports LibCST):
 `folded_helpers` over the files a round changed, and `helper_calls` over each file that mentions
@@ -250,7 +252,7 @@ def may_hold_helpers(tree: ast.Module) -> bool:
 
 
 def _shaped(tree: ast.Module) -> dict[str, ast.FunctionDef]:
-    return {qualname: node for qualname, node in _callables(tree) if _private(node.name) and _one_return(node)}
+    return {qualname: node for qualname, node in _callables(tree) if not _dunder(node.name) and _one_return(node)}
 
 
 def _callables(tree: ast.Module) -> list[tuple[str, ast.FunctionDef]]:
@@ -275,9 +277,18 @@ def _one_return(node: ast.FunctionDef) -> bool:
     return len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None
 
 
-def _private(name: str) -> bool:
-    """`_get_channel`, not `retries` or `__call__`."""
-    return name.startswith("_") and not name.endswith("__")
+def _dunder(name: str) -> bool:
+    """`__call__`, `__getattr__`: Python calls it, not only the code."""
+    return name.startswith("__") and name.endswith("__")
+
+
+def reexports(tree: ast.Module, name: str) -> bool:
+    """Whether a package's `__init__.py` imports `name` from a module (`from .mod import name`),
+    making it the package's interface."""
+    return any(
+        isinstance(node, ast.ImportFrom) and any(alias.name == name for alias in node.names)
+        for node in ast.walk(tree)
+    )
 
 
 def _static(method: ast.FunctionDef) -> bool:
