@@ -70,12 +70,12 @@ def test_generated_programs_are_small_valid_and_deterministic(program: Program) 
 
 
 @functools.cache
-def sample(only: frozenset[str] | None = None) -> list[Program]:
+def sample(only: frozenset[str] | None = None, examples: int = 300) -> list[Program]:
     """The programs of one derandomized run of the generator alone (of `only` these idioms), for
     the tests of its reach."""
     drawn: list[Program] = []
 
-    @settings(FUZZ, max_examples=300)
+    @settings(FUZZ, max_examples=examples)
     @given(programs(only=only))
     def collect(program: Program) -> None:
         drawn.append(program)
@@ -90,7 +90,7 @@ EXPRESSION_PROGRAMS = frozenset([*EXPRESSIONS, "value_assignment", "logged_state
 
 
 def test_every_idiom_is_drawn() -> None:
-    drawn = set().union(*(program.idioms for program in sample()))
+    drawn = set().union(*(program.idioms for program in sample(examples=600)))
     assert sorted(set(idiom_names()) - drawn) == []
 
 

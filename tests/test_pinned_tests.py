@@ -156,16 +156,35 @@ def test_a_pinned_test_the_pragma_keeps_keeps_the_flag(tmp_path: Path, monkeypat
 def test_a_with_binding_the_double_stays_a_conflict_when_its_test_stays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`with mock.patch(...) as fake:` after other statements: the body may use `fake`, so the
-    `with` cannot go alone."""
+    """`with mock.patch(...) as fake:` after other statements, whose result the test reads after
+    it: the body may use `fake`, so the `with` cannot go alone, nor the block whole."""
+    test = (
+        "from unittest import mock\n\nimport mod\n\n\ndef test_fast():\n    assert mod.run() == 2\n"
+        '    with mock.patch("mod.FAST", True) as fake:\n        found = mod.run()\n    assert found == 1 and fake\n'
+    )
+    root = make_tree(tmp_path / "r", {"mod.py": MODULE, "test_mod.py": test})
+    result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
+    assert result.exit_code == 123
+    assert "FAST: not pruned: it is given another value at test_mod.py:8" in result.stderr
+
+
+def test_a_with_block_of_another_value_that_checks_it_goes_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same `with` checking its result inside, binding nothing read after it: it exists to
+    exercise the other value and goes whole, `as fake` and all."""
     test = (
         "from unittest import mock\n\nimport mod\n\n\ndef test_fast():\n    assert mod.run() == 2\n"
         '    with mock.patch("mod.FAST", True) as fake:\n        assert mod.run() == 1 and fake\n'
     )
     root = make_tree(tmp_path / "r", {"mod.py": MODULE, "test_mod.py": test})
     result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
-    assert result.exit_code == 123
-    assert "FAST: not pruned: it is given another value at test_mod.py:8" in result.stderr
+    assert result.exit_code == 0, result.output
+    assert (root / "test_mod.py").read_text() == "import mod\n\n\ndef test_fast():\n    assert mod.run() == 2\n"
+    assert (
+        "test_mod.py:8: removed the `with` block of test_fast that exercises FAST = True (it checks that value's "
+        "behaviour); the config fixes it at False"
+    ) in result.stderr
 
 
 def test_fixtures_that_stay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -197,7 +216,7 @@ def test_a_deleted_test_keeps_the_code_it_called(tmp_path: Path, monkeypatch: py
     result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
     assert result.exit_code == 0, result.output
     assert "def strict_check():" in (root / "mod.py").read_text()
-    assert (root / "test_mod.py").read_text() == "\n"  # (so does `import mod`, now unused)
+    assert (root / "test_mod.py").read_text() == ""  # emptied, an empty file (so does `import mod`, now unused)
 
 
 def test_a_test_double_of_the_configured_value_goes_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

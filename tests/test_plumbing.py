@@ -53,7 +53,7 @@ def test_super_init_links_a_subclass_constructors_parameter_to_its_bases(
 def test_a_parameter_passed_on_by_position_is_linked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     text = (
         "def outer(x, nf=True):\n    return inner(x, nf)\n\n\n"
-        "def inner(x, nf=False):\n    return -x if nf else x\n\n\n"
+        "def inner(x, nf=False):\n    return -x if nf else x * 2\n\n\n"
         "print(outer(1), outer(2, False), inner(3, True))\n"
     )
     root, result = prune(tmp_path, monkeypatch, {"main.py": text}, "nf=False")

@@ -200,10 +200,11 @@ def test_explain_names_what_was_declined(tmp_path: Path, monkeypatch: pytest.Mon
 def test_declining_an_added_import_keeps_its_whole_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = repository(tmp_path, CHANNELS)
     before = execute(root, "main.py")
-    # Yes to both hunks of channels.py (the helper goes: its call in main.py is inlined); in
-    # main.py, no to replacing `import channels`, then no to the import the inlined call needs,
-    # which no statement can keep: main.py stays whole, and so does the helper it calls.
-    result = review(root, "USE_SHARDY=True", ["y", "y", "n", "n", "y", "y"], monkeypatch)
+    # Yes to the hunk of channels.py (the helper goes, and the file empties: its call in main.py
+    # is inlined); in main.py, no to replacing `import channels`, then no to the import the
+    # inlined call needs, which no statement can keep: main.py stays whole, and so does the
+    # helper it calls.
+    result = review(root, "USE_SHARDY=True", ["y", "n", "n", "y", "y"], monkeypatch)
     assert result.exit_code == 0, result.output
     assert execute(root, "main.py") == before
     assert (root / "main.py").read_text() == CHANNELS["main.py"]
@@ -233,7 +234,7 @@ def test_every_mix_of_answers_runs_as_the_original(
 def test_declining_a_docstring_entry_keeps_only_that_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     module = (
         'def archive(project, notify=False):\n    """Archive a project.\n\n    :param project: The project.\n'
-        '    :param notify: Email its owners.\n    """\n    if notify:\n        print("mail")\n    return project\n\n\n'
+        '    :param notify: Email its owners.\n    """\n    if notify:\n        print("mail")\n    return project.title()\n\n\n'
         'print(archive("p"))\n'
     )
     root = repository(tmp_path, {"archive.py": module})
@@ -250,7 +251,7 @@ def test_declining_a_docstring_entry_keeps_only_that_entry(tmp_path: Path, monke
 
 def test_declining_a_line_of_a_flattened_branch_keeps_the_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     module = (
-        'FAST = False\n\n\ndef other():\n    if FAST:\n        return "fast"\n    return "slow"\n\n\n'
+        'FAST = False\n\n\ndef other():\n    if FAST:\n        return "fast"\n    return "slow".upper()\n\n\n'
         'def run():\n    if not FAST:\n        print("a")\n\n        print("b")\n    return 1\n\n\nprint(other(), run())\n'
     )
     root = repository(tmp_path, {"m.py": module})

@@ -160,7 +160,7 @@ PROGRAMS = {
         {},
         "from app import model\nprint(model.forward(3, 1), model.forward(3, 0), model.describe())",
     ),
-    "idiom_template_absl": (ABSL, "import train\ntrain.main(['x'])\nprint(train.dtype())"),
+    "idiom_template_absl": (ABSL, "import train\ntrain.main(['x'])"),
     "idiom_template_subscript": (
         {"data.bin": "abcdef"},
         "from types import SimpleNamespace as NS\nimport io_paths\n"

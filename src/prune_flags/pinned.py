@@ -61,9 +61,10 @@ class Removal:
 class TestEdits:
     """What the tests pass does in one file: each removal keyed by its place and where that is
     in the original text: ("deleted", `def`/`class` line) for a test, fixture or class that goes
-    whole; ("statement", (line, column)), ("decorator", line), ("with", (`with` line, item
-    index)), ("keyword", (line, column)) for a write that goes alone; ("entry", (parametrize
-    line, entry index)) for a parametrize entry."""
+    whole; ("block", `with` line) for a `with` of another value that goes whole inside a test;
+    ("statement", (line, column)), ("decorator", line), ("with", (`with` line, item index)),
+    ("keyword", (line, column)) for a write that goes alone; ("entry", (parametrize line, entry
+    index)) for a parametrize entry."""
 
     removals: Mapping[tuple[str, Any], Removal]
     tests: frozenset[int] = frozenset()  # the `def` lines of the tests concerned: their blocks are walked
@@ -216,8 +217,36 @@ class _TestFile:
                 for index in other:
                     self._remove_entry(test, cases, index, write)
                 kinds[id(write)] = "configured"  # the entries left give the configured value
+        if self.delete and not self._kept(test):
+            writes = self._delete_blocks(test, writes, kinds)
         for write in writes:
             self._remove_alone(test, write, kinds[id(write)])
+
+    def _delete_blocks(
+        self, test: ast.FunctionDef | ast.AsyncFunctionDef, writes: list[_Write], kinds: Mapping[int, str]
+    ) -> list[_Write]:
+        """A `with` of another value around part of a test that checks something inside it and
+        binds nothing the rest of the test reads exists only to exercise that value: it goes
+        whole (unwrapped, its checks would check the removed behaviour). The writes it holds go
+        with it; the others are left to go alone."""
+        gone: list[ast.With | ast.AsyncWith] = []
+        for index, statement in enumerate(test.body):
+            if not isinstance(statement, (ast.With, ast.AsyncWith)) or len(test.body) == 1:
+                continue
+            setting = [w for w in writes if w.place == "with" and w.key[0] == statement.lineno and kinds[id(w)] == "other"]
+            if setting and _checks(statement) and not _binds_for(statement, test.body[index + 1 :]):
+                why = setting[0]
+                reason = (
+                    f"removed the `with` block of {test.name} that exercises {why.flag.name} = "
+                    f"{self._source(why.value)} (it checks that value's behaviour); the config fixes it at {why.flag.source}"
+                )
+                self.removals[("block", statement.lineno)] = Removal(statement.lineno, why.flag.name, REMOVED_TEST, reason)
+                gone.append(statement)
+        inside = {id(node) for block in gone for node in ast.walk(block)}
+        for write in writes:
+            if id(write.node) in inside:
+                self.handled[(write.flag.name, write.node.lineno)] = write.line  # type: ignore[attr-defined]
+        return [write for write in writes if id(write.node) not in inside]
 
     def _delete_test(
         self, test: ast.FunctionDef | ast.AsyncFunctionDef, writes: list[_Write], why: _Write, how: str, value: str = ""
@@ -415,6 +444,82 @@ class _TestFile:
         if node is None:
             return "a mock"
         return ast.get_source_segment(self.text, node) or ast.unparse(node)
+
+
+def _checks(block: ast.AST) -> bool:
+    """Whether a block asserts something: `assert`, `self.assertTrue(...)`,
+    `np.testing.assert_allclose(...)`, `pytest.raises(...)`."""
+    for node in ast.walk(block):
+        if isinstance(node, ast.Assert):
+            return True
+        if isinstance(node, ast.Call):
+            callee = ast_dotted(node.func).rsplit(".", 1)[-1]
+            if callee.startswith(("assert", "fail")) or callee in ("raises", "warns"):
+                return True
+    return False
+
+
+def _binds_for(block: ast.stmt, rest: list[ast.stmt]) -> bool:
+    """Whether a block binds a name (or stores an attribute) that a statement after it reads,
+    or declares a name global: deleting it would change what follows."""
+    names: set[str] = set()
+    attributes: set[str] = set()
+    for node in ast.walk(block):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            return True
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            attributes.add(node.attr)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return any(isinstance(node, ast.Attribute) and node.attr in attributes for s in rest for node in ast.walk(s)) or (
+        _read_before_bound(names, rest)
+    )
+
+
+def _read_before_bound(names: set[str], statements: list[ast.stmt]) -> bool:
+    """Whether a statement reads one of `names` before straight-line code binds it again (an
+    assignment at the top of the statements, or of a `with` body, which always runs)."""
+    names = set(names)
+    for statement in statements:
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            items = [ast.Expr(item.context_expr) for item in statement.items]
+            if _read_before_bound(names, items):
+                return True
+            bound = {n.id for item in statement.items if item.optional_vars for n in ast.walk(item.optional_vars) if isinstance(n, ast.Name)}
+            if _read_before_bound(names - bound, statement.body):
+                return True
+            names -= bound | _bound_at_top(statement.body)
+            continue
+        if any(isinstance(node, ast.Name) and node.id in names for node in ast.walk(statement)):
+            if not (isinstance(statement, ast.Assign) and not _reads(statement.value, names) and _stores_only_names(statement)):
+                return True
+        names -= _bound_at_top([statement])
+    return False
+
+
+def _bound_at_top(statements: list[ast.stmt]) -> set[str]:
+    """Names a plain assignment among these statements binds (`x = ...`, `x, y = ...`)."""
+    return {
+        node.id
+        for statement in statements
+        if isinstance(statement, ast.Assign)
+        for target in statement.targets
+        for node in ast.walk(target)
+        if isinstance(node, ast.Name)
+    }
+
+
+def _reads(expression: ast.expr, names: set[str]) -> bool:
+    return any(isinstance(node, ast.Name) and node.id in names for node in ast.walk(expression))
+
+
+def _stores_only_names(statement: ast.Assign) -> bool:
+    """`x = ...` or `x, y = ...`: no subscript or attribute target that reads its base."""
+    return all(isinstance(node, (ast.Name, ast.Tuple, ast.List, ast.Store)) for t in statement.targets for node in ast.walk(t))
 
 
 def _tests(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:

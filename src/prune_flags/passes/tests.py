@@ -3,9 +3,9 @@
 The plan (pinned.py, with `ast`) names what goes by the original file's lines and columns; this
 pass finds each thing there, removes it and records the change the plan wrote:
 
-* a test, a fixture only deleted tests used, a test class left empty: whole, with decorators and
-  the comments attached above; what other passes recorded inside a deleted test goes with it
-  (a test is one change);
+* a test, a fixture only deleted tests used, a test class left empty, a `with` block of another
+  value inside a test: whole, with decorators and the comments attached above; what other passes
+  recorded inside goes with it (a test is one change);
 * a parametrize entry that gives another value: from its list;
 * a write a test makes on the way: a statement, a decorator, a keyword of a call, an item of a
   `with` (passes/withs.py: the `with` itself when none of its items is left, its body dedented
@@ -36,12 +36,19 @@ class PruneTests(WithItemEditor):
             removal = edits.removals.get(("deleted", self.line_of(original)))
             if removal is not None:
                 return self._delete(original, updated, removal)
+        if edits is not None and isinstance(updated, cst.With):
+            removal = edits.removals.get(("block", self.line_of(original)))
+            if removal is not None:
+                return self._delete(original, updated, removal)
         return super().edit_statement(original, updated)
 
-    def _delete(self, original: cst.BaseStatement, updated: cst.FunctionDef | cst.ClassDef, removal: Removal) -> Edit:
-        if isinstance(original, cst.FunctionDef):
+    def _delete(
+        self, original: cst.BaseStatement, updated: cst.FunctionDef | cst.ClassDef | cst.With, removal: Removal
+    ) -> Edit:
+        if isinstance(original, (cst.FunctionDef, cst.With)):
             span = self.get_metadata(PositionProvider, original)
-            first = min([span.start.line, *(self.line_of(decorator) for decorator in original.decorators)])
+            decorators = original.decorators if isinstance(original, cst.FunctionDef) else ()
+            first = min([span.start.line, *(self.line_of(decorator) for decorator in decorators)])
             self.context.changes[:] = [c for c in self.context.changes if not first <= c.line <= span.end.line]
         self._removed(removal)  # a class goes after its tests, each recorded
         return Edit(carry=detached_lines(updated.leading_lines))
