@@ -8,7 +8,8 @@ engineer follows by hand:
   lines and detached comments above it move to the next statement kept, without
   doubling the blank lines at the seam;
 * a flattened branch keeps every comment inside it, its footer comments included;
-* an unconditional exit exposed by flattening ends the block: what follows is gone;
+* an unconditional exit exposed by flattening ends the block: what follows is gone; a bare
+  `return` so exposed at the end of a function's body goes too;
 * a block left empty is for the parent statement to handle; if nobody does, it
   gets `pass`, which is only needed where Python needs a body.
 """
@@ -126,6 +127,10 @@ def ends_flow(statement: cst.BaseStatement) -> bool:
     )
 
 
+def is_bare_return(statement: cst.BaseSmallStatement) -> bool:
+    return isinstance(statement, cst.Return) and statement.value is None
+
+
 UNREACHABLE = "removed-unreachable"  # the action of what follows an exit that folding exposed
 
 
@@ -199,9 +204,7 @@ class BodyEditor(cst.CSTTransformer):
         return super().on_visit(node)
 
     def _hide_foreign(self, node: cst.ClassDef | cst.FunctionDef | cst.Module) -> None:
-        owner = "" if isinstance(node, cst.Module) else ".".join(
-            [scope.name.value for scope in self.scopes if isinstance(scope, (cst.ClassDef, cst.FunctionDef))] + [node.name.value]
-        )
+        owner = "" if isinstance(node, cst.Module) else self.dotted(node.name.value)
         hidden = frozenset(name for name, owners in self.context.foreign.items() if owner in owners)
         if hidden:
             self._outer.append((node, self.context))
@@ -222,6 +225,11 @@ class BodyEditor(cst.CSTTransformer):
             inner, (_, self.context) = self.context, self._outer.pop()
             self.context.unreachable_outside_functions |= inner.unreachable_outside_functions
         return result
+
+    def dotted(self, name: str) -> str:
+        """The dotted path inside the module (`Car.drive`) of `name` defined in the current scope."""
+        owners = [scope.name.value for scope in self.scopes if isinstance(scope, (cst.ClassDef, cst.FunctionDef))]
+        return ".".join([*owners, name])
 
     @property
     def in_class_body(self) -> bool:
@@ -288,6 +296,7 @@ class BodyEditor(cst.CSTTransformer):
         block = _BlockBuilder()
         documented = False
         kept_from: cst.BaseStatement | None = None  # the original of the last statement kept
+        exposed: cst.BaseStatement | None = None  # the folded statement the block's last ones came from
         for index, (original, statement) in enumerate(zip(originals, statements)):
             if documented and is_attribute_docstring(statement):
                 block.carry(detached_lines(statement.leading_lines))
@@ -305,6 +314,7 @@ class BodyEditor(cst.CSTTransformer):
                 block.add(new)
             if edit.statements:
                 kept_from = original
+                exposed = original if edit.flattened else None
             if edit.statements:
                 block.carry(edit.carry)
             if edit.flattened and edit.statements and ends_flow(edit.statements[-1]):
@@ -319,8 +329,30 @@ class BodyEditor(cst.CSTTransformer):
                     if not any(isinstance(scope, cst.FunctionDef) for scope in self.scopes):
                         self.context.unreachable_outside_functions = True
                 break
+        if exposed is not None and self._function_body(originals):
+            self._drop_trailing_return(block, exposed)
         footer = [line for line in block.pending if not is_blank(line)]
         return block.statements, footer
+
+    def _function_body(self, originals: Statements) -> bool:
+        scope = self.scopes[-1] if self.scopes else None
+        return isinstance(scope, cst.FunctionDef) and isinstance(scope.body, cst.IndentedBlock) and scope.body.body is originals
+
+    def _drop_trailing_return(self, block: _BlockBuilder, folded: cst.BaseStatement) -> None:
+        """A bare `return` that flattening `folded` left last in a function's body says nothing
+        the function's end does not: it goes (and the line holding it, when it stands alone)."""
+        last = block.statements[-1]
+        if not (isinstance(last, cst.SimpleStatementLine) and is_bare_return(last.body[-1])):
+            return
+        if last.trailing_whitespace.comment is not None:
+            return
+        flag = self.context.flag_near(self.line_of(folded))
+        self.record(folded, "removed-return", "a bare return the fold left at the end of the function", flag)
+        if len(last.body) == 1:
+            block.drop_last()
+        else:
+            rest = [*last.body[:-2], last.body[-2].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]
+            block.statements[-1] = last.with_changes(body=rest)
 
     def _edit(self, original: cst.BaseStatement, statement: cst.BaseStatement) -> Edit:
         if has_keep_pragma(original):
