@@ -9,9 +9,8 @@ engineer follows by hand:
   doubling the blank lines at the seam;
 * but a comment heading a paragraph (a blank line or the block's start above it) over a
   deleted `if`, loop, `with` or `try` stays with the paragraph's first statement kept,
-  when the deleted ones before it follow
-  one another without a blank line, and the comment names nothing only they named
-  (the flag, a name that died, a word of the deleted code that the kept one lacks);
+  when no blank line comes between, and it speaks of nothing that went (a word of the
+  flag, of a name that died, of the deleted code, that the kept statement lacks);
 * a flattened branch keeps every comment inside it, its footer comments included;
 * an unconditional exit exposed by flattening ends the block: what follows is gone; a bare
   `return` so exposed at the end of a function's body goes too;
@@ -387,7 +386,7 @@ class BodyEditor(cst.CSTTransformer):
 
     def _hold_heading(self, block: _BlockBuilder, originals: Statements, index: int, statement: cst.BaseStatement, edit: Edit) -> None:
         """A deleted statement heading a paragraph leaves the comment above it for the next
-        statement kept; one further down the paragraph adds the words of what went."""
+        statement kept; one further down the paragraph adds the names of what went."""
         heading = heading_comment(statement.leading_lines, index == 0)
         if isinstance(statement, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)) or any(
             line is carried for line in heading for carried in edit.carry
