@@ -597,9 +597,9 @@ def flag_parameter_call(draw, builder: Builder, where: Where, pad: str) -> list[
     (by keyword or by position), passing it by keyword, as the last positional argument, through
     a **kwargs forwarder, or not at all; the helpers' defaults are any value, or none. The rewrite
     must behave as if every default and call held the configured value (Program.decided)."""
-    if not builder.helpers:
+    if not any(line.startswith("def _deep1") for line in builder.helpers):
         builder.flags[PARAM_FLAG] = draw(st.sampled_from(VALUES))
-        builder.helpers = draw(flag_parameter_chain(builder))
+        builder.helpers += draw(flag_parameter_chain(builder))
     value = repr(draw(st.sampled_from(VALUES)))
     calls = ["_deep1(x)", f"_deep1(x, {PARAM_FLAG}={value})", f"_deep1(x, {value})"]
     if any(line.startswith("def _relay") for line in builder.helpers):
@@ -664,6 +664,27 @@ def reraising_handler(draw, builder: Builder, where: Where, pad: str) -> list[st
         f"{pad}except ValueError as caught:",
         f"{pad}    log({builder.tag()!r}, str(caught))",
     ]
+
+
+@statement_idiom()
+def trailing_exit(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """`_tail3(x)`, a function ending in `if FAST: log(...); return` (maybe more after it): once
+    the branch is flattened, the bare return it leaves last in the function goes."""
+    name = builder.tag("_tail")
+    inside = Where(False, False, 1)
+    lines = [
+        "",
+        "",
+        f"def {name}(x):",
+        f"    log({builder.tag()!r}, x)",
+        f"    if {condition(draw, builder, inside)}:",
+        f"        log({builder.tag()!r}, x)",
+        "        return",
+    ]
+    if draw(st.booleans()):
+        lines.append(f"    log({builder.tag()!r}, x + 1)")
+    builder.helpers += lines
+    return [f"{pad}{name}(x)"]
 
 
 # A setter of the module flag as a context manager: `with override(FAST=True):` sets it for its

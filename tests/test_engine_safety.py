@@ -201,7 +201,7 @@ class Node:
             return 1
         return 2
 
-    def __del__(self):
+    def release(self):
         if self.slow:
             print("slow")
 

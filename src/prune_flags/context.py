@@ -73,6 +73,8 @@ class RewriteContext:
     # Scoped flags: the classes and functions of this file (dotted paths, "" for the whole module)
     # where the name is another definition's, which the passes leave alone.
     foreign: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # The hooks of this file's classes that go once their body folds away (scoping.droppable_hooks).
+    droppable_hooks: frozenset[str] = frozenset()
     changes: list[Change] = field(default_factory=list)
     # A fold exposed an exit outside any function: what it makes unreachable may lie past the
     # statements a view holds, so the rewrite is done again on the whole file.

@@ -65,7 +65,7 @@ from prune_flags.shapes import Template, ast_dotted, parse_template, parse_write
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, FileResult, FlagWarning, Refusal, Report, Skipped
 from prune_flags.unmatched import appearances, unmatched
 from prune_flags.pinned import TEST_WRITES, TestPlan, is_test_path, plan_tests
-from prune_flags.scoping import Foreign, class_bases, definitions, string_named, foreign_spans, qualified, resolve, scope_flag, unrelated, with_subclasses, without_foreign
+from prune_flags.scoping import HOOKS, Foreign, class_bases, definitions, droppable_hooks, string_named, foreign_spans, qualified, resolve, scope_flag, unrelated, with_subclasses, without_foreign
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -1193,6 +1193,7 @@ class _Cascade:
             kept_imports=self._kept_in(path),
             foreign={name: owners[display] for name, owners in self.repository.foreign.items() if display in owners},
             tests=self.tests.edits(display, self.flags) if by_original_lines else None,
+            droppable_hooks=self._droppable_hooks(path),
         )
 
     def _emptiable_keywords(self, path: Path, gone: Iterable[str]) -> frozenset[tuple[str, str]]:
@@ -1218,6 +1219,13 @@ class _Cascade:
             callee, keyword = pair
             self._empty_defaults[pair] = empty_dict_is_default(_trees(self.repository, callee), callee, keyword)
         return self._empty_defaults[pair]
+
+    def _droppable_hooks(self, path: Path) -> frozenset[str]:
+        text = self.repository.sources[path].text
+        if not mentions_any(text, frozenset(HOOKS)):
+            return frozenset()
+        tree = self.repository.tree(path, text)
+        return droppable_hooks(self.repository, tree) if tree is not None else frozenset()
 
     def _functions_in(self, display: str) -> dict[str, frozenset[str]]:
         """For each flag, the functions of a file whose parameter is the flag, by qualified name."""

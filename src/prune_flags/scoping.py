@@ -193,6 +193,81 @@ def with_subclasses(repository: _Repository, names: frozenset[str]) -> frozenset
     return frozenset(found)
 
 
+HOOKS = ("__post_init__", "__del__")  # methods only the runtime calls: emptied, they may go
+
+
+def droppable_hooks(repository: _Repository, tree: ast.Module) -> frozenset[str]:
+    """The hooks of a module's classes (`Config.__post_init__`, by dotted path) whose method may go
+    once its body folds away: nothing in the repository names the hook but its definitions (no
+    `super().__del__()` that would then find none), and no ancestor defines it, which the class's
+    bases (plain names or `object`, each defined in the repository) show. A base from outside the
+    repository might define it, and then the empty method was what overrode it."""
+    classes = {dotted: node for dotted, _, _, node in owner_spans(tree) if isinstance(node, ast.ClassDef)}
+    found = set()
+    for dotted, node in classes.items():
+        hooks = [s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in HOOKS]
+        for hook in hooks:
+            if not _hook_named_elsewhere(repository, hook) and not _inherits(repository, node, hook):
+                found.add(f"{dotted}.{hook}")
+    return frozenset(found)
+
+
+def _hook_named_elsewhere(repository: _Repository, hook: str) -> bool:
+    """Whether any file names the hook other than by defining it: a call, a string, a store."""
+    for path in repository.mentioning(frozenset([hook])):
+        tree = repository.tree(path, repository.text(path))
+        if tree is None:
+            return True
+        for node in ast.walk(tree):
+            if (
+                (isinstance(node, ast.Attribute) and node.attr == hook)
+                or (isinstance(node, ast.Name) and node.id == hook)
+                or (isinstance(node, ast.Constant) and node.value == hook)
+            ):
+                return True
+    return False
+
+
+def _inherits(repository: _Repository, node: ast.ClassDef, hook: str) -> bool:
+    """Whether an ancestor of the class may define the hook: one the repository does not define
+    (or not by a plain name) may; one that does defines it in its body."""
+    seen: set[str] = set()
+    frontier = list(node.bases)
+    if node.keywords:
+        return True  # a metaclass may hand the class anything
+    while frontier:
+        base = frontier.pop()
+        if not isinstance(base, ast.Name):
+            return True  # `module.Base`, `Generic[T]`: not followed
+        if base.id == "object" or base.id in seen:
+            continue
+        seen.add(base.id)
+        definitions = [
+            found
+            for path in repository.mentioning(frozenset([base.id]))
+            for found in ast.walk(repository.tree(path, repository.text(path)) or ast.Module(body=[], type_ignores=[]))
+            if isinstance(found, ast.ClassDef) and found.name == base.id
+        ]
+        if not definitions:
+            return True
+        for definition in definitions:
+            if definition.keywords or any(
+                isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign, ast.AnnAssign)) and hook in _bound(s)
+                for s in definition.body
+            ):
+                return True
+            frontier.extend(definition.bases)
+    return False
+
+
+def _bound(statement: ast.stmt) -> set[str]:
+    """The names a class-body statement binds."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {statement.name}
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]  # type: ignore[attr-defined]
+    return {t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+
+
 def owner_spans(tree: ast.Module) -> list[tuple[str, int, int, Owner]]:
     """Every class and function of a module with its dotted path inside the module (`Car`,
     `Car.drive`, `tune`), its lines (decorators included) and itself; outer ones first."""

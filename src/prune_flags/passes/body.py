@@ -7,18 +7,25 @@ engineer follows by hand:
 * a deleted statement takes the comment lines attached directly above it; blank
   lines and detached comments above it move to the next statement kept, without
   doubling the blank lines at the seam;
+* but a comment heading a paragraph (a blank line or the block's start above it) over a
+  deleted `if`, loop, `with` or `try` stays with the paragraph's first statement kept,
+  when no blank line comes between, and it speaks of nothing that went (a word of the
+  flag, of a name that died, of the deleted code, that the kept statement lacks);
 * a flattened branch keeps every comment inside it, its footer comments included;
-* an unconditional exit exposed by flattening ends the block: what follows is gone;
+* an unconditional exit exposed by flattening ends the block: what follows is gone; a bare
+  `return` so exposed at the end of a function's body goes too;
 * a block left empty is for the parent statement to handle; if nobody does, it
   gets `pass`, which is only needed where Python needs a body.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Sequence, TypeVar
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.metadata import PositionProvider
 
 from prune_flags.context import RewriteContext
@@ -45,6 +52,10 @@ class _BlockBuilder:
     statements: list[cst.BaseStatement] = field(default_factory=list)
     pending: list[cst.EmptyLine] = field(default_factory=list)
     dropped_first: bool = False  # the block's first statement went: the new first needs no blank above
+    # The comment heading a paragraph whose first statements went, waiting for the first kept,
+    # and the names of what went (see heading_comment).
+    heading: list[cst.EmptyLine] = field(default_factory=list)
+    heading_names: set[str] = field(default_factory=set)
 
     def add(self, statement: cst.BaseStatement) -> None:
         lines = merge_lines(self.pending, list(statement.leading_lines))
@@ -102,6 +113,43 @@ def detached_lines(lines: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
     return kept
 
 
+def heading_comment(lines: Sequence[cst.EmptyLine], first: bool) -> list[cst.EmptyLine]:
+    """The comment block attached above a statement when it heads a paragraph: a blank line above
+    it, or nothing when the statement is the block's `first`."""
+    detached = detached_lines(lines)
+    attached = list(lines[len(detached) :])
+    return attached if attached and (detached or first) else []
+
+
+def names(node: cst.CSTNode) -> set[str]:
+    """The names (and attribute names) a piece of code spells."""
+    return {cst.ensure_type(name, cst.Name).value for name in m.findall(node, m.Name())}
+
+
+def name_words(name: str) -> set[str]:
+    """A name as a comment may speak of it: the name, and the longer words it joins
+    (`delay_grads_release`: also `delay`, `grads`, `release`), all lower case."""
+    lowered = name.lower()
+    return {lowered, *(part for part in lowered.split("_") if len(part) >= 4)}
+
+
+def comment_words(lines: Sequence[cst.EmptyLine]) -> set[str]:
+    return {
+        word
+        for line in lines
+        if line.comment is not None
+        for token in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", line.comment.value)
+        for word in name_words(token)
+    }
+
+
+def speaks_of(lines: Sequence[cst.EmptyLine], gone: set[str], kept: set[str]) -> bool:
+    """Whether comment lines speak of what went: a word of the `gone` names that none of the
+    `kept` names has."""
+    distinctive = {word for name in gone for word in name_words(name)} - {word for name in kept for word in name_words(name)}
+    return bool(comment_words(lines) & distinctive)
+
+
 def block_statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
     """A block's statements; a one-line suite becomes one simple statement line."""
     if isinstance(block, cst.IndentedBlock):
@@ -124,6 +172,10 @@ def ends_flow(statement: cst.BaseStatement) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and isinstance(
         statement.body[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break)
     )
+
+
+def is_bare_return(statement: cst.BaseSmallStatement) -> bool:
+    return isinstance(statement, cst.Return) and statement.value is None
 
 
 UNREACHABLE = "removed-unreachable"  # the action of what follows an exit that folding exposed
@@ -199,9 +251,7 @@ class BodyEditor(cst.CSTTransformer):
         return super().on_visit(node)
 
     def _hide_foreign(self, node: cst.ClassDef | cst.FunctionDef | cst.Module) -> None:
-        owner = "" if isinstance(node, cst.Module) else ".".join(
-            [scope.name.value for scope in self.scopes if isinstance(scope, (cst.ClassDef, cst.FunctionDef))] + [node.name.value]
-        )
+        owner = "" if isinstance(node, cst.Module) else self.dotted(node.name.value)
         hidden = frozenset(name for name, owners in self.context.foreign.items() if owner in owners)
         if hidden:
             self._outer.append((node, self.context))
@@ -222,6 +272,11 @@ class BodyEditor(cst.CSTTransformer):
             inner, (_, self.context) = self.context, self._outer.pop()
             self.context.unreachable_outside_functions |= inner.unreachable_outside_functions
         return result
+
+    def dotted(self, name: str) -> str:
+        """The dotted path inside the module (`Car.drive`) of `name` defined in the current scope."""
+        owners = [scope.name.value for scope in self.scopes if isinstance(scope, (cst.ClassDef, cst.FunctionDef))]
+        return ".".join([*owners, name])
 
     @property
     def in_class_body(self) -> bool:
@@ -288,25 +343,30 @@ class BodyEditor(cst.CSTTransformer):
         block = _BlockBuilder()
         documented = False
         kept_from: cst.BaseStatement | None = None  # the original of the last statement kept
+        exposed: cst.BaseStatement | None = None  # the folded statement the block's last ones came from
         for index, (original, statement) in enumerate(zip(originals, statements)):
             if documented and is_attribute_docstring(statement):
                 block.carry(detached_lines(statement.leading_lines))
                 documented = False
+                if not _paragraph_goes_on(originals, index):
+                    block.heading = []
                 continue
             edit = self._edit(original, statement)
             documented = edit.takes_docstring
             if not edit.statements:
+                self._hold_heading(block, originals, index, statement, edit)
                 block.carry(edit.carry)
-            elif edit.flattened and block.statements and kept_from is not None and self.overwritten(
+                continue
+            if edit.flattened and block.statements and kept_from is not None and self.overwritten(
                 block.statements[-1], kept_from, edit.statements[0], original
             ):
                 block.drop_last()
+            self._place_heading(block, original)
             for new in edit.statements:
                 block.add(new)
-            if edit.statements:
-                kept_from = original
-            if edit.statements:
-                block.carry(edit.carry)
+            kept_from = original
+            exposed = original if edit.flattened else None
+            block.carry(edit.carry)
             if edit.flattened and edit.statements and ends_flow(edit.statements[-1]):
                 if index + 1 < len(originals):
                     self.record(
@@ -319,8 +379,55 @@ class BodyEditor(cst.CSTTransformer):
                     if not any(isinstance(scope, cst.FunctionDef) for scope in self.scopes):
                         self.context.unreachable_outside_functions = True
                 break
+        if exposed is not None and self._function_body(originals):
+            self._drop_trailing_return(block, exposed)
         footer = [line for line in block.pending if not is_blank(line)]
         return block.statements, footer
+
+    def _hold_heading(self, block: _BlockBuilder, originals: Statements, index: int, statement: cst.BaseStatement, edit: Edit) -> None:
+        """A deleted statement heading a paragraph leaves the comment above it for the next
+        statement kept; one further down the paragraph adds the names of what went."""
+        heading = heading_comment(statement.leading_lines, index == 0)
+        if isinstance(statement, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)) or any(
+            line is carried for line in heading for carried in edit.carry
+        ):
+            heading = []  # a definition's or a write's comment is about it; a carried one moves on anyway
+        if heading:
+            block.heading, block.heading_names = heading, set()
+        if block.heading:
+            block.heading_names |= names(originals[index])
+        if not _paragraph_goes_on(originals, index):
+            block.heading = []
+
+    def _place_heading(self, block: _BlockBuilder, kept: cst.BaseStatement) -> None:
+        """The held heading goes above `kept`, unless it speaks of what went: a flag or a name
+        that died, or a word of the deleted code that `kept` lacks."""
+        heading, block.heading = block.heading, []
+        if not heading:
+            return
+        dead = {*self.context.flags, *self.context.dead_names, *self.context.dead_globals, *self.context.dead_locals}
+        if not speaks_of(heading, block.heading_names | dead, names(kept)):
+            block.carry(heading)
+
+    def _function_body(self, originals: Statements) -> bool:
+        scope = self.scopes[-1] if self.scopes else None
+        return isinstance(scope, cst.FunctionDef) and isinstance(scope.body, cst.IndentedBlock) and scope.body.body is originals
+
+    def _drop_trailing_return(self, block: _BlockBuilder, folded: cst.BaseStatement) -> None:
+        """A bare `return` that flattening `folded` left last in a function's body says nothing
+        the function's end does not: it goes (and the line holding it, when it stands alone)."""
+        last = block.statements[-1]
+        if not (isinstance(last, cst.SimpleStatementLine) and is_bare_return(last.body[-1])):
+            return
+        if last.trailing_whitespace.comment is not None:
+            return
+        flag = self.context.flag_near(self.line_of(folded))
+        self.record(folded, "removed-return", "a bare return the fold left at the end of the function", flag)
+        if len(last.body) == 1:
+            block.drop_last()
+        else:
+            rest = [*last.body[:-2], last.body[-2].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]
+            block.statements[-1] = last.with_changes(body=rest)
 
     def _edit(self, original: cst.BaseStatement, statement: cst.BaseStatement) -> Edit:
         if has_keep_pragma(original):
@@ -343,6 +450,11 @@ class BodyEditor(cst.CSTTransformer):
         if edit is not None:
             return edit
         return Edit(statements=[fill_empty_blocks(statement)])
+
+
+def _paragraph_goes_on(originals: Statements, index: int) -> bool:
+    """Whether a statement follows the one at `index` with no blank line between."""
+    return index + 1 < len(originals) and not any(is_blank(line) for line in originals[index + 1].leading_lines)
 
 
 def fill_empty_blocks(statement: cst.BaseStatement) -> cst.BaseStatement:

@@ -41,12 +41,13 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
                 self.record(original, "removed-" + what, f"{what} {name} has no caller left: {death.reason}", death.flag)
                 return Edit(carry=detached_lines(updated.leading_lines))
             if isinstance(updated, cst.FunctionDef) and is_empty(updated.body) and not is_empty(original.body):
-                self.record(
-                    original,
-                    "emptied-function",
-                    f"{name}'s body folded away; it stays (with `pass`) while something may call it",
-                    self.context.flag_changed_within(self.get_metadata(PositionProvider, original)),
-                )
+                flag = self.context.flag_changed_within(self.get_metadata(PositionProvider, original))
+                if self.in_class_body and self.dotted(name) in self.context.droppable_hooks:
+                    reason = f"{name}'s body folded away, and no base class defines it: nothing is left to run or override"
+                    self.record(original, "removed-method", reason, flag)
+                    return Edit(carry=detached_lines(updated.leading_lines))
+                reason = f"{name}'s body folded away; it stays (with `pass`) while something may call it"
+                self.record(original, "emptied-function", reason, flag)
         return super().edit_statement(original, updated)
 
     def edit_small_statement(
