@@ -6,7 +6,8 @@ for its whole body exists only to exercise what the cleanup removes. It sets it 
 decorator (`@mock.patch("pkg.FAST", True)`, `@override_settings(FAST=True)`), a `with` around
 its whole body, a write before its first other statement (`monkeypatch.setattr(cfg, "fast",
 True)`, `cfg.fast = True`, `setattr`, a writer call), or a keyword passed to one of the flag's
-owners in its first statement (`run(fast=True)`). With `tests = "delete"` such a test goes, with
+owners in its first statement (`run(fast=True)`); a test class that a decorator of the class sets
+so. With `tests = "delete"` such a test (or class) goes, with
 the fixtures of its file that only deleted tests used and a test class it leaves empty; a
 parametrized one whose write takes a parameter loses only the entries that give another value
 (and goes when none is left). Any other write of another value in a test goes alone, and the
@@ -188,12 +189,42 @@ class _TestFile:
 
     def plan(self) -> tuple[TestEdits, dict[tuple[str, int], int]]:
         used = _uses(self.tree, frozenset())
+        for statement in self.tree.body:
+            if isinstance(statement, ast.ClassDef) and _is_test_class(statement):
+                self._plan_class(statement, used)
         for test in _tests(self.tree):
-            self._plan_test(test, used)
+            if not any(test in cls.body for cls in self.deleted if isinstance(cls, ast.ClassDef)):
+                self._plan_test(test, used)
         if self.deleted:
             self._delete_left_behind()
         deleted = {("deleted", node.lineno): why for node, why in self.deleted.items()}  # type: ignore[attr-defined]
         return TestEdits({**self.removals, **deleted}, frozenset(self.tests)), self.handled
+
+    # -- a test class -----------------------------------------------------------------------
+    def _plan_class(self, cls: ast.ClassDef, used: frozenset[str]) -> None:
+        """A test class decorated to set a flag to another value (`@override_settings(FAST=True)`,
+        `@mock.patch("pkg.FAST", True)`) exists only to exercise that value: it goes whole, and
+        every write in its tests with it."""
+        if not self.delete or cls.name in used or self._kept(cls):
+            return
+        for decorator in cls.decorator_list:
+            written = self._written(decorator)
+            if written is None:
+                continue
+            flag, value = written
+            given = literal(value) if value is not None else UNKNOWN
+            if given is UNKNOWN or same_value(given, flag.value):
+                continue
+            reason = (
+                f"removed {cls.name}, whose tests exist only to exercise {flag.name} = {self._source(value)} "
+                f"(set by a decorator of the class); the config fixes it at {flag.source}"
+            )
+            self.deleted[cls] = Removal(cls.lineno, flag.name, REMOVED_TEST, reason)
+            self.handled[(flag.name, decorator.lineno)] = cls.lineno
+            for test in (m for m in cls.body if isinstance(m, _FUNCTIONS)):
+                for write in self._writes(test):
+                    self.handled[(write.flag.name, write.node.lineno)] = cls.lineno  # type: ignore[attr-defined]
+            return
 
     # -- one test ---------------------------------------------------------------------------
     def _plan_test(self, test: ast.FunctionDef | ast.AsyncFunctionDef, used: frozenset[str]) -> None:
@@ -314,7 +345,7 @@ class _TestFile:
             return "param"
         return "unknown"
 
-    def _kept(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    def _kept(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
         """A `# prune-flags: keep` on any of its lines (decorators included): it never goes whole."""
         first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
         pragma = KEEP_PRAGMA.replace(" ", "")
@@ -522,15 +553,18 @@ def _stores_only_names(statement: ast.Assign) -> bool:
     return all(isinstance(node, (ast.Name, ast.Tuple, ast.List, ast.Store)) for t in statement.targets for node in ast.walk(t))
 
 
+def _is_test_class(statement: ast.ClassDef) -> bool:
+    """A `Test*` class, or one of unittest's TestCase classes."""
+    return statement.name.startswith("Test") or any(ast_dotted(b).endswith("TestCase") for b in statement.bases)
+
+
 def _tests(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
     """pytest's default tests: `test*` functions, and `test*` methods of `Test*` classes (or of
     unittest's TestCase classes)."""
     for statement in tree.body:
         if isinstance(statement, _FUNCTIONS) and statement.name.startswith("test"):
             yield statement
-        elif isinstance(statement, ast.ClassDef) and (
-            statement.name.startswith("Test") or any(ast_dotted(b).endswith("TestCase") for b in statement.bases)
-        ):
+        elif isinstance(statement, ast.ClassDef) and _is_test_class(statement):
             for member in statement.body:
                 if isinstance(member, _FUNCTIONS) and member.name.startswith("test"):
                     yield member

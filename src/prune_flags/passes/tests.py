@@ -20,6 +20,7 @@ from libcst.metadata import PositionProvider
 from prune_flags.passes.body import Edit, detached_lines, without_decorators, without_element
 from prune_flags.passes.withs import Record, WithItemEditor
 from prune_flags.pinned import Removal, TestEdits
+from prune_flags.report import REMOVED_TEST
 
 
 class PruneTests(WithItemEditor):
@@ -45,12 +46,14 @@ class PruneTests(WithItemEditor):
     def _delete(
         self, original: cst.BaseStatement, updated: cst.FunctionDef | cst.ClassDef | cst.With, removal: Removal
     ) -> Edit:
-        if isinstance(original, (cst.FunctionDef, cst.With)):
+        # A class goes after its tests, each recorded; one that goes for its own decorator is one change.
+        own = isinstance(original, cst.ClassDef) and removal.action == REMOVED_TEST
+        if isinstance(original, (cst.FunctionDef, cst.With)) or own:
             span = self.get_metadata(PositionProvider, original)
-            decorators = original.decorators if isinstance(original, cst.FunctionDef) else ()
+            decorators = original.decorators if isinstance(original, (cst.FunctionDef, cst.ClassDef)) else ()
             first = min([span.start.line, *(self.line_of(decorator) for decorator in decorators)])
             self.context.changes[:] = [c for c in self.context.changes if not first <= c.line <= span.end.line]
-        self._removed(removal)  # a class goes after its tests, each recorded
+        self._removed(removal)
         return Edit(carry=detached_lines(updated.leading_lines))
 
     def with_item_removal(self, original: cst.With, index: int) -> Record | None:
