@@ -1201,7 +1201,9 @@ class _Cascade:
         flags (`init(extra={"use_x": True})`), where an empty dict is surely the same as none
         (defaults.empty_dict_is_default): the keyword goes with its last entry."""
         gone = frozenset(gone)
-        tree = self.repository.tree(path, self.repository.sources[path].text) if gone else None
+        text = self.repository.sources[path].text
+        quoted = any(f'"{name}"' in text or f"'{name}'" in text for name in gone)  # a dict key spells it so
+        tree = self.repository.tree(path, text) if quoted else None
         if tree is None:
             return frozenset()
         found = set()
@@ -1221,11 +1223,22 @@ class _Cascade:
         return self._empty_defaults[pair]
 
     def _droppable_hooks(self, path: Path) -> frozenset[str]:
+        """The file's hooks that may go once emptied (scoping.droppable_hooks), among those whose
+        body names a flag or a dead name: no other can fold away, and the question costs a look
+        at every file naming the hook."""
         text = self.repository.sources[path].text
         if not mentions_any(text, frozenset(HOOKS)):
             return frozenset()
         tree = self.repository.tree(path, text)
-        return droppable_hooks(self.repository, tree) if tree is not None else frozenset()
+        changing = frozenset(self.flags) | frozenset(self.dead)
+
+        def folding(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+            return any(
+                (isinstance(node, ast.Name) and node.id in changing) or (isinstance(node, ast.Attribute) and node.attr in changing)
+                for node in ast.walk(hook)
+            )
+
+        return droppable_hooks(self.repository, tree, folding) if tree is not None else frozenset()
 
     def _functions_in(self, display: str) -> dict[str, frozenset[str]]:
         """For each flag, the functions of a file whose parameter is the flag, by qualified name."""

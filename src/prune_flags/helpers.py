@@ -231,7 +231,7 @@ def folded_helpers(
         return []
     original = {q: ast.dump(node) for q, node in _callables(before) if q in shaped} if before is not None else {}
     bindings, star = module_bindings(after, module, is_package)
-    exported = _exported(after)
+    exported = _exported(after) if "__all__" in source else set()
     found = []
     for qualname, node in shaped.items():
         top = qualname.split(".")[0]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping, NoReturn
+from typing import TYPE_CHECKING, Callable, Mapping, NoReturn
 
 from prune_flags.config import ConfigError, Flag
 from prune_flags.index import ITSELF, NameFacts, Site, nested_blocks
@@ -196,16 +196,23 @@ def with_subclasses(repository: _Repository, names: frozenset[str]) -> frozenset
 HOOKS = ("__post_init__", "__del__")  # methods only the runtime calls: emptied, they may go
 
 
-def droppable_hooks(repository: _Repository, tree: ast.Module) -> frozenset[str]:
+def droppable_hooks(
+    repository: _Repository, tree: ast.Module, folding: Callable[[ast.FunctionDef | ast.AsyncFunctionDef], bool]
+) -> frozenset[str]:
     """The hooks of a module's classes (`Config.__post_init__`, by dotted path) whose method may go
     once its body folds away: nothing in the repository names the hook but its definitions (no
     `super().__del__()` that would then find none), and no ancestor defines it, which the class's
     bases (plain names or `object`, each defined in the repository) show. A base from outside the
-    repository might define it, and then the empty method was what overrode it."""
+    repository might define it, and then the empty method was what overrode it. Only hooks that
+    `folding` says the cleanup may empty are looked at."""
     classes = {dotted: node for dotted, _, _, node in owner_spans(tree) if isinstance(node, ast.ClassDef)}
     found = set()
     for dotted, node in classes.items():
-        hooks = [s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in HOOKS]
+        hooks = [
+            s.name
+            for s in node.body
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in HOOKS and folding(s)
+        ]
         for hook in hooks:
             if not _hook_named_elsewhere(repository, hook) and not _inherits(repository, node, hook):
                 found.add(f"{dotted}.{hook}")

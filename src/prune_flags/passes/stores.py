@@ -13,10 +13,9 @@ Only what the fold changed is touched: a user's own `x = None; x = f()` stays.
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.metadata import PositionProvider
 
-from prune_flags.passes.body import BodyEditor, Edit, block_footer, block_statements, merge_lines
+from prune_flags.passes.body import BodyEditor, Edit, block_footer, block_statements, descendants, merge_lines, names
 from prune_flags.purity import is_pure
 
 
@@ -30,7 +29,7 @@ class PruneDeadStores(BodyEditor):
         if store is None or again is None or not store.targets[0].target.deep_equals(again.targets[0].target):
             return super().overwritten(kept, kept_original, first, folded)
         target = store.targets[0].target
-        if not (is_pure(store.value) and not m.findall(store.value, m.Call()) and self._unseen_by(again.value, target)):
+        if not (is_pure(store.value) and not descendants(store.value, (cst.Call,)) and self._unseen_by(again.value, target)):
             return super().overwritten(kept, kept_original, first, folded)
         flag = self.context.flag_changed_within(self.get_metadata(PositionProvider, folded))
         shown = cst.Module(body=[]).code_for_node(target)
@@ -41,16 +40,15 @@ class PruneDeadStores(BodyEditor):
         """Whether evaluating `value` cannot read what `target` holds: `self.x` when the value
         never names `self` (nothing else reaches this object's attribute... but a call handed
         `self`); a local when the value never names it and no nested scope of the function does."""
-        if isinstance(target, cst.Attribute) and m.matches(target.value, m.Name("self")):
-            return not m.findall(value, m.Name("self"))
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            return "self" not in names(value)
         if not isinstance(target, cst.Name) or not self.scopes or not isinstance(self.scopes[-1], cst.FunctionDef):
             return False
         function = self.scopes[-1]
-        name = m.Name(target.value)
-        if m.findall(value, name) or m.findall(function, m.Global() | m.Nonlocal()):
+        if target.value in names(value) or descendants(function, (cst.Global, cst.Nonlocal)):
             return False
-        nested = m.findall(function.body, m.FunctionDef() | m.Lambda() | m.ClassDef())
-        return not any(m.findall(scope, name) for scope in nested)
+        nested = descendants(function.body, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+        return not any(target.value in names(scope) for scope in nested)
 
     def edit_statement(self, original: cst.BaseStatement, updated: cst.BaseStatement) -> Edit | None:
         if isinstance(updated, cst.Try) and isinstance(original, cst.Try):
@@ -107,4 +105,5 @@ def _reraises(handler: cst.ExceptHandler) -> bool:
     if not isinstance(raised, cst.Raise) or raised.cause is not None:
         return False
     bound = handler.name.name if handler.name is not None else None
-    return raised.exc is None or (isinstance(bound, cst.Name) and m.matches(raised.exc, m.Name(bound.value)))
+    exc = raised.exc
+    return exc is None or (isinstance(bound, cst.Name) and isinstance(exc, cst.Name) and exc.value == bound.value)
