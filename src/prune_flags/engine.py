@@ -38,7 +38,7 @@ from prune_flags.helpers import (
     HelperCall,
     folded_helpers,
     helper_calls,
-    may_hold_helpers,
+    made_shapes,
     module_names,
     rebound,
     reexports,
@@ -1417,13 +1417,13 @@ class _Cascade:
         for path in changed:
             text = self.repository.text(path)
             after = self.repository.tree(path, text)
-            if after is None or not may_hold_helpers(after):
+            before = self.repository.tree(path, self.repository.sources[path].text)
+            if after is None or not made_shapes(before, after):
                 continue
             if self._modules is None:
                 self._modules = module_names(self.repository.raw, lambda p: p in self.repository.raw)
             if path not in self._modules:
                 continue  # another file has the same dotted name: a call cannot tell which it reaches
-            before = self.repository.tree(path, self.repository.sources[path].text)
             module, is_package = self._modules[path]
             flag = next((c.flag for c in self.results[path].changes if c.flag), "")
             for helper in folded_helpers(before, after, text, self.repository.display(path), module, flag, is_package):

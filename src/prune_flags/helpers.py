@@ -226,16 +226,15 @@ def folded_helpers(
     """The helpers of a module the cleanup made: definitions in `after` (parsed from `source`)
     of a helper's shape that `before` (the original) did not already have as they are now."""
     # Most rewrites make no helper: the cheap shape test first, the module's bindings only then.
-    shaped = _shaped(after)
+    shaped = made_shapes(before, after)
     if not shaped:
         return []
-    original = {q: ast.dump(node) for q, node in _callables(before) if q in shaped} if before is not None else {}
     bindings, star = module_bindings(after, module, is_package)
     exported = _exported(after) if "__all__" in source else set()
     found = []
     for qualname, node in shaped.items():
         top = qualname.split(".")[0]
-        if original.get(qualname) == ast.dump(node) or top in exported:
+        if top in exported:
             continue
         if _unstable(bindings.get(top, [])):
             continue
@@ -245,10 +244,15 @@ def folded_helpers(
     return found
 
 
-def may_hold_helpers(tree: ast.Module) -> bool:
-    """Whether a module has a function of a helper's shape at all: the test that spares a round
-    that made no helper the rest of the work (the repository's module names among it)."""
-    return bool(_shaped(tree))
+def made_shapes(before: ast.Module | None, after: ast.Module) -> dict[str, ast.FunctionDef]:
+    """The functions of `after` of a helper's shape that `before` (the original) did not already
+    have as they are now: the cheap test that spares a round that made no helper the rest of the
+    work (the repository's module names among it)."""
+    shaped = _shaped(after)
+    if not shaped or before is None:
+        return shaped
+    original = {qualname: ast.dump(node) for qualname, node in _callables(before) if qualname in shaped}
+    return {qualname: node for qualname, node in shaped.items() if original.get(qualname) != ast.dump(node)}
 
 
 def _shaped(tree: ast.Module) -> dict[str, ast.FunctionDef]:
