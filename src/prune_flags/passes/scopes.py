@@ -10,6 +10,7 @@ from prune_flags.config import Flag
 from prune_flags.constants import constant_node, constant_value
 from prune_flags.values import same_value
 from prune_flags.passes.options import click_flags
+from prune_flags.purity import is_pure
 
 
 def module_bindings(module: cst.Module, flags: Mapping[str, object]) -> dict[str, str]:
@@ -337,3 +338,72 @@ def first_binding(function: cst.CSTNode, name: str) -> tuple[cst.CSTNode, bool] 
     finder = _FirstBinding(name)
     function.body.visit(finder)
     return finder.found
+
+
+def truthy_names(body: Sequence[cst.BaseStatement]) -> dict[int, frozenset[str]]:
+    """For each `if` of a block (by id), the names known truthy when it runs: those an early exit
+    earlier in the block leaves under their falsiness (`if not (client and client.ready): return`),
+    with only statements between that can neither rebind nor change them (see
+    _keeps_truthiness). The block is straight-line code: a loop or branch is a block of its own."""
+    known: dict[int, frozenset[str]] = {}
+    facts: frozenset[str] = frozenset()
+    for statement in body:
+        if facts and isinstance(statement, cst.If):
+            known[id(statement)] = facts
+        guarded = _guarded_names(statement)
+        if guarded is not None:
+            facts |= guarded
+        elif facts and not _keeps_truthiness(statement, facts):
+            facts = frozenset()
+    return known
+
+
+def _guarded_names(statement: cst.BaseStatement) -> frozenset[str] | None:
+    """What an early exit says past it: `if <test>: ...; return` (or raise, break, continue)
+    with no else and a test without effects, after which the test was false. None for anything
+    else."""
+    if not isinstance(statement, cst.If) or statement.orelse is not None or not is_pure(statement.test):
+        return None
+    last = statement.body.body[-1] if statement.body.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1]
+    if not isinstance(last, (cst.Return, cst.Raise, cst.Break, cst.Continue)):
+        return None
+    return _truthy_if_false(statement.test)
+
+
+def _truthy_if_false(test: cst.BaseExpression) -> frozenset[str]:
+    """The names truthy when `test` is false: `not (a and b)`, `not a or not b`."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _truthy_if_true(test.expression)
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        return _truthy_if_false(test.left) | _truthy_if_false(test.right)  # both ran, both false
+    return frozenset()
+
+
+def _truthy_if_true(test: cst.BaseExpression) -> frozenset[str]:
+    """The names truthy when `test` is true: `a`, `a and b`."""
+    if isinstance(test, cst.Name):
+        return frozenset({test.value})
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _truthy_if_true(test.left) | _truthy_if_true(test.right)
+    return frozenset()
+
+
+def _keeps_truthiness(statement: cst.BaseStatement, names: frozenset[str]) -> bool:
+    """A statement that can change no name's truthiness: `pass`, and expressions and
+    assignments of other plain names, all without effects (no call could empty a list; no
+    attribute store could change what `__bool__` reads)."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    for small in statement.body:
+        if isinstance(small, cst.Pass):
+            continue
+        if isinstance(small, cst.Expr) and is_pure(small.value):
+            continue
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [getattr(small, "target", None)]
+        if not isinstance(small, (cst.Assign, cst.AnnAssign)) or (small.value is not None and not is_pure(small.value)):
+            return False
+        if not all(isinstance(target, cst.Name) and target.value not in names for target in targets):
+            return False
+    return True
