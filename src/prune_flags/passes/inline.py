@@ -126,7 +126,9 @@ class InlineFlags(ExpressionEditor):
                 linked = linked_flags(self.context.flag_functions, self.scopes[: depth + 1])
                 self._parameters[key] = flag_parameters(scope, self.context.flags, linked)
                 self._carried[key] = {}  # (an accessor template's read of a bare name asks meanwhile)
-                self._carried[key] = flag_locals(scope, self.context.flags, self._module_flags, linked, self.lookup_read)
+                self._carried[key] = flag_locals(
+                    scope, self.context.flags, self._module_flags, self._parameters[key], self.lookup_read
+                )
             if name in self._parameters[key]:
                 return (name, None) if self._before_rebinding(scope, name, read) else None
             if name in self._carried[key]:

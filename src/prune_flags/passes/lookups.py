@@ -22,6 +22,7 @@ from prune_flags.values import UNKNOWN
 from prune_flags.context import RewriteContext
 from prune_flags.passes.body import BodyEditor
 from prune_flags.passes.parens import ExpressionEditor
+from prune_flags.passes.scopes import Carried
 from prune_flags.purity import dotted_name
 from prune_flags.shapes import FlagNames
 
@@ -123,7 +124,7 @@ class InlineLookups(FlagNaming, ExpressionEditor):
         self.context.record(start.line, "inlined", f"{flag.name} is fixed at {flag.source} ({how})", flag.name)
         return fitted
 
-    def lookup_read(self, node: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
+    def lookup_read(self, node: cst.BaseExpression) -> Carried | None:
         """The flag a lookup by name reads and the constant it gives, where that is a constant
         (`os.environ.get("NAME", compute())` for an unset variable is not): a local assigned from
         it carries the flag (passes.scopes.flag_locals)."""

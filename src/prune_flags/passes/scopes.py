@@ -161,8 +161,8 @@ class _StoreCounter(_Binder):
         super()._bind(target)
 
 
-Lookup = Callable[[cst.BaseExpression], "tuple[str, cst.BaseExpression] | None"]
 Carried = tuple[str, cst.BaseExpression]  # the flag a local carries, and the constant it holds
+Lookup = Callable[[cst.BaseExpression], "Carried | None"]  # what a lookup by name reads (passes.lookups)
 
 
 class _Mentions(cst.CSTVisitor):
@@ -229,19 +229,18 @@ def flag_locals(
     function: cst.CSTNode,
     flags: Mapping[str, Flag],
     module_flags: Mapping[str, str],
-    linked: frozenset[str],
+    parameters: frozenset[str],
     lookup: Lookup,
 ) -> dict[str, Carried]:
-    """Locals that only carry a flag: `use_x = self.use_x` (or a module flag, a flag parameter:
-    `linked` as flag_parameters takes it, a lookup by name: `lookup` says what one reads) at the
-    top of the function body, bound nowhere else. Their reads are the flag's constant.
+    """Locals that only carry a flag: `use_x = self.use_x` (or a module flag, one of the flag
+    `parameters`, a lookup by name: `lookup` says what one reads) at the top of the function
+    body, bound nowhere else. Their reads are the flag's constant.
 
     Every read must run after the assignment: the name is mentioned in no statement before it,
     in no nested function, class or lambda (which could run earlier, or rebind it through
     `nonlocal`) and in no `del`. A top-level statement runs once, in no loop."""
     if not isinstance(function, cst.FunctionDef) or not isinstance(function.body, cst.IndentedBlock):
         return {}
-    parameters = flag_parameters(function, flags, linked)
     names = {**module_flags, **{name: name for name in parameters}}
     if not any(_assigns_flag(statement, flags, names, lookup) for statement in function.body.body):
         return {}  # the common case, decided without walking the body

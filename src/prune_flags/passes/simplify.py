@@ -114,7 +114,7 @@ class SimplifyBooleans(ExpressionEditor):
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         """A function's block: the names an early exit left truthy at each `if` (a local or
         parameter, which nothing outside the function rebinds)."""
-        function = self.scopes[-1] if self.scopes else None  # type: ignore[attr-defined]
+        function = self.scopes[-1] if self.scopes else None
         if not isinstance(function, cst.FunctionDef):
             return
         for statement, names in truthy_names(node.body).items():
