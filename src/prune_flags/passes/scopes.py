@@ -165,9 +165,13 @@ Carried = tuple[str, cst.BaseExpression]  # the flag a local carries, and the co
 Lookup = Callable[[cst.BaseExpression], "Carried | None"]  # what a lookup by name reads (passes.lookups)
 
 
+_ESCAPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Del, cst.Global, cst.Nonlocal)
+
+
 class _Mentions(cst.CSTVisitor):
     """The names a statement mentions (read, bound or deleted), and those it mentions inside a
-    nested function, class or lambda, or deletes: a local carrying a flag may be neither."""
+    nested function, class or lambda, deletes, or declares global or nonlocal (another scope's
+    code may bind them, a call away): a local carrying a flag may be none of those."""
 
     def __init__(self) -> None:
         self.names: set[str] = set()
@@ -188,12 +192,12 @@ class _Mentions(cst.CSTVisitor):
         return False
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Del)):
+        if isinstance(node, _ESCAPES):
             self._escapes += 1
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        if isinstance(original_node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Del)):
+        if isinstance(original_node, _ESCAPES):
             self._escapes -= 1
         super().on_leave(original_node)
 
@@ -236,9 +240,10 @@ def flag_locals(
     `parameters`, a lookup by name: `lookup` says what one reads) at the top of the function
     body, bound nowhere else. Their reads are the flag's constant.
 
-    Every read must run after the assignment: the name is mentioned in no statement before it,
-    in no nested function, class or lambda (which could run earlier, or rebind it through
-    `nonlocal`) and in no `del`. A top-level statement runs once, in no loop."""
+    Every read must run after the assignment and see its value: the name is mentioned in no
+    statement before it, in no nested function, class or lambda (which could run earlier, or
+    rebind it through `nonlocal`), in no `del` and no `global` or `nonlocal` of the function. A
+    top-level statement runs once, in no loop."""
     if not isinstance(function, cst.FunctionDef) or not isinstance(function.body, cst.IndentedBlock):
         return {}
     names = {**module_flags, **{name: name for name in parameters}}
@@ -246,7 +251,7 @@ def flag_locals(
         return {}  # the common case, decided without walking the body
     counter = _StoreCounter()
     function.body.visit(counter)
-    escaping = _mentions(function.body).escaping | counter.globals | {p.name.value for p in all_params(function)}
+    escaping = _mentions(function.body).escaping | {p.name.value for p in all_params(function)}
     carried: dict[str, Carried] = {}
     seen: set[str] = set()  # the names mentioned so far, in source order
     for statement in function.body.body:
