@@ -639,8 +639,8 @@ def reraising_handler(draw, builder: Builder, where: Where, pad: str) -> list[st
 
 @statement_idiom(nested)
 def lookup_in_local(draw, builder: Builder, where: Where, pad: str) -> list[str]:
-    """`use = getattr(self, "fast", 0)` (or an accessor template's read, or a plain alias of
-    such a local) then a condition on it and a read of its value: the local carries the flag
+    """`use = getattr(self, "fast", 0)` (or an accessor template's read, maybe converted by a
+    builtin or a string method, or a plain alias of such a local) then a condition on it and a read of its value: the local carries the flag
     unless something binds it again (`if x > 1: use = x` sometimes does)."""
     reads = []
     if FIELD_FLAG in builder.flags and where.method:
@@ -648,11 +648,12 @@ def lookup_in_local(draw, builder: Builder, where: Where, pad: str) -> list[str]
     if CLASS_FLAG in builder.flags:
         reads += [f'getattr(Node, "{CLASS_FLAG}", None)']
     if MODULE_FLAG in builder.flags and "template_read" in builder.enabled:
-        reads += [f'globals()["{MODULE_FLAG}"]', f'globals().get("{MODULE_FLAG}", 1)']
+        reads += [f'globals()["{MODULE_FLAG}"]', f'globals().get("{MODULE_FLAG}", 1)', f'bool(globals().get("{MODULE_FLAG}"))']
+        reads += [f'str(globals()["{MODULE_FLAG}"]).upper()']
     if not reads:
         return [f"{pad}log({builder.tag()!r})"]
     read = draw(st.sampled_from(reads))
-    if read.startswith("globals()"):
+    if "globals()" in read:
         builder.idioms.add("template_read")  # the config declares the templates
     local = builder.tag("use")
     lines = [f"{pad}{local} = {read}"]

@@ -17,12 +17,13 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from prune_flags.config import Flag
-from prune_flags.constants import bool_node, constant_node, constant_value
+from prune_flags.constants import bool_node, builtin_result, constant_node, constant_value
 from prune_flags.values import UNKNOWN
 from prune_flags.context import RewriteContext
 from prune_flags.passes.body import BodyEditor
 from prune_flags.passes.parens import ExpressionEditor
 from prune_flags.passes.scopes import Carried
+from prune_flags.passes.simplify import string_method
 from prune_flags.purity import dotted_name
 from prune_flags.shapes import FlagNames
 
@@ -128,18 +129,41 @@ class InlineLookups(FlagNaming, ExpressionEditor):
         """The flag a lookup by name reads and the constant it gives, where that is a constant
         (`os.environ.get("NAME", compute())` for an unset variable is not): a local assigned from
         it carries the flag (passes.scopes.flag_locals)."""
-        read: _Read | None = None
-        if isinstance(node, cst.Call):
-            read = self._call_read(node) or self._accessor_read(node)
-        elif isinstance(node, cst.Subscript):
-            read = self._environ_read(node) or self._accessor_read(node)
-        elif isinstance(node, cst.Comparison):
-            read = self._membership_read(node) or self._accessor_read(node)
-        elif isinstance(node, cst.Attribute):
-            read = self._accessor_read(node)
+        read = self._read(node)
+        if read is None and isinstance(node, cst.Call):
+            read = self._converted_read(node)
         if read is None or constant_value(read[2]) is UNKNOWN:
             return None
         return read[0].name, read[2]
+
+    def _read(self, node: cst.BaseExpression) -> _Read | None:
+        if isinstance(node, cst.Call):
+            return self._call_read(node) or self._accessor_read(node)
+        if isinstance(node, cst.Subscript):
+            return self._environ_read(node) or self._accessor_read(node)
+        if isinstance(node, cst.Comparison):
+            return self._membership_read(node) or self._accessor_read(node)
+        if isinstance(node, cst.Attribute):
+            return self._accessor_read(node)
+        return None
+
+    def _converted_read(self, call: cst.Call) -> _Read | None:
+        """A pure string method or builtin over a lookup (`os.environ.get("MODE", "").lower()`,
+        `int(os.getenv("RETRIES", "3"))`): its result, where the simplifier would compute it (a
+        conversion that raises, `int("many")`, is no constant)."""
+        result: object = UNKNOWN
+        read: _Read | None = None
+        if isinstance(call.func, cst.Attribute):
+            read = self._read(call.func.value)
+            if read is not None:
+                result = string_method(call.with_changes(func=call.func.with_changes(value=read[2])))
+        elif len(call.args) == 1:
+            read = self._read(call.args[0].value)
+            if read is not None:
+                result = builtin_result(call.with_changes(args=[call.args[0].with_changes(value=read[2])]))
+        if read is None or result is None or result is UNKNOWN:
+            return None
+        return read[0], read[1], constant_node(result)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]

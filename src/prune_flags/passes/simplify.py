@@ -59,7 +59,7 @@ _STRING_METHODS = frozenset(
 )  # fmt: skip
 
 
-def _string_method(call: cst.Call) -> object:
+def string_method(call: cst.Call) -> object:
     """`"True".lower()` and the like: a pure method of a constant string, with constant arguments."""
     func = call.func
     if not (isinstance(func, cst.Attribute) and func.attr.value in _STRING_METHODS):
@@ -243,7 +243,7 @@ class SimplifyBooleans(ExpressionEditor):
         return updated_node.with_changes(ifs=kept) if len(kept) < len(updated_node.ifs) else updated_node
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        method = _string_method(updated_node)
+        method = string_method(updated_node)
         if method is not None and self._touched(original_node):
             return constant_node(method)
         result = builtin_result(updated_node)
