@@ -687,6 +687,67 @@ def trailing_exit(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     return [f"{pad}{name}(x)"]
 
 
+@statement_idiom(nested)
+def lookup_in_local(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """`use = getattr(self, "fast", 0)` (or an accessor template's read, maybe converted by a
+    builtin or a string method, or a plain alias of such a local) then a condition on it and a read of its value: the local carries the flag
+    unless something binds it again (`if x > 1: use = x` sometimes does)."""
+    reads = []
+    if FIELD_FLAG in builder.flags and where.method:
+        reads += [f'getattr(self, "{FIELD_FLAG}")', f'getattr(self, "{FIELD_FLAG}", 0)']
+    if CLASS_FLAG in builder.flags:
+        reads += [f'getattr(Node, "{CLASS_FLAG}", None)']
+    if MODULE_FLAG in builder.flags and "template_read" in builder.enabled:
+        reads += [f'globals()["{MODULE_FLAG}"]', f'globals().get("{MODULE_FLAG}", 1)', f'bool(globals().get("{MODULE_FLAG}"))']
+        reads += [f'str(globals()["{MODULE_FLAG}"]).upper()']
+    if not reads:
+        return [f"{pad}log({builder.tag()!r})"]
+    read = draw(st.sampled_from(reads))
+    if "globals()" in read:
+        builder.idioms.add("template_read")  # the config declares the templates
+    local = builder.tag("use")
+    lines = [f"{pad}{local} = {read}"]
+    if draw(st.booleans()):
+        alias = builder.tag("use")
+        lines.append(f"{pad}{alias} = {local}")
+        local = alias
+    if draw(st.integers(0, 3)) == 0:
+        lines += [f"{pad}if x > 1:", f"{pad}    {local} = x"]
+    test = draw(st.sampled_from([local, f"not {local}", f"{local} == 1", f"{local} and x > 1", f"x > 1 or {local}"]))
+    return [
+        *lines,
+        f"{pad}if {test}:",
+        *draw(blocks(builder, deeper(where), pad + "    ")),
+        f"{pad}log({builder.tag()!r}, {local})",
+    ]
+
+
+@statement_idiom(nested)
+def guarded_name(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """`if not (v and ...): return` then, maybe after a statement that could change `v` (or
+    rebinds it), `if v and FAST:`: the exit leaves v truthy, so the flag's test folds when only
+    pure statements stand between."""
+    local = builder.tag("v")
+    value = draw(st.sampled_from(["x", "x - 1", "[x] if x else []", "log('v', x > 2)"]))
+    guard = draw(st.sampled_from([f"not {local}", f"not ({local} and x < 3)", f"not {local} or x == 2"]))
+    exit_ = draw(st.sampled_from(["return y", *(["continue", "break"] if where.loop else [])]))
+    between = draw(st.sampled_from(["", "z = x + 1", f"{local} = 0", f"log({builder.tag()!r})", "pass"]))
+    if value.startswith("[") and draw(st.booleans()):
+        between = f"{local}.pop()"
+    flag = draw(flag_read(builder, where, 0)).text
+    test = draw(st.sampled_from([f"{local} and {flag}", f"{flag} and {local}", f"not ({local} and {flag})", f"{local} or {flag}"]))
+    return [
+        f"{pad}{local} = {value}",
+        f"{pad}if {guard}:",
+        f"{pad}    {exit_}",
+        *([f"{pad}{between}"] if between else []),
+        f"{pad}if {test}:",
+        f"{pad}    log({builder.tag()!r}, {local})",
+        f"{pad}else:",
+        f"{pad}    log({builder.tag()!r})",
+    ]
+
+
 # A setter of the module flag as a context manager: `with override(FAST=True):` sets it for its
 # body (the program defines `override`, SETTER, and declares WRITERS: setter_with).
 SETTER = """\

@@ -181,8 +181,9 @@ def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, 
 
 def _carriers(text: str, tree: ast.Module, lines: frozenset[int], flags: Collection[str]) -> frozenset[str]:
     """Names the passes read as a flag without being spelled like it: a module's import alias
-    (`from settings import FAST as F`) and a local bound to a flag's read (`f = self.fast`, or
-    `f = F`). A line reading one is as relevant as a line naming the flag: the view holds it
+    (`from settings import FAST as F`) and a local bound to a flag's read (`f = self.fast`,
+    `f = F`, or a lookup by name on the flag's line: `f = os.environ.get("FAST")`, and locals
+    bound to those). A line reading one is as relevant as a line naming the flag: the view holds it
     and the passes walk its block. This finds a superset of what the passes inline (see
     `passes.scopes.module_bindings` and `flag_locals`); a name too many only walks a block more.
     Only the statements holding the flag's lines (or an alias's) are looked into."""
@@ -194,17 +195,23 @@ def _carriers(text: str, tree: ast.Module, lines: frozenset[int], flags: Collect
         if alias.asname and alias.name in flags
     }
     read_as_flag = {*flags, *aliases}
-    carried = {
-        assign.targets[0].id
-        for assign in _assignments(tree.body, lines | lines_naming(text, aliases))
-        if len(assign.targets) == 1
-        and isinstance(assign.targets[0], ast.Name)
-        and (
-            (isinstance(assign.value, ast.Attribute) and assign.value.attr in flags)
-            or (isinstance(assign.value, ast.Name) and assign.value.id in read_as_flag)
-        )
-    }
-    return frozenset((aliases | carried).difference(flags))
+    carried: set[str] = set()
+    searched = lines | lines_naming(text, aliases)
+    while True:  # an alias of a carrier carries too: look again on its lines
+        found = {
+            assign.targets[0].id
+            for assign in _assignments(tree.body, searched)
+            if len(assign.targets) == 1
+            and isinstance(assign.targets[0], ast.Name)
+            and (
+                isinstance(assign.value, (ast.Attribute, ast.Call, ast.Subscript, ast.Compare))
+                or (isinstance(assign.value, ast.Name) and assign.value.id in read_as_flag | carried)
+            )
+        } - carried
+        if not found:
+            return frozenset((aliases | carried).difference(flags))
+        carried |= found
+        searched |= lines_naming(text, found)
 
 
 def _assignments(body: list[ast.stmt], lines: frozenset[int]) -> Iterator[ast.Assign]:

@@ -12,10 +12,12 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import CodePosition, PositionProvider
 
-from prune_flags.constants import constant_node
+from prune_flags.constants import constant_node, constant_value
 from prune_flags.context import RewriteContext
+from prune_flags.values import same_value
 from prune_flags.passes.parens import ExpressionEditor
 from prune_flags.passes.scopes import (
+    Carried,
     bound_names,
     first_binding,
     flag_locals,
@@ -31,7 +33,7 @@ class InlineFlags(ExpressionEditor):
         self._not_reads: set[int] = set()  # ids of original Name/Attribute nodes that are not reads
         self._module_flags: dict[str, str] = {}  # local name -> flag, for flags bound at module level
         self._bound: dict[int, frozenset[str]] = {}  # names each enclosing function binds, by id
-        self._carried: dict[int, dict[str, str]] = {}  # locals that only carry a flag, by function id
+        self._carried: dict[int, dict[str, Carried]] = {}  # locals that only carry a flag, by function id
         self._parameters: dict[int, frozenset[str]] = {}  # flag parameters, by function id
         self._rebindings: dict[tuple[int, str], tuple[CodePosition, bool] | None] = {}
 
@@ -97,10 +99,24 @@ class InlineFlags(ExpressionEditor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._not_reads.add(id(node.name))
 
+    def lookup_read(self, node: cst.BaseExpression) -> Carried | None:
+        """The flag a lookup by name reads and its constant (passes.lookups overrides it)."""
+        return None
+
     def _flag_named(self, name: str, read: cst.Name) -> str | None:
-        """The flag a bare name reads here: a parameter that is the flag (it defaults to the
-        flag's value, or a chain of calls links it to the flag; if the body rebinds it, only up to
-        there), else a module-level flag not rebound by an enclosing scope."""
+        """The flag a bare name reads here, where it holds the flag's own value (see _carried_read)."""
+        found = self._carried_read(name, read)
+        if found is None:
+            return None
+        flag = self.context.flags[found[0]]
+        return flag.name if found[1] is None or same_value(constant_value(found[1]), flag.value) else None
+
+    def _carried_read(self, name: str, read: cst.Name) -> tuple[str, cst.BaseExpression | None] | None:
+        """The flag a bare name reads here, and the constant it holds when not the flag's own
+        value: a parameter that is the flag (it defaults to the flag's value, or a chain of calls
+        links it to the flag; if the body rebinds it, only up to there), a local that carries a
+        flag's read of any kind (scopes.flag_locals), else a module-level flag not rebound by an
+        enclosing scope."""
         for depth in reversed(range(len(self.scopes))):
             scope = self.scopes[depth]
             if isinstance(scope, cst.ClassDef):
@@ -109,9 +125,12 @@ class InlineFlags(ExpressionEditor):
             if key not in self._parameters:
                 linked = linked_flags(self.context.flag_functions, self.scopes[: depth + 1])
                 self._parameters[key] = flag_parameters(scope, self.context.flags, linked)
-                self._carried[key] = flag_locals(scope, self.context.flags, self._module_flags, linked)
+                self._carried[key] = {}  # (an accessor template's read of a bare name asks meanwhile)
+                self._carried[key] = flag_locals(
+                    scope, self.context.flags, self._module_flags, self._parameters[key], self.lookup_read
+                )
             if name in self._parameters[key]:
-                return name if self._before_rebinding(scope, name, read) else None
+                return (name, None) if self._before_rebinding(scope, name, read) else None
             if name in self._carried[key]:
                 return self._carried[key][name]
             if name not in self._module_flags:
@@ -120,7 +139,7 @@ class InlineFlags(ExpressionEditor):
                 self._bound[key] = bound_names(scope)
             if name in self._bound[key]:
                 return None
-        return self._module_flags.get(name)
+        return None if name not in self._module_flags else (self._module_flags[name], None)
 
     def _before_rebinding(self, function: cst.CSTNode, name: str, read: cst.Name) -> bool:
         """Whether a read of a flag parameter comes before the body first binds the name again
@@ -153,16 +172,20 @@ class InlineFlags(ExpressionEditor):
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
         if id(original_node) in self._not_reads:
             return updated_node
-        flag_name = self._flag_named(updated_node.value, original_node)
-        if flag_name is None:
+        found = self._carried_read(updated_node.value, original_node)
+        if found is None:
             return updated_node
-        return self._inline(original_node, updated_node, flag_name)
+        return self._inline(original_node, updated_node, *found)
 
     def _inline(
-        self, original: cst.BaseExpression, updated: cst.Attribute | cst.Name, flag_name: str
+        self,
+        original: cst.BaseExpression,
+        updated: cst.Attribute | cst.Name,
+        flag_name: str,
+        constant: cst.BaseExpression | None = None,
     ) -> cst.BaseExpression:
         flag = self.context.flags[flag_name]
-        constant = constant_node(flag.value)
+        constant = constant_node(flag.value) if constant is None else constant.deep_clone()  # (one node per place)
         if updated.lpar:  # keep the reader's own parentheses; a tuple brings its own otherwise
             constant = constant.with_changes(lpar=updated.lpar, rpar=updated.rpar)
         fitted = None if self.is_receiver(original) else self.fitted(original, constant)

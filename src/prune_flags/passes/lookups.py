@@ -17,11 +17,13 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from prune_flags.config import Flag
-from prune_flags.constants import bool_node, constant_node, constant_value
+from prune_flags.constants import bool_node, builtin_result, constant_node, constant_value
 from prune_flags.values import UNKNOWN
 from prune_flags.context import RewriteContext
 from prune_flags.passes.body import BodyEditor
 from prune_flags.passes.parens import ExpressionEditor
+from prune_flags.passes.scopes import Carried
+from prune_flags.passes.simplify import string_method
 from prune_flags.purity import dotted_name
 from prune_flags.shapes import FlagNames
 
@@ -106,10 +108,14 @@ class _ImportedAliases(cst.CSTVisitor):
                 self.found.append((alias.evaluated_name, alias.asname.name.value))
 
 
+_Read = tuple[Flag, str, cst.BaseExpression]  # the flag, how it is read, the constant the read gives
+
+
 class InlineLookups(FlagNaming, ExpressionEditor):
-    def _replace(
-        self, original: cst.BaseExpression, updated: cst.BaseExpression, flag: Flag, how: str, node: cst.BaseExpression
-    ) -> cst.BaseExpression:
+    def _replace(self, original: cst.BaseExpression, updated: cst.BaseExpression, read: _Read | None) -> cst.BaseExpression:
+        if read is None:
+            return updated
+        flag, how, node = read
         environment = how == _ENVIRONMENT
         fitted = None if self.is_receiver(original) and not environment else self.fitted(original, node)
         if fitted is None:
@@ -119,19 +125,64 @@ class InlineLookups(FlagNaming, ExpressionEditor):
         self.context.record(start.line, "inlined", f"{flag.name} is fixed at {flag.source} ({how})", flag.name)
         return fitted
 
+    def lookup_read(self, node: cst.BaseExpression) -> Carried | None:
+        """The flag a lookup by name reads and the constant it gives, where that is a constant
+        (`os.environ.get("NAME", compute())` for an unset variable is not): a local assigned from
+        it carries the flag (passes.scopes.flag_locals)."""
+        read = self._read(node)
+        if read is None and isinstance(node, cst.Call):
+            read = self._converted_read(node)
+        if read is None or constant_value(read[2]) is UNKNOWN:
+            return None
+        return read[0].name, read[2]
+
+    def _read(self, node: cst.BaseExpression) -> _Read | None:
+        if isinstance(node, cst.Call):
+            return self._call_read(node) or self._accessor_read(node)
+        if isinstance(node, cst.Subscript):
+            return self._environ_read(node) or self._accessor_read(node)
+        if isinstance(node, cst.Comparison):
+            return self._membership_read(node) or self._accessor_read(node)
+        if isinstance(node, cst.Attribute):
+            return self._accessor_read(node)
+        return None
+
+    def _converted_read(self, call: cst.Call) -> _Read | None:
+        """A pure string method or builtin over a lookup (`os.environ.get("MODE", "").lower()`,
+        `int(os.getenv("RETRIES", "3"))`): its result, where the simplifier would compute it (a
+        conversion that raises, `int("many")`, is no constant)."""
+        result: object = UNKNOWN
+        read: _Read | None = None
+        if isinstance(call.func, cst.Attribute):
+            read = self._read(call.func.value)
+            if read is not None:
+                result = string_method(call.with_changes(func=call.func.with_changes(value=read[2])))
+        elif len(call.args) == 1:
+            read = self._read(call.args[0].value)
+            if read is not None:
+                result = builtin_result(call.with_changes(args=[call.args[0].with_changes(value=read[2])]))
+        if read is None or result is None or result is UNKNOWN:
+            return None
+        return read[0], read[1], constant_node(result)
+
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
         if result is not updated_node:
             return result
-        func = dotted_name(updated_node.func)
-        args = updated_node.args
+        read = self._call_read(updated_node) or self._accessor_read(original_node)
+        return self._replace(original_node, updated_node, read)
+
+    def _call_read(self, call: cst.Call) -> _Read | None:
+        """`getattr`/`hasattr` with the flag's name, or an environment variable's getter."""
+        func = dotted_name(call.func)
+        args = call.args
         if any(arg.star or arg.keyword for arg in args):
-            return self._accessor(original_node, updated_node)
+            return None
         if func in ("getattr", "hasattr") and len(args) in ((2, 3) if func == "getattr" else (2,)):
             flag = self.named_flag(args[1].value)
             if flag is not None and flag.name.isidentifier():
                 value = constant_node(flag.value) if func == "getattr" else bool_node(True)
-                return self._replace(original_node, updated_node, flag, f"read through {func}", value)
+                return flag, f"read through {func}", value
         if func in _ENV_GETTERS and len(args) in (1, 2):
             flag = self.named_flag(args[0].value)
             if flag is not None and (flag.value is None or isinstance(flag.value, str)):
@@ -139,21 +190,24 @@ class InlineLookups(FlagNaming, ExpressionEditor):
                     value = args[1].value if len(args) == 2 else cst.Name("None")
                 else:
                     value = constant_node(flag.value)
-                return self._replace(original_node, updated_node, flag, _ENVIRONMENT, value)
-        return self._accessor(original_node, updated_node)
+                return flag, _ENVIRONMENT, value
+        return None
 
     def _accessor(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
-        """A read through one of the config's accessor templates becomes the flag's constant."""
+        return self._replace(original, updated, self._accessor_read(original))
+
+    def _accessor_read(self, original: cst.BaseExpression) -> _Read | None:
+        """A read through one of the config's accessor templates: the flag's constant."""
         if not self.context.accessors or id(original) in self._not_reads:  # type: ignore[attr-defined]
-            return updated  # (a store: `config.use_x.value = True`, `options["x"] = 1`)
+            return None  # (a store: `config.use_x.value = True`, `options["x"] = 1`)
         for template in self.context.accessors:
             found = template.match(original, cst_unfold)
             flag = self._template_flag(found.identifier, found.named, found.node) if found is not None else None
             if flag is not None:
                 assert found is not None
                 value = bool_node(bool(flag.value) != found.negated) if found.membership else constant_node(flag.value)
-                return self._replace(original, updated, flag, f"read through {template.text}", value)
-        return updated
+                return flag, f"read through {template.text}", value
+        return None
 
     def _template_flag(self, identifier: object, named: object, node: object) -> Flag | None:
         """The flag a template read names: an identifier (`config.use_x`, or a bare `USE_X` where
@@ -171,22 +225,37 @@ class InlineLookups(FlagNaming, ExpressionEditor):
     def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:
         if dotted_name(updated_node.value) not in _ENVIRON or len(updated_node.slice) != 1:
             return self._accessor(original_node, updated_node)
-        index = updated_node.slice[0].slice
+        return self._replace(original_node, updated_node, self._environ_read(original_node))
+
+    def _environ_read(self, subscript: cst.Subscript) -> _Read | None:
+        """`os.environ["NAME"]`: the variable's string, where it is set."""
+        if dotted_name(subscript.value) not in _ENVIRON or len(subscript.slice) != 1:
+            return None
+        index = subscript.slice[0].slice
         flag = self.named_flag(index.value) if isinstance(index, cst.Index) else None
-        if flag is None or not isinstance(flag.value, str) or id(original_node) in self._not_reads:  # type: ignore[attr-defined]
-            return updated_node
-        return self._replace(original_node, updated_node, flag, _ENVIRONMENT, constant_node(flag.value))
+        if flag is None or not isinstance(flag.value, str) or id(subscript) in self._not_reads:  # type: ignore[attr-defined]
+            return None
+        return flag, _ENVIRONMENT, constant_node(flag.value)
 
     def leave_Comparison(self, original_node: cst.Comparison, updated_node: cst.Comparison) -> cst.BaseExpression:
-        if len(updated_node.comparisons) == 1:
-            target = updated_node.comparisons[0]
-            if isinstance(target.operator, (cst.In, cst.NotIn)) and dotted_name(target.comparator) in _ENVIRON:
-                flag = self.named_flag(updated_node.left)
-                if flag is not None and (flag.value is None or isinstance(flag.value, str)):
-                    is_set = flag.value is not None
-                    value = is_set if isinstance(target.operator, cst.In) else not is_set
-                    return self._replace(original_node, updated_node, flag, _ENVIRONMENT, bool_node(value))
+        membership = self._membership_read(updated_node)
+        if membership is not None:
+            return self._replace(original_node, updated_node, membership)
         result = self._accessor(original_node, updated_node)
         if result is not updated_node:
             return result
         return super().leave_Comparison(original_node, updated_node)  # type: ignore[misc]
+
+    def _membership_read(self, comparison: cst.Comparison) -> _Read | None:
+        """`"NAME" in os.environ`: whether the variable is set."""
+        if len(comparison.comparisons) != 1:
+            return None
+        target = comparison.comparisons[0]
+        if not (isinstance(target.operator, (cst.In, cst.NotIn)) and dotted_name(target.comparator) in _ENVIRON):
+            return None
+        flag = self.named_flag(comparison.left)
+        if flag is None or not (flag.value is None or isinstance(flag.value, str)):
+            return None
+        is_set = flag.value is not None
+        value = is_set if isinstance(target.operator, cst.In) else not is_set
+        return flag, _ENVIRONMENT, bool_node(value)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import libcst as cst
 
 from prune_flags.config import Flag
-from prune_flags.constants import constant_value
+from prune_flags.constants import constant_node, constant_value
 from prune_flags.values import same_value
 from prune_flags.passes.options import click_flags
+from prune_flags.purity import is_pure
 
 
 def module_bindings(module: cst.Module, flags: Mapping[str, object]) -> dict[str, str]:
@@ -160,50 +161,126 @@ class _StoreCounter(_Binder):
         super()._bind(target)
 
 
-def _carries_flag(statement: cst.BaseStatement, flags: Mapping[str, Flag], module_flags: Mapping[str, str]) -> bool:
-    """A top-level `name = <flag read>` statement: worth a closer look."""
-    if not isinstance(statement, cst.SimpleStatementLine):
+Carried = tuple[str, cst.BaseExpression]  # the flag a local carries, and the constant it holds
+Lookup = Callable[[cst.BaseExpression], "Carried | None"]  # what a lookup by name reads (passes.lookups)
+
+
+_ESCAPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Del, cst.Global, cst.Nonlocal)
+
+
+class _Mentions(cst.CSTVisitor):
+    """The names a statement mentions (read, bound or deleted), and those it mentions inside a
+    nested function, class or lambda, deletes, or declares global or nonlocal (another scope's
+    code may bind them, a call away): a local carrying a flag may be none of those."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.escaping: set[str] = set()
+        self._escapes = 0  # how many enclosing nodes make a mention escape
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+        if self._escapes:
+            self.escaping.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # its attr is no name of the scope
         return False
-    for small in statement.body:
-        if isinstance(small, cst.Assign) and len(small.targets) == 1:
-            value = small.value
-            if isinstance(value, cst.Attribute) and value.attr.value in flags:
-                return True
-            if isinstance(value, cst.Name) and (value.value in flags or value.value in module_flags):
-                return True
-    return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # nor is a keyword
+        return False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, _ESCAPES):
+            self._escapes += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if isinstance(original_node, _ESCAPES):
+            self._escapes -= 1
+        super().on_leave(original_node)
+
+
+def _mentions(node: cst.CSTNode) -> _Mentions:
+    mentions = _Mentions()
+    node.visit(mentions)
+    return mentions
+
+
+def _carried_value(
+    value: cst.BaseExpression,
+    flags: Mapping[str, Flag],
+    names: Mapping[str, str],
+    carried: Mapping[str, Carried],
+    lookup: Lookup,
+) -> Carried | None:
+    """What a local assigned `value` carries: a flag's read of any kind the passes inline (`self.use_x`,
+    a module flag or flag parameter among `names`, a lookup by name: `getattr(settings, "X", "")`,
+    `os.environ.get("MODE")`, an accessor template's call), or what another such local carries."""
+    if isinstance(value, cst.Attribute) and value.attr.value in flags:
+        flag = flags[value.attr.value]
+        return flag.name, constant_node(flag.value)
+    if isinstance(value, cst.Name):
+        if value.value in carried:
+            return carried[value.value]  # a plain alias: `weights_b = weights_a`
+        flag_name = names.get(value.value)
+        return None if flag_name is None else (flag_name, constant_node(flags[flag_name].value))
+    return lookup(value)
 
 
 def flag_locals(
-    function: cst.CSTNode, flags: Mapping[str, Flag], module_flags: Mapping[str, str], linked: frozenset[str] = frozenset()
-) -> dict[str, str]:
-    """Locals that only carry a flag: `use_x = self.use_x` (or a module flag, or a flag
-    parameter: `linked` as flag_parameters takes it) at the top of the function body, never bound
-    again. Their reads are the flag."""
+    function: cst.CSTNode,
+    flags: Mapping[str, Flag],
+    module_flags: Mapping[str, str],
+    parameters: frozenset[str],
+    lookup: Lookup,
+) -> dict[str, Carried]:
+    """Locals that only carry a flag: `use_x = self.use_x` (or a module flag, one of the flag
+    `parameters`, a lookup by name: `lookup` says what one reads) at the top of the function
+    body, bound nowhere else. Their reads are the flag's constant.
+
+    Every read must run after the assignment and see its value: the name is mentioned in no
+    statement before it, in no nested function, class or lambda (which could run earlier, or
+    rebind it through `nonlocal`), in no `del` and no `global` or `nonlocal` of the function. A
+    top-level statement runs once, in no loop."""
     if not isinstance(function, cst.FunctionDef) or not isinstance(function.body, cst.IndentedBlock):
         return {}
-    if not any(_carries_flag(statement, flags, module_flags) for statement in function.body.body):
+    names = {**module_flags, **{name: name for name in parameters}}
+    if not any(_assigns_flag(statement, flags, names, lookup) for statement in function.body.body):
         return {}  # the common case, decided without walking the body
     counter = _StoreCounter()
     function.body.visit(counter)
-    parameters = flag_parameters(function, flags, linked)
-    carried: dict[str, str] = {}
+    escaping = _mentions(function.body).escaping | {p.name.value for p in all_params(function)}
+    carried: dict[str, Carried] = {}
+    seen: set[str] = set()  # the names mentioned so far, in source order
     for statement in function.body.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
-                continue
-            target, value = small.targets[0].target, small.value
-            if not isinstance(target, cst.Name) or counter.counts.get(target.value) != 1:
-                continue
-            if target.value in counter.globals or target.value in {p.name.value for p in all_params(function)}:
-                continue
-            if isinstance(value, cst.Attribute) and value.attr.value in flags:
-                carried[target.value] = value.attr.value
-            elif isinstance(value, cst.Name) and (value.value in parameters or value.value in module_flags):
-                carried[target.value] = value.value if value.value in parameters else module_flags[value.value]
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else (statement,):
+            target = _single_name_target(small)  # type: ignore[arg-type]
+            if target is not None and counter.counts.get(target) == 1 and target not in escaping | seen:
+                assert isinstance(small, cst.Assign)
+                value = _carried_value(small.value, flags, names, carried, lookup)
+                if value is not None and target not in _mentions(small.value).names:
+                    carried[target] = value
+            seen |= _mentions(small).names
     return carried
+
+
+def _single_name_target(small: cst.BaseSmallStatement) -> str | None:
+    """The name `name = value` binds."""
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value
+    return None
+
+
+def _assigns_flag(statement: cst.BaseStatement, flags: Mapping[str, Flag], names: Mapping[str, str], lookup: Lookup) -> bool:
+    """A top-level `name = <flag read>` statement: worth a closer look."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    return any(
+        _single_name_target(small) is not None and _carried_value(small.value, flags, names, {}, lookup) is not None  # type: ignore[attr-defined]
+        for small in statement.body
+    )
 
 
 class _FirstBinding(cst.CSTVisitor):
@@ -265,3 +342,72 @@ def first_binding(function: cst.CSTNode, name: str) -> tuple[cst.CSTNode, bool] 
     finder = _FirstBinding(name)
     function.body.visit(finder)
     return finder.found
+
+
+def truthy_names(body: Sequence[cst.BaseStatement]) -> dict[int, frozenset[str]]:
+    """For each `if` of a block (by id), the names known truthy when it runs: those an early exit
+    earlier in the block leaves under their falsiness (`if not (client and client.ready): return`),
+    with only statements between that can neither rebind nor change them (see
+    _keeps_truthiness). The block is straight-line code: a loop or branch is a block of its own."""
+    known: dict[int, frozenset[str]] = {}
+    facts: frozenset[str] = frozenset()
+    for statement in body:
+        if facts and isinstance(statement, cst.If):
+            known[id(statement)] = facts
+        guarded = _guarded_names(statement)
+        if guarded is not None:
+            facts |= guarded
+        elif facts and not _keeps_truthiness(statement, facts):
+            facts = frozenset()
+    return known
+
+
+def _guarded_names(statement: cst.BaseStatement) -> frozenset[str] | None:
+    """What an early exit says past it: `if <test>: ...; return` (or raise, break, continue)
+    with no else and a test without effects, after which the test was false. None for anything
+    else."""
+    if not isinstance(statement, cst.If) or statement.orelse is not None or not is_pure(statement.test):
+        return None
+    last = statement.body.body[-1] if statement.body.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1]
+    if not isinstance(last, (cst.Return, cst.Raise, cst.Break, cst.Continue)):
+        return None
+    return _truthy_if_false(statement.test)
+
+
+def _truthy_if_false(test: cst.BaseExpression) -> frozenset[str]:
+    """The names truthy when `test` is false: `not (a and b)`, `not a or not b`."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _truthy_if_true(test.expression)
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        return _truthy_if_false(test.left) | _truthy_if_false(test.right)  # both ran, both false
+    return frozenset()
+
+
+def _truthy_if_true(test: cst.BaseExpression) -> frozenset[str]:
+    """The names truthy when `test` is true: `a`, `a and b`."""
+    if isinstance(test, cst.Name):
+        return frozenset({test.value})
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _truthy_if_true(test.left) | _truthy_if_true(test.right)
+    return frozenset()
+
+
+def _keeps_truthiness(statement: cst.BaseStatement, names: frozenset[str]) -> bool:
+    """A statement that can change no name's truthiness: `pass`, and expressions and
+    assignments of other plain names, all without effects (no call could empty a list; no
+    attribute store could change what `__bool__` reads)."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    for small in statement.body:
+        if isinstance(small, cst.Pass):
+            continue
+        if isinstance(small, cst.Expr) and is_pure(small.value):
+            continue
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [getattr(small, "target", None)]
+        if not isinstance(small, (cst.Assign, cst.AnnAssign)) or (small.value is not None and not is_pure(small.value)):
+            return False
+        if not all(isinstance(target, cst.Name) and target.value not in names for target in targets):
+            return False
+    return True

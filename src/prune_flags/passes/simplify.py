@@ -26,6 +26,7 @@ from prune_flags.constants import (
 )
 from prune_flags.context import RewriteContext
 from prune_flags.passes.parens import ExpressionEditor
+from prune_flags.passes.scopes import bound_names, truthy_names
 from prune_flags.purity import is_pure
 
 _COMPARE: dict[type, Callable[[object, object], bool]] = {
@@ -58,7 +59,7 @@ _STRING_METHODS = frozenset(
 )  # fmt: skip
 
 
-def _string_method(call: cst.Call) -> object:
+def string_method(call: cst.Call) -> object:
     """`"True".lower()` and the like: a pure method of a constant string, with constant arguments."""
     func = call.func
     if not (isinstance(func, cst.Attribute) and func.attr.value in _STRING_METHODS):
@@ -105,6 +106,28 @@ class SimplifyBooleans(ExpressionEditor):
     def __init__(self, context: RewriteContext) -> None:
         super().__init__(context)
         self._boolean_context: set[int] = set()
+        self._truthy_at: dict[int, frozenset[str]] = {}  # the names known truthy at an `if`, by id
+        self._truthy_in: dict[int, frozenset[str]] = {}  # the same, at each boolean operand of its test
+        self._locals: dict[int, frozenset[str]] = {}  # each function's names, by id
+
+    # -- known truthiness -----------------------------------------------------------------
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        """A function's block: the names an early exit left truthy at each `if` (a local or
+        parameter, which nothing outside the function rebinds)."""
+        function = self.scopes[-1] if self.scopes else None
+        if not isinstance(function, cst.FunctionDef):
+            return
+        for statement, names in truthy_names(node.body).items():
+            if id(function) not in self._locals:
+                self._locals[id(function)] = bound_names(function)
+            self._truthy_at[statement] = names & self._locals[id(function)]
+
+    def _known_truthy(self, original: cst.CSTNode, node: cst.BaseExpression) -> cst.BaseExpression:
+        """An operand of an `if`'s test, where it is a name known truthy there: True. Only a
+        test the flag's value changed gets here (see leave_BooleanOperation), and only one without
+        effects, so that nothing the test runs before the name could change it."""
+        known = self._truthy_in.get(id(original), frozenset())
+        return bool_node(True) if isinstance(node, cst.Name) and node.value in known else node
 
     def _touched(self, original: cst.CSTNode) -> bool:
         return bool(self.context.inlined) and bool(
@@ -114,6 +137,9 @@ class SimplifyBooleans(ExpressionEditor):
     # -- boolean contexts ----------------------------------------------------------------
     def visit_If(self, node: cst.If) -> None:
         self._boolean_context.add(id(node.test))
+        known = self._truthy_at.get(id(node))
+        if known and is_pure(node.test):
+            self._truthy_in[id(node.test)] = known
 
     def visit_While(self, node: cst.While) -> None:
         self._boolean_context.add(id(node.test))
@@ -130,10 +156,14 @@ class SimplifyBooleans(ExpressionEditor):
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if isinstance(node.operator, cst.Not):
             self._boolean_context.add(id(node.expression))
+            if id(node) in self._truthy_in:
+                self._truthy_in[id(node.expression)] = self._truthy_in[id(node)]
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if id(node) in self._boolean_context:
             self._boolean_context.update((id(node.left), id(node.right)))
+        if id(node) in self._truthy_in:
+            self._truthy_in[id(node.left)] = self._truthy_in[id(node.right)] = self._truthy_in[id(node)]
 
     # -- rewrites -------------------------------------------------------------------------
     def leave_UnaryOperation(
@@ -150,7 +180,8 @@ class SimplifyBooleans(ExpressionEditor):
         if not self._touched(original_node):
             return updated_node
         is_and = isinstance(updated_node.operator, cst.And)
-        left, right = updated_node.left, updated_node.right
+        left = self._known_truthy(original_node.left, updated_node.left)
+        right = self._known_truthy(original_node.right, updated_node.right)
         left_truth = truthiness(left)
         if left_truth is not None:  # the left operand decides whether the right one runs
             return _bare(left if left_truth is not is_and else right)
@@ -212,7 +243,7 @@ class SimplifyBooleans(ExpressionEditor):
         return updated_node.with_changes(ifs=kept) if len(kept) < len(updated_node.ifs) else updated_node
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        method = _string_method(updated_node)
+        method = string_method(updated_node)
         if method is not None and self._touched(original_node):
             return constant_node(method)
         result = builtin_result(updated_node)
