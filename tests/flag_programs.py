@@ -695,6 +695,7 @@ def lookup_in_local(draw, builder: Builder, where: Where, pad: str) -> list[str]
     reads = []
     if FIELD_FLAG in builder.flags and where.method:
         reads += [f'getattr(self, "{FIELD_FLAG}")', f'getattr(self, "{FIELD_FLAG}", 0)']
+        reads += [f'getattr(self, "{FIELD_FLAG}", log({builder.tag()!r}, 0))']  # a default with an effect
     if CLASS_FLAG in builder.flags:
         reads += [f'getattr(Node, "{CLASS_FLAG}", None)']
     if MODULE_FLAG in builder.flags and "template_read" in builder.enabled:
@@ -1044,6 +1045,7 @@ class Finding:
 DOCUMENTED_REFUSALS: dict[str, str] = {
     r"not pruned: it is given another value at": "a write of another value that cannot go is a conflict (README: The config is the decision)",
     r"not pruned: it is read as an object at": "a read as an object left after the cleanup (README: Read as an object)",
+    r"not pruned: a lookup of it has operands with side effects at": "a getattr whose default has effects (README: Lookups by name)",
     r"not pruned: scoped to \S+, the name is still ambiguous at": "a receiver of unknown class where another definition exists (README: Qualified keys)",
 }
 # What an operand raises when the program misuses a value (`(not FAST)[0]`, `"x".bit_length()`):

@@ -747,14 +747,20 @@ def _read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
         reads = sorted(flag_facts.object_reads, key=lambda read: (read.site.path, read.site.line))
         if not reads:
             continue
-        where = ", ".join(f"{read.site} ({read.template.format(name=name)})" for read in reads)
+        where = ", ".join(f"{read.site} ({read.template if read.effects else read.template.format(name=name)})" for read in reads)
         advice = next((read.template for read in reads if not read.declared), None)
         how = (
             f"declare how it is read, as an accessor template such as accessors = [\"{advice}\"]"
             if advice is not None
             else "a read through an accessor template that something acts on stays (a constant is never a receiver)"
         )
-        message = f"{name}: not pruned: it is read as an object at {where}; {how}"
+        if all(read.effects for read in reads):
+            message = (
+                f"{name}: not pruned: a lookup of it has operands with side effects at {where}, which its "
+                "constant would drop; compute them apart (`d = compute()`, then the lookup) to let it go"
+            )
+        else:
+            message = f"{name}: not pruned: it is read as an object at {where}; {how}"
         found.append(Refusal(name, "read-as-object", tuple(dict.fromkeys(str(read.site) for read in reads)), message))
     return found
 

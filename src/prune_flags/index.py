@@ -139,6 +139,9 @@ class ObjectRead:
     site: Site
     template: str  # how it is read, as an accessor template would say it: `{name}.value`
     declared: bool = False  # a read through a declared template that something acts on: no template helps
+    # A lookup whose other operands have effects (`getattr(obj, "fast", compute())`): the rewrite
+    # keeps it, since its constant would drop them; `template` is then its source as it is.
+    effects: bool = False
 
 
 @dataclass
@@ -751,7 +754,25 @@ class _Scanner(ast.NodeVisitor):
 
     visit_List = visit_Tuple = visit_Set = visit_Dict = _table
 
+    def _effectful_lookup(self, node: ast.Call) -> None:
+        """`getattr(obj, "fast", compute())`, `hasattr(make(), "fast")`, a template's call given
+        `compute()` among its arguments: a lookup whose constant would drop what its other
+        arguments do, which the rewrite therefore keeps (passes/lookups.py), as a read no fold
+        may replace: an object read."""
+        callee = ast_dotted(node.func)
+        if callee in ("getattr", "hasattr") and len(node.args) >= 2 and not node.keywords:
+            name, named = literal(node.args[1]), node.args[1]
+        else:
+            read = template_read(self.accessors, node, self.flag_names) if self.accessors else None
+            name, named = (read[0], read[1]) if read is not None else (None, None)
+        if not isinstance(name, str) or name not in self.names:
+            return
+        operands = [*(a for a in node.args if a is not named), *(k.value for k in node.keywords)]
+        if not all(_pure(operand) for operand in operands):
+            self._of(name).object_reads.append(ObjectRead(self._site(node), ast.unparse(node), declared=True, effects=True))
+
     def visit_Call(self, node: ast.Call) -> None:
+        self._effectful_lookup(node)
         if ast_dotted(node.func).rsplit(".", 1)[-1] not in TYPE_DECLARATIONS:
             self._table_places.update(id(value) for value in [*node.args, *(k.value for k in node.keywords if k.arg is not None)])
         func = node.func

@@ -24,7 +24,7 @@ from prune_flags.passes.body import BodyEditor
 from prune_flags.passes.parens import ExpressionEditor
 from prune_flags.passes.scopes import Carried
 from prune_flags.passes.simplify import string_method
-from prune_flags.purity import dotted_name
+from prune_flags.purity import dotted_name, is_pure
 from prune_flags.shapes import FlagNames
 
 _ENV_GETTERS = ("os.environ.get", "os.getenv", "environ.get", "getenv")
@@ -113,8 +113,8 @@ _Read = tuple[Flag, str, cst.BaseExpression]  # the flag, how it is read, the co
 
 class InlineLookups(FlagNaming, ExpressionEditor):
     def _replace(self, original: cst.BaseExpression, updated: cst.BaseExpression, read: _Read | None) -> cst.BaseExpression:
-        if read is None:
-            return updated
+        if read is None or not _operands_pure(updated, read[2]):
+            return updated  # (`getattr(obj, "fast", compute())` runs compute(): the read stays)
         flag, how, node = read
         environment = how == _ENVIRONMENT
         fitted = None if self.is_receiver(original) and not environment else self.fitted(original, node)
@@ -137,15 +137,16 @@ class InlineLookups(FlagNaming, ExpressionEditor):
         return read[0].name, read[2]
 
     def _read(self, node: cst.BaseExpression) -> _Read | None:
+        read: _Read | None = None
         if isinstance(node, cst.Call):
-            return self._call_read(node) or self._accessor_read(node)
-        if isinstance(node, cst.Subscript):
-            return self._environ_read(node) or self._accessor_read(node)
-        if isinstance(node, cst.Comparison):
-            return self._membership_read(node) or self._accessor_read(node)
-        if isinstance(node, cst.Attribute):
-            return self._accessor_read(node)
-        return None
+            read = self._call_read(node) or self._accessor_read(node)
+        elif isinstance(node, cst.Subscript):
+            read = self._environ_read(node) or self._accessor_read(node)
+        elif isinstance(node, cst.Comparison):
+            read = self._membership_read(node) or self._accessor_read(node)
+        elif isinstance(node, cst.Attribute):
+            read = self._accessor_read(node)
+        return read if read is not None and _operands_pure(node, read[2]) else None
 
     def _converted_read(self, call: cst.Call) -> _Read | None:
         """A pure string method or builtin over a lookup (`os.environ.get("MODE", "").lower()`,
@@ -259,3 +260,13 @@ class InlineLookups(FlagNaming, ExpressionEditor):
         is_set = flag.value is not None
         value = is_set if isinstance(target.operator, cst.In) else not is_set
         return flag, _ENVIRONMENT, bool_node(value)
+
+
+def _operands_pure(node: cst.BaseExpression, result: cst.BaseExpression) -> bool:
+    """Whether a lookup's arguments have no side effect that its `result` would drop: the object
+    and the default of `getattr(obj, "x", d)`, the default of `os.environ.get("X", d)`, the further
+    arguments of `features.has("x", ...)` (a default that is itself the result, an unset
+    variable's, stays with its effects)."""
+    if isinstance(node, cst.Call):
+        return all(is_pure(arg.value) for arg in node.args if arg.value is not result)
+    return True  # (a receiver is as the template declares it, or a plain chain)
