@@ -310,11 +310,8 @@ def test_a_function_sharing_a_flag_functions_name_without_its_value_is_ambiguous
         "b.py": "def run(x, fast):\n    return fast\n",
         "c.py": "from a import run\n\nprint(run(1, fast=True))\n",
     }
-    root = make_tree(tmp_path / "r", files)
-    result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
-    assert result.exit_code == 123
-    assert "fast: not pruned: the name is ambiguous: parameters that no chain of calls links to the flag carry it (b.run.fast" in result.stderr
-    assert {name: (root / name).read_text() for name in files} == files
+    message = "fast: not pruned: the name is ambiguous: parameters that no chain of calls links to the flag carry it (b.run.fast"
+    refused_untouched(tmp_path, monkeypatch, files, "fast=False", message)
 
 
 def test_an_argument_left_in_a_line_kept_refuses_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -324,10 +321,16 @@ def test_an_argument_left_in_a_line_kept_refuses_the_flag(tmp_path: Path, monkey
         "lib.py": "def search(q, fuzzy=False, limit=9):\n    return q[:limit] if fuzzy else q\n",
         "api.py": f"from lib import search\n\nprint(search('abc', False, 2), search('abcd', True, 3))  {KEEP_PRAGMA}\n",
     }
+    message = "fuzzy: not pruned: it is given another value at api.py:3, and it is passed or taken at lib.py:1, and not every read of it"
+    refused_untouched(tmp_path, monkeypatch, files, "fuzzy=False", message)
+
+
+def refused_untouched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], flag: str, message: str) -> None:
+    """`apply --flag FLAG` on a tree of `files` refuses the flag with `message` and writes nothing."""
     root = make_tree(tmp_path / "r", files)
-    result = invoke(monkeypatch, root, "apply", "--flag", "fuzzy=False", ".")
+    result = invoke(monkeypatch, root, "apply", "--flag", flag, ".")
     assert result.exit_code == 123
-    assert "fuzzy: not pruned: it is given another value at api.py:3, and it is passed or taken at lib.py:1, and not every read of it" in result.stderr
+    assert message in result.stderr
     assert {name: (root / name).read_text() for name in files} == files
 
 
