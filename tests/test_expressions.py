@@ -346,6 +346,20 @@ def test_a_simplification_puts_a_constant_where_an_attribute_acts_on_it_only_if_
     assert '    return (False).bit_length(), (1 + 0).real, (False or None).value\n' in after
 
 
+def test_a_bool_valued_expression_folds_even_where_a_member_it_lacks_acts_on_it() -> None:
+    """`(LEVEL is not None)[0]` raises TypeError whatever LEVEL is: folding it to `(True)[0]`
+    fails alike, where leaving it would leave `2 is not None`, a SyntaxWarning of its own."""
+    source = '''
+        LEVEL = 2
+        def g(x):
+            if x > 5:
+                return (LEVEL is not None)[0], (not LEVEL)(x), ("a" in (LEVEL,)).value
+            return x
+    '''
+    after = pruned_alike(source, over("g") + ["g(6)"], LEVEL=2)
+    assert "        return (True)[0], (False)(x), (False).value\n" in after
+
+
 def test_a_lookup_that_an_attribute_acts_on_stays_unless_it_is_an_environment_string(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -659,12 +659,13 @@ class _Scanner(ast.NodeVisitor):
         if node.msg is not None:
             self.visit(node.msg)
 
-    def _template_reads(self, node: ast.expr) -> None:
+    def _template_reads(self, node: ast.expr) -> tuple[str, ast.expr, Template] | None:
         """An expression that reads a flag through an accessor template: what names the flag in it
-        is not read as an object (see _receiver)."""
+        is not read as an object (see _receiver). The read, if it is one."""
         read = template_read(self.accessors, node, self.flag_names) if self.accessors else None
         if read is not None and read[0] in self.names:
             self._templated.add(id(read[1]))
+        return read
 
     def _receiver(self, node: ast.expr, use: str) -> None:
         """A candidate read that `use` applies to (`.value`, `(...)`, `[...]`): an object read,
@@ -754,17 +755,17 @@ class _Scanner(ast.NodeVisitor):
 
     visit_List = visit_Tuple = visit_Set = visit_Dict = _table
 
-    def _effectful_lookup(self, node: ast.Call) -> None:
-        """`getattr(obj, "fast", compute())`, `hasattr(make(), "fast")`, a template's call given
-        `compute()` among its arguments: a lookup whose constant would drop what its other
+    def _effectful_lookup(self, node: ast.Call, callee: str, read: tuple[str, ast.expr, Template] | None) -> None:
+        """`getattr(obj, "fast", compute())`, `hasattr(make(), "fast")`, a template's call (`read`)
+        given `compute()` among its arguments: a lookup whose constant would drop what its other
         arguments do, which the rewrite therefore keeps (passes/lookups.py), as a read no fold
         may replace: an object read."""
-        callee = ast_dotted(node.func)
+        name: object = None
+        named: ast.expr | None = None
         if callee in ("getattr", "hasattr") and len(node.args) >= 2 and not node.keywords:
-            name, named = literal(node.args[1]), node.args[1]
-        else:
-            read = template_read(self.accessors, node, self.flag_names) if self.accessors else None
-            name, named = (read[0], read[1]) if read is not None else (None, None)
+            name, named = self.flag_names.of_ast(node.args[1]), node.args[1]  # as lookups' named_flag
+        elif read is not None:
+            name, named = read[0], read[1]
         if not isinstance(name, str) or name not in self.names:
             return
         operands = [*(a for a in node.args if a is not named), *(k.value for k in node.keywords)]
@@ -772,18 +773,18 @@ class _Scanner(ast.NodeVisitor):
             self._of(name).object_reads.append(ObjectRead(self._site(node), ast.unparse(node), declared=True, effects=True))
 
     def visit_Call(self, node: ast.Call) -> None:
-        self._effectful_lookup(node)
-        if ast_dotted(node.func).rsplit(".", 1)[-1] not in TYPE_DECLARATIONS:
-            self._table_places.update(id(value) for value in [*node.args, *(k.value for k in node.keywords if k.arg is not None)])
         func = node.func
-        self._template_reads(node)
+        dotted = ast_dotted(func)
+        self._effectful_lookup(node, dotted, self._template_reads(node))
+        if dotted.rsplit(".", 1)[-1] not in TYPE_DECLARATIONS:
+            self._table_places.update(id(value) for value in [*node.args, *(k.value for k in node.keywords if k.arg is not None)])
         for template in self.writers:
             written = template.written_value(node, self.flag_names)
             if written is not None and written[0] in self.names and self._writer_stays_valid(node, written[1]):
                 self._writer_call(node, *written)
                 return
         self._receiver(func, "(...)")
-        callee = ast_dotted(func).rsplit(".", 1)[-1]
+        callee = dotted.rsplit(".", 1)[-1]
         for keyword in node.keywords:
             if keyword.arg in self.names:
                 value, carried = self._value(keyword.value, keyword.arg), self._carried(keyword.value, keyword.arg)
@@ -813,7 +814,7 @@ class _Scanner(ast.NodeVisitor):
                 if keyword.arg != "dest":
                     self.visit(keyword.value)
             return
-        if ast_dotted(func).endswith(ENVIRON_SETTERS) and len(node.args) == 2:
+        if dotted.endswith(ENVIRON_SETTERS) and len(node.args) == 2:
             key = literal(node.args[0])
             if isinstance(key, str) and key in self.names:
                 self._of(key).writes.append(Write(self._site(node), "environ", literal(node.args[1])))

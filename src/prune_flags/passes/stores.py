@@ -38,8 +38,8 @@ class PruneDeadStores(BodyEditor):
 
     def _unseen_by(self, value: cst.BaseExpression, target: cst.BaseExpression) -> bool:
         """Whether evaluating `value` cannot read what `target` holds: `self.x` when the value
-        never names `self` (nothing else reaches this object's attribute... but a call handed
-        `self`); a local when the value never names it and no nested scope of the function does."""
+        never names `self` (only what is handed `self` could reach its attribute); a local when
+        the value never names it and no nested scope of the function does."""
         if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
             return "self" not in names(value)
         if not isinstance(target, cst.Name) or not self.scopes or not isinstance(self.scopes[-1], cst.FunctionDef):
