@@ -16,7 +16,7 @@ from prune_flags.config import (
     parse_flag_option,
 )
 
-KNOWN = "flags, accessors, writers, option_calls, strict, tests, keep, keep_asserts, format, exclude"
+KNOWN = "flags, accessors, writers, option_calls, strict, tests, keep, keep_asserts, format, exclude, library_keywords, library_python"
 
 
 def write(path: Path, text: str) -> Path:

@@ -29,6 +29,7 @@ FORMATS = ("auto", "black", "none")
 TESTS = ("delete", "report")
 KNOWN_KEYS = (
     "flags", "accessors", "writers", "option_calls", "strict", "tests", "keep", "keep_asserts", "format", "exclude",
+    "library_keywords", "library_python",
 )  # fmt: skip
 FLAG_TABLE_KEYS = ("python",)
 FLAG_OPTION = "--flag"
@@ -91,6 +92,11 @@ class Config:
     tests: str = "delete"
     format: str = "auto"
     exclude: tuple[str, ...] = ()
+    # true: a keyword the cleanup made a constant goes from a call of an installed library whose
+    # signature default is that value (see library.py)
+    library_keywords: bool = False
+    # The interpreter whose installed libraries are asked; "" is the one running prune-flags.
+    library_python: str = ""
     source: Path | None = None
     root: Path = Path(".")
 
@@ -272,6 +278,8 @@ def parse_table(table: Mapping[str, object], file: Path) -> Config:
         tests=_choice(table, "tests", TESTS, shown),
         format=_choice(table, "format", FORMATS, shown),
         exclude=_globs(table, "exclude", shown),
+        library_keywords=_boolean(table, "library_keywords", shown),
+        library_python=_interpreter(table, "library_python", file),
         source=file,
         root=Path(os.path.abspath(file)).parent,
     )
@@ -337,6 +345,19 @@ def _boolean(table: Mapping[str, object], key: str, file: str) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(file, key, f"expected true or false, got {value!r}")
     return value
+
+
+def _interpreter(table: Mapping[str, object], key: str, file: Path) -> str:
+    """A path to a Python executable, relative to the config file's directory; "" when not given."""
+    value = table.get(key, "")
+    if not isinstance(value, str):
+        raise ConfigError(str(file), key, f'expected a path to a Python executable, e.g. {key} = ".venv/bin/python"')
+    if not value:
+        return ""
+    path = Path(os.path.abspath(Path(file).parent / Path(value).expanduser()))
+    if not path.is_file():
+        raise ConfigError(str(file), key, f"no such file: {path}")
+    return str(path)
 
 
 def _choice(table: Mapping[str, object], key: str, choices: Sequence[str], file: str) -> str:

@@ -59,6 +59,7 @@ from prune_flags.index import (
 )
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags.defaults import empty_dict_is_default
+from prune_flags.library import LibraryDefault, LibraryKeywords, library_keywords, repository_names
 from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import Template, ast_dotted, parse_template, parse_writer, spellings, module_strings
@@ -977,6 +978,7 @@ def run(
     # Other flags read as objects are tried: a fold may take every such read with the dead code
     # (`callable(self.namer)` with namer = None); a read left after the cleanup refuses the flag.
     tried_as_objects = frozenset(name for name in flag_names - frozenset(conflicting) if flag_facts[name].object_reads)
+    library = _library_keywords(repository, flag_names, config, project_root) if config.library_keywords else LibraryKeywords()
     workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1))
     try:
         # A file skipped once others were planned around its rewrite (a later round, or the safety
@@ -995,6 +997,7 @@ def run(
             cascade.option_arities = {name: flag_facts[name].option_arity for name in cascade.option_flags}
             cascade.tests = tests
             cascade.plumbings = {name: plumbings[name] for name in active}
+            cascade.library_keywords = library.files
             cascade.run()
             if cascade.unsettled:
                 continue
@@ -1043,7 +1046,19 @@ def run(
         for path, error in sorted(repository.skipped.items())
     )
     report.warnings = _unmatched(repository, config.flags, report)
+    report.notices[:0] = library.notices
     return report
+
+
+def _library_keywords(repository: _Repository, flags: frozenset[str], config: Config, root: Path) -> LibraryKeywords:
+    """The keywords at library calls that may go (library.py): one probe for the whole run."""
+    trees = [
+        (path, tree)
+        for path in repository.mentioning(flags, original=True)
+        if (tree := repository.tree(path, repository.text(path, original=True))) is not None
+    ]
+    names = repository_names(root, repository.raw)
+    return library_keywords(trees, flags, names, root, config.library_python)
 
 
 def _unmatched(repository: _Repository, flags: Sequence[Flag], report: Report) -> list[FlagWarning]:
@@ -1123,6 +1138,7 @@ class _Cascade:
         self._empty_defaults: dict[tuple[str, str], bool] = {}  # (callee, keyword) -> see _emptiable_keywords
         self.tests = TestPlan()  # what becomes of the tests that write a flag
         self.plumbings: dict[str, Plumbing] = {}  # each flag's parameters and the calls passing them
+        self.library_keywords: dict[Path, dict[tuple[int, str], LibraryDefault]] = {}  # see library.py
         self.config = config
         self.flags = flags
         self.dead: dict[str, Death] = {}
@@ -1195,6 +1211,7 @@ class _Cascade:
             dead_names={name: self.dead[name] for name in dead},
             dead_globals=self.dead_globals.get(path, {}),
             helpers=self.helper_calls.get(path, {}),
+            library_keywords=self.library_keywords.get(path, {}) if by_original_lines else {},
             removable_asserts=self.removable_asserts.get(path, frozenset()) if by_original_lines else frozenset(),
             kept_imports=self._kept_in(path),
             foreign={name: owners[display] for name, owners in self.repository.foreign.items() if display in owners},

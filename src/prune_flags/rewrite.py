@@ -168,12 +168,18 @@ def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, 
     relevant lines, in the file)."""
     asserts = view.view_lines(context.removable_asserts)
     relevant = None if context.relevant_lines is None else view.view_lines(context.relevant_lines)
+    library = {
+        (line, keyword): default
+        for (file_line, keyword), default in context.library_keywords.items()
+        for line in view.view_lines(frozenset([file_line]))
+    }
     attempt = replace(
         context,
         changes=[],
         inlined=[],
         relevant_lines=relevant,
         removable_asserts=asserts,
+        library_keywords=library,
         unreachable_outside_functions=False,
     )
     return attempt, _wrapped(view.text).visit(Rewriter(attempt))

@@ -8,6 +8,7 @@ from prune_flags.passes.fold import FoldBranches
 from prune_flags.passes.helpers import InlineHelpers
 from prune_flags.passes.imports import RemoveUnusedImports
 from prune_flags.passes.inline import InlineFlags
+from prune_flags.passes.keywords import PruneLibraryKeywords
 from prune_flags.passes.lookups import InlineLookups
 from prune_flags.passes.options import PruneOptions
 from prune_flags.passes.params import PruneFlagParameters
@@ -28,6 +29,7 @@ class Rewriter(
     PruneTests,
     PruneDeadWrites,
     PruneFlagParameters,
+    PruneLibraryKeywords,
     PruneOptions,
     PruneOptionTables,
 ):
