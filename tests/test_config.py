@@ -392,6 +392,8 @@ def test_error_survives_pickling_for_worker_processes() -> None:
         ("colour = 1\n", "colour", f"unknown key; known keys: {KNOWN}"),
         ('keep_asserts = "yes"\n', "keep_asserts", "expected true or false, got 'yes'"),
         ("strict = 1\n", "strict", "expected true or false, got 1"),
+        ('library_keywords = "yes"\n', "library_keywords", "expected true or false, got 'yes'"),
+        ("library_python = 3\n", "library_python", 'expected a path to a Python executable, e.g. library_python = ".venv/bin/python"'),
         (
             'format = "fast"\n',
             "format",
@@ -632,3 +634,19 @@ def test_the_same_flag_given_two_values_on_the_command_line_is_an_error(tmp_path
     with pytest.raises(ConfigError) as caught:
         load_config([tmp_path], None, ["fast=False", "fast=True"])
     assert str(caught.value) == "--flag: fast: given twice, as False and True; give each flag one value"
+
+
+def test_library_keywords_and_their_interpreter(tmp_path: Path) -> None:
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python").write_text("")
+    config_file = tmp_path / "prune-flags.toml"
+    config_file.write_text('library_keywords = true\nlibrary_python = "bin/python"\n[flags]\nx = false\n')
+    config = load_config([tmp_path], config_file)
+    assert config.library_keywords is True
+    assert config.library_python == str(tmp_path / "bin" / "python")
+    config_file.write_text('library_python = "bin/missing"\n[flags]\nx = false\n')
+    with pytest.raises(ConfigError) as error:
+        load_config([tmp_path], config_file)
+    assert error.value.key == "library_python" and "no such file" in error.value.message
+    config_file.write_text("[flags]\nx = false\n")
+    assert load_config([tmp_path], config_file).library_keywords is False

@@ -237,7 +237,7 @@ def check_outside(module, root):
     top = module.split(".")[0]
     spec = importlib.util.find_spec(top)
     if spec is None:
-        raise ImportError("No module named %r" % top)
+        raise ModuleNotFoundError("No module named %r" % top)
     if any(inside(place, root) for place in [spec.origin] + list(spec.submodule_search_locations or [])):
         raise ImportError("%s is installed from the repository itself" % top)
 
@@ -250,7 +250,13 @@ def resolve(target):
         except AttributeError:
             if not inspect.ismodule(found):
                 raise
-            found = importlib.import_module(found.__name__ + "." + attr)
+            name = found.__name__ + "." + attr
+            try:
+                found = importlib.import_module(name)  # a submodule, as `from m import sub` finds it
+            except ModuleNotFoundError as error:
+                if error.name != name:
+                    raise
+                raise AttributeError("module %r has no attribute %r" % (found.__name__, attr))
     return found
 
 def plain(value):
