@@ -797,6 +797,21 @@ def folded_helper_call(draw, builder: Builder, where: Where, pad: str) -> list[s
     return [f"{pad}{use}"]
 
 
+# The keywords of json.dumps a flag may pass (library_keyword), and what shows each one's effect.
+LIBRARY_KEYWORDS = ("sort_keys", "ensure_ascii", "indent")
+LIBRARY_DATA = '{"b": [1, 2], "a": "\\u00e9"}'
+
+
+@statement_idiom()
+def library_keyword(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """A keyword of a library call passing a flag's expression (`json.dumps(d, sort_keys=FAST)`):
+    with `library_keywords`, it goes where the cleanup makes it json.dumps's default (README:
+    Library keywords); any other value, or one the cleanup leaves an expression, stays."""
+    keyword = draw(st.sampled_from(LIBRARY_KEYWORDS))
+    value = draw(expressions(builder, where)).text
+    return [f"{pad}log({builder.tag()!r}, json.dumps({LIBRARY_DATA}, {keyword}={value}))"]
+
+
 @statement_idiom()
 def commented_statement(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     comment = draw(
@@ -886,6 +901,8 @@ def programs(
     lines += functions
     if "setter_with" in builder.idioms:
         lines[1:1] = ["", SETTER]
+    if "library_keyword" in builder.idioms:
+        lines[0:0] = ["import json", ""]
     # An unrelated class with a same-named attribute of another value: the flag is scoped to
     # Node's by a qualified key (README: Qualified keys), and Twin's reads keep their value.
     scoped: frozenset[str] = frozenset()
@@ -1055,7 +1072,12 @@ OUT_OF_CONTRACT = re.compile(r"raises (TypeError|AttributeError|IndexError)\b")
 
 
 def pyproject(
-    flags: dict[str, object], black: bool, scoped: frozenset[str] = frozenset(), templates: bool = False, setters: bool = False
+    flags: dict[str, object],
+    black: bool,
+    scoped: frozenset[str] = frozenset(),
+    templates: bool = False,
+    setters: bool = False,
+    library: bool = False,
 ) -> str:
     def toml(value: object) -> str:
         if value is None:
@@ -1067,6 +1089,7 @@ def pyproject(
     accessors = ", ".join(f'"{template}"' for template in ACCESSORS)
     writers = ", ".join(f'"{template}"' for template in WRITERS)
     keys = [*([f"accessors = [{accessors}]"] if templates else []), *([f"writers = [{writers}]"] if setters else [])]
+    keys += ["library_keywords = true"] if library else []
     lines = [
         *(["[tool.prune-flags]", *keys, ""] if keys else []),
         "[tool.prune-flags.flags]",
@@ -1164,7 +1187,14 @@ def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Op
         root = Path(name)
         (root / ".git").mkdir()
         (root / "pyproject.toml").write_text(
-            pyproject(flags, black, program.scoped & flags.keys(), "template_read" in program.idioms, "setter_with" in program.idioms)
+            pyproject(
+                flags,
+                black,
+                program.scoped & flags.keys(),
+                "template_read" in program.idioms,
+                "setter_with" in program.idioms,
+                "library_keyword" in program.idioms,
+            )
         )
         path = root / "program.py"
         path.write_text(program.source)
