@@ -153,9 +153,14 @@ def test_a_module_of_the_repository_is_never_imported(tmp_path: Path) -> None:
 
 
 def test_a_positional_argument_reaching_the_parameter_keeps_it(tmp_path: Path) -> None:
-    source = "import textwrap\ntextwrap.indent(t, p, predicate=self.fast)\ntextwrap.indent(t, p, q, predicate=self.fast)\n"
+    source = (
+        "import textwrap\n"
+        "textwrap.indent(t, p, predicate=self.fast)\n"
+        "textwrap.indent(t, p, q, predicate=self.fast)\n"
+        "textwrap.indent(t, p, predicate=self.fast) + textwrap.indent(t, p, q, predicate=self.fast)\n"
+    )
     found = library_keywords([(Path("a.py"), ast.parse(source))], frozenset({"fast"}), frozenset(), tmp_path)
-    assert found.files == {Path("a.py"): {(2, "predicate"): LibraryDefault("textwrap.indent", None)}}
+    assert found.files == {Path("a.py"): {(2, "textwrap.indent", "predicate"): LibraryDefault(None)}}
 
 
 def test_nothing_to_ask_spawns_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

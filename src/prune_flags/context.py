@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Mapping, NamedTuple
 
 from prune_flags.config import Flag
 from prune_flags.helpers import HelperCall
-from prune_flags.library import LibraryDefault
+from prune_flags.library import KeywordPlace, LibraryDefault
 from prune_flags.pinned import TestEdits
 from prune_flags.report import Change
 from prune_flags.shapes import Template
@@ -51,8 +51,8 @@ class RewriteContext:
     # an empty dict is the same as none there (defaults.empty_dict_is_default).
     emptiable_keywords: frozenset[tuple[str, str]] = frozenset()
     # With `library_keywords`: keywords reading a flag at calls of installed libraries, by (line,
-    # keyword), with the callee's default there: each goes once the rewrite makes it that constant.
-    library_keywords: Mapping[tuple[int, str], LibraryDefault] = field(default_factory=dict)
+    # callee as spelt, keyword), with the callee's default: each goes once the rewrite makes it that.
+    library_keywords: Mapping[KeywordPlace, LibraryDefault] = field(default_factory=dict)
     # Constants anywhere in the repository that hold a flag's name, for accessor calls.
     name_constants: Mapping[str, str] = field(default_factory=dict)
     # Fields, class attributes and module constants with no reader left in the repository,

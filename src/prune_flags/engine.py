@@ -59,7 +59,7 @@ from prune_flags.index import (
 )
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags.defaults import empty_dict_is_default
-from prune_flags.library import LibraryDefault, LibraryKeywords, library_keywords, repository_names
+from prune_flags.library import KeywordPlace, LibraryDefault, LibraryKeywords, library_keywords, repository_names
 from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import Template, ast_dotted, parse_template, parse_writer, spellings, module_strings
@@ -1138,7 +1138,7 @@ class _Cascade:
         self._empty_defaults: dict[tuple[str, str], bool] = {}  # (callee, keyword) -> see _emptiable_keywords
         self.tests = TestPlan()  # what becomes of the tests that write a flag
         self.plumbings: dict[str, Plumbing] = {}  # each flag's parameters and the calls passing them
-        self.library_keywords: dict[Path, dict[tuple[int, str], LibraryDefault]] = {}  # see library.py
+        self.library_keywords: dict[Path, dict[KeywordPlace, LibraryDefault]] = {}  # see library.py
         self.config = config
         self.flags = flags
         self.dead: dict[str, Death] = {}

@@ -74,17 +74,20 @@ class Parameter(NamedTuple):
 
 
 class LibraryDefault(NamedTuple):
-    """What the pass knows of a keyword at a line: the callee as spelt, and its default."""
+    """What the pass knows of a keyword at calls of a callee on a line: the default it may go for."""
 
-    callee: str
     default: object
+
+
+# (line of the keyword, callee as the file spells it, keyword)
+KeywordPlace = tuple[int, str, str]
 
 
 @dataclass
 class LibraryKeywords:
-    """The run's answer: per file, (line, keyword) -> the default the keyword there may go for."""
+    """The run's answer: per file, the keyword places that may go, with their defaults."""
 
-    files: dict[Path, dict[tuple[int, str], LibraryDefault]] = field(default_factory=dict)
+    files: dict[Path, dict[KeywordPlace, LibraryDefault]] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
 
 
@@ -115,11 +118,25 @@ def library_keywords(
     parameters, notices = probe({target: frozenset(kws) for target, kws in wanted.items()}, root, python, timeout)
     answer = LibraryKeywords(notices=notices)
     for path, found in calls.items():
+        places: dict[KeywordPlace, LibraryDefault | None] = {}
         for call in found:
             parameter = parameters.get(call.target, {}).get(call.keyword)
-            if parameter is not None and (parameter.position is None or call.positionals <= parameter.position):
-                answer.files.setdefault(path, {})[(call.line, call.keyword)] = LibraryDefault(call.callee, parameter.default)
+            place = (call.line, call.callee, call.keyword)
+            # Two calls at one place (`f(a, k=X) or f(a, b, k=X)` on a line) go only together.
+            if parameter is None or not _fits(call, parameter) or (place in places and places[place] is None):
+                places[place] = None
+            else:
+                places[place] = LibraryDefault(parameter.default)
+        kept = {place: default for place, default in places.items() if default is not None}
+        if kept:
+            answer.files[path] = kept
     return answer
+
+
+def _fits(call: KeywordCall, parameter: Parameter) -> bool:
+    """Whether no positional argument of the call reaches the keyword's parameter (it would be
+    passed twice: an error the keyword's removal would hide)."""
+    return parameter.position is None or call.positionals <= parameter.position
 
 
 def repository_names(root: Path, paths: Iterable[Path]) -> frozenset[str]:

@@ -15,6 +15,7 @@ from libcst.metadata import PositionProvider
 from prune_flags.constants import constant_value
 from prune_flags.library import same_default
 from prune_flags.passes.body import BodyEditor, without_element
+from prune_flags.purity import dotted_name
 from prune_flags.values import UNKNOWN
 
 REMOVED_DEFAULT_KEYWORD = "removed-default-keyword"
@@ -25,20 +26,23 @@ class PruneLibraryKeywords(BodyEditor):
         result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
         if not self.context.library_keywords or not isinstance(result, cst.Call):
             return result
+        callee = dotted_name(original_node.func)
+        if callee is None:
+            return result
         originals = {arg.keyword.value: arg for arg in original_node.args if arg.keyword is not None}
         args = list(result.args)
         for index in reversed(range(len(args))):
             keyword = args[index].keyword
             original = originals.get(keyword.value) if keyword is not None else None
-            if original is not None and self._is_default(original, args[index]):
+            if original is not None and self._is_default(callee, original, args[index]):
                 args = without_element(args, index)
         return result.with_changes(args=args) if len(args) < len(result.args) else result
 
-    def _is_default(self, original: cst.Arg, arg: cst.Arg) -> bool:
+    def _is_default(self, callee: str, original: cst.Arg, arg: cst.Arg) -> bool:
         """Whether the keyword goes: the engine knows its callee's default, the value was no
         constant as written (a literal there is the author's) and the rewrite made it that one."""
         assert arg.keyword is not None
-        found = self.context.library_keywords.get((self.line_of(original), arg.keyword.value))
+        found = self.context.library_keywords.get((self.line_of(original), callee, arg.keyword.value))
         value = constant_value(arg.value)
         if found is None or value is UNKNOWN or constant_value(original.value) is not UNKNOWN:
             return False
@@ -46,6 +50,6 @@ class PruneLibraryKeywords(BodyEditor):
             return False
         span = self.get_metadata(PositionProvider, original)
         flag = next(iter(self.context.flags_within(span)), None) or self.context.flag_near(span.start.line)
-        reason = f"`{arg.keyword.value}={value!r}` is `{found.callee}`'s default"
+        reason = f"`{arg.keyword.value}={value!r}` is `{callee}`'s default"
         self.record(original, REMOVED_DEFAULT_KEYWORD, reason, flag)
         return True
