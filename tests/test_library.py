@@ -176,3 +176,45 @@ def test_repository_names_include_its_modules_and_root_entries(tmp_path: Path) -
     (tmp_path / "tools.py").write_text("")
     names = repository_names(tmp_path, [tmp_path / "scripts" / "json.py"])
     assert {"scripts", "json", "src", "tools", "pkg"} <= names
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _run_fixture(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[object, dict]:
+    import json
+    import shutil
+    import subprocess
+
+    from typer.testing import CliRunner
+
+    from prune_flags.cli import app
+
+    tree = tmp_path / "tree"
+    shutil.copytree(FIXTURES / name / "before", tree)
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    monkeypatch.chdir(tree)
+    report = tmp_path / "report.json"
+    config = str(FIXTURES / name / "config.toml")
+    result = CliRunner().invoke(app, ["diff", "-q", "--config", config, "--report", str(report), "."], catch_exceptions=False)
+    return result, json.loads(report.read_text())
+
+
+def test_a_callee_that_cannot_be_read_is_named_once_on_stderr_and_in_the_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result, report = _run_fixture("idiom_library_keyword_noop", tmp_path, monkeypatch)
+    notice = (
+        "library_keywords: cannot read prune_flags_missing_library.dumps's signature (ModuleNotFoundError: No module"
+        " named 'prune_flags_missing_library'); its keywords stay"
+    )
+    assert report["notices"] == [notice]
+    assert result.stderr.count(f"prune-flags: warning: {notice}") == 1  # type: ignore[attr-defined]
+
+
+def test_with_the_option_off_nothing_is_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import prune_flags.engine
+
+    monkeypatch.setattr(prune_flags.engine, "library_keywords", lambda *args, **kwargs: pytest.fail("asked"))
+    result, report = _run_fixture("idiom_library_keyword_off", tmp_path, monkeypatch)
+    assert result.exit_code == 1 and report["notices"] == []  # type: ignore[attr-defined]
