@@ -160,7 +160,9 @@ def test_a_positional_argument_reaching_the_parameter_keeps_it(tmp_path: Path) -
         "textwrap.indent(t, p, predicate=self.fast) + textwrap.indent(t, p, q, predicate=self.fast)\n"
     )
     found = library_keywords([(Path("a.py"), ast.parse(source))], frozenset({"fast"}), frozenset(), tmp_path)
-    assert found.files == {Path("a.py"): {(2, "textwrap.indent", "predicate"): LibraryDefault(None)}}
+    assert found.files == {
+        Path("a.py"): {(2, "textwrap.indent", "predicate", 2): LibraryDefault(None), (4, "textwrap.indent", "predicate", 2): LibraryDefault(None)}
+    }
 
 
 def test_nothing_to_ask_spawns_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -50,8 +50,8 @@ class RewriteContext:
     # Calls (callee by last name, keyword) whose keyword goes when the cleanup empties its dict:
     # an empty dict is the same as none there (defaults.empty_dict_is_default).
     emptiable_keywords: frozenset[tuple[str, str]] = frozenset()
-    # With `library_keywords`: keywords reading a flag at calls of installed libraries, by (line,
-    # callee as spelt, keyword), with the callee's default: each goes once the rewrite makes it that.
+    # With `library_keywords`: keywords reading a flag at calls of installed libraries, by place
+    # (library.KeywordPlace), with the callee's default: each goes once the rewrite makes it that.
     library_keywords: Mapping[KeywordPlace, LibraryDefault] = field(default_factory=dict)
     # Constants anywhere in the repository that hold a flag's name, for accessor calls.
     name_constants: Mapping[str, str] = field(default_factory=dict)

@@ -79,8 +79,9 @@ class LibraryDefault(NamedTuple):
     default: object
 
 
-# (line of the keyword, callee as the file spells it, keyword)
-KeywordPlace = tuple[int, str, str]
+# (line of the keyword, callee as the file spells it, keyword, positional arguments before it): two
+# calls at one place (`f(a, k=X) + f(b, k=X)` on a line) are the same question.
+KeywordPlace = tuple[int, str, str, int]
 
 
 @dataclass
@@ -118,18 +119,11 @@ def library_keywords(
     parameters, notices = probe({target: frozenset(kws) for target, kws in wanted.items()}, root, python, timeout)
     answer = LibraryKeywords(notices=notices)
     for path, found in calls.items():
-        places: dict[KeywordPlace, LibraryDefault | None] = {}
         for call in found:
             parameter = parameters.get(call.target, {}).get(call.keyword)
-            place = (call.line, call.callee, call.keyword)
-            # Two calls at one place (`f(a, k=X) or f(a, b, k=X)` on a line) go only together.
-            if parameter is None or not _fits(call, parameter) or (place in places and places[place] is None):
-                places[place] = None
-            else:
-                places[place] = LibraryDefault(parameter.default)
-        kept = {place: default for place, default in places.items() if default is not None}
-        if kept:
-            answer.files[path] = kept
+            if parameter is not None and _fits(call, parameter):
+                place = (call.line, call.callee, call.keyword, call.positionals)
+                answer.files.setdefault(path, {})[place] = LibraryDefault(parameter.default)
     return answer
 
 

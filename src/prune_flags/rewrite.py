@@ -169,8 +169,8 @@ def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, 
     asserts = view.view_lines(context.removable_asserts)
     relevant = None if context.relevant_lines is None else view.view_lines(context.relevant_lines)
     library = {
-        (line, callee, keyword): default
-        for (file_line, callee, keyword), default in context.library_keywords.items()
+        (line, *rest): default
+        for (file_line, *rest), default in context.library_keywords.items()
         for line in view.view_lines(frozenset([file_line]))
     }
     attempt = replace(

@@ -27,22 +27,25 @@ class PruneLibraryKeywords(BodyEditor):
         if not self.context.library_keywords or not isinstance(result, cst.Call):
             return result
         callee = dotted_name(original_node.func)
-        if callee is None:
-            return result
+        if callee is None or any(arg.star for arg in original_node.args):
+            return result  # (`*args` or `**kwargs` could pass the keyword again: never asked about)
+        positionals = sum(1 for arg in original_node.args if arg.keyword is None)
         originals = {arg.keyword.value: arg for arg in original_node.args if arg.keyword is not None}
         args = list(result.args)
         for index in reversed(range(len(args))):
             keyword = args[index].keyword
-            original = originals.get(keyword.value) if keyword is not None else None
-            if original is not None and self._is_default(callee, original, args[index]):
+            if keyword is None or keyword.value not in originals:
+                continue
+            if self._is_default((callee, keyword.value, positionals), originals[keyword.value], args[index]):
                 args = without_element(args, index)
         return result.with_changes(args=args) if len(args) < len(result.args) else result
 
-    def _is_default(self, callee: str, original: cst.Arg, arg: cst.Arg) -> bool:
-        """Whether the keyword goes: the engine knows its callee's default, the value was no
-        constant as written (a literal there is the author's) and the rewrite made it that one."""
-        assert arg.keyword is not None
-        found = self.context.library_keywords.get((self.line_of(original), callee, arg.keyword.value))
+    def _is_default(self, call: tuple[str, str, int], original: cst.Arg, arg: cst.Arg) -> bool:
+        """Whether the keyword goes: the engine knows its callee's default at this place (callee,
+        keyword and positional arguments on the line), the value was no constant as written (a
+        literal there is the author's) and the rewrite made it that default."""
+        callee, keyword, positionals = call
+        found = self.context.library_keywords.get((self.line_of(original), callee, keyword, positionals))
         value = constant_value(arg.value)
         if found is None or value is UNKNOWN or constant_value(original.value) is not UNKNOWN:
             return False
@@ -50,6 +53,6 @@ class PruneLibraryKeywords(BodyEditor):
             return False
         span = self.get_metadata(PositionProvider, original)
         flag = next(iter(self.context.flags_within(span)), None) or self.context.flag_near(span.start.line)
-        reason = f"`{arg.keyword.value}={value!r}` is `{callee}`'s default"
+        reason = f"`{keyword}={value!r}` is `{callee}`'s default"
         self.record(original, REMOVED_DEFAULT_KEYWORD, reason, flag)
         return True
