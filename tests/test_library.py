@@ -220,3 +220,13 @@ def test_with_the_option_off_nothing_is_asked(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(prune_flags.engine, "library_keywords", lambda *args, **kwargs: pytest.fail("asked"))
     result, report = _run_fixture("idiom_library_keyword_off", tmp_path, monkeypatch)
     assert result.exit_code == 1 and report["notices"] == []  # type: ignore[attr-defined]
+
+
+def test_the_same_question_is_asked_once_a_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`apply -i` plans the cleanup again after each declined hunk: the libraries are not imported again."""
+    wanted = {Target("json", "json", ("dumps",)): frozenset({"sort_keys"})}
+    first = probe(wanted, tmp_path)
+    import subprocess
+
+    monkeypatch.setattr(subprocess, "run", lambda *args, **kwargs: pytest.fail("asked again"))
+    assert probe(wanted, tmp_path) == first

@@ -27,6 +27,7 @@ made a constant that is the default by `same_default`.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import os
 import sys
@@ -308,16 +309,33 @@ def probe(
     wanted: Mapping[Target, frozenset[str]], root: Path, python: str = "", timeout: float = PROBE_TIMEOUT
 ) -> tuple[dict[Target, dict[str, Parameter]], list[str]]:
     """Each callee's keywords that have a literal default in the installed library, and the
-    notices: one a callee whose keywords all stay for want of its signature."""
+    notices: one a callee whose keywords all stay for want of its signature. The same question
+    asked again in a process (`apply -i` plans again after each declined hunk) is answered from
+    the first answer: a heavy library takes seconds to import."""
+    question = tuple((target, tuple(sorted(keywords))) for target, keywords in wanted.items())
+    found, notices = _asked(question, str(root), python or sys.executable, timeout)
+    return {target: dict(parameters) for target, parameters in found}, list(notices)
+
+
+@functools.lru_cache(maxsize=8)
+def _asked(
+    question: tuple[tuple[Target, tuple[str, ...]], ...], root: str, interpreter: str, timeout: float
+) -> tuple[tuple[tuple[Target, tuple[tuple[str, Parameter], ...]], ...], tuple[str, ...]]:
+    found, notices = _run_probe(dict(question), root, interpreter, timeout)
+    return tuple((target, tuple(parameters.items())) for target, parameters in found.items()), tuple(notices)
+
+
+def _run_probe(
+    wanted: Mapping[Target, tuple[str, ...]], root: str, interpreter: str, timeout: float
+) -> tuple[dict[Target, dict[str, Parameter]], list[str]]:
     import subprocess  # only for a run that asks (the option is off by default)
     import tempfile
 
     targets = list(wanted)
     request = {
-        "root": str(root),
-        "targets": [{"module": t.module, "base": t.base, "attrs": list(t.attrs), "keywords": sorted(wanted[t])} for t in targets],
+        "root": root,
+        "targets": [{"module": t.module, "base": t.base, "attrs": list(t.attrs), "keywords": list(wanted[t])} for t in targets],
     }
-    interpreter = python or sys.executable
     environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
     try:
         with tempfile.TemporaryDirectory(prefix="prune-flags-probe-") as empty:
