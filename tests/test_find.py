@@ -15,6 +15,7 @@ import typer
 from typer.testing import CliRunner
 
 from prune_flags import find as find_module
+from prune_flags.find import run as find_run
 from prune_flags.cli import app as prune_flags_app
 from prune_flags.config import Config, Flag, load_config
 from prune_flags.find import (
@@ -832,7 +833,7 @@ def test_a_pool_finds_what_one_process_finds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_tree(tmp_path, {f"node_{i}.py": NODE.replace("fast", f"fast_{i}") for i in range(4)})
-    monkeypatch.setattr(find_module, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(find_run, "PARALLEL_MIN_BYTES", 0)
     assert find([tmp_path], tmp_path, jobs=2) == find([tmp_path], tmp_path, jobs=1)
 
 
