@@ -54,6 +54,9 @@ class _FoldCounter:
         # that default (the function's nested scopes included) are the flag.
         self.parameter = parameter
         self.in_parameter = 0
+        # The line from which the innermost such function has rebound the name: reads from there
+        # on read what it was given (`if use_cache is None: use_cache = ...`), as the engine sees.
+        self.rebound: list[float] = []
         # Only the statements whose lines spell the name can fold: the walk skips the rest.
         word = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
         self.mentioned = [
@@ -88,7 +91,11 @@ class _FoldCounter:
         if (
             isinstance(node, ast.Name)
             and node.id == self.name
-            and (self.in_parameter if self.parameter else self.module_bound and not self.shadowed)
+            and (
+                self.in_parameter and node.lineno + self.offset < self.rebound[-1]
+                if self.parameter
+                else self.module_bound and not self.shadowed
+            )
         ):
             self.used = True
             return self.value
@@ -160,7 +167,11 @@ class _FoldCounter:
                 defines = self.defines_parameter(arguments)
                 self.in_parameter += defines
                 body = node.body if isinstance(node.body, list) else [node.body]
+                if defines:
+                    self.rebound.append(self.first_store(body))
                 self.visit_all(body)
+                if defines:
+                    self.rebound.pop()
                 self.in_parameter -= defines
                 return
             binds = self.module_bound and self.name in function_bindings(node)
@@ -181,6 +192,18 @@ class _FoldCounter:
             and same_value(plain_literal(default), self.value)
             for _, argument, default in parameter_defaults(arguments)
         )
+
+    def first_store(self, body: list[ast.stmt] | list[ast.expr]) -> float:
+        """The first line (in the module) where a function's body binds the flag's name, or infinity."""
+        lines = [
+            node.lineno
+            for statement in body
+            for node in ast.walk(statement)
+            if isinstance(node, ast.Name)
+            and node.id == self.name
+            and not isinstance(node.ctx, ast.Load)
+        ]
+        return min(lines) + self.offset if lines else float("inf")
 
     def fold_if(self, node: ast.If, is_elif: bool) -> None:
         truth = self.decided(node.test)
@@ -205,7 +228,9 @@ class _FoldCounter:
             self.lines += header - is_elif + after
             self.visit_all(node.body)
         elif not orelse:
-            self.lines += statement_span(node) + (0 if is_elif else self.comments_above(node))
+            self.lines += statement_span(node) + (
+                0 if is_elif else self.comments_above(node, deleted=True)
+            )
         else:
             # Header and body go; an `elif` below becomes the `if`, an `else:` line goes with them.
             gone = orelse[0].lineno - node.lineno - (1 if is_elif and not has_elif else 0)
@@ -218,7 +243,7 @@ class _FoldCounter:
     def fold_while(self, node: ast.While) -> None:
         if self.decided(node.test) is False:
             self.branches += 1
-            self.lines += statement_span(node) + self.comments_above(node)
+            self.lines += statement_span(node) + self.comments_above(node, deleted=True)
         else:
             self.visit_all([node.test, *node.body, *node.orelse])
 
@@ -230,14 +255,26 @@ class _FoldCounter:
             self.branches += 1
             self.visit(node.body if truth else node.orelse)
 
-    def comments_above(self, node: ast.stmt) -> int:
-        """Comment lines right above a statement: the engine removes them with it."""
+    def comments_above(self, node: ast.stmt, deleted: bool = False) -> int:
+        """Comment lines right above a statement: the engine removes them with it. But a comment
+        heading a paragraph (a blank line or the block's header above it) over a statement
+        `deleted` whole, that the next statement goes on from without a blank line, may stay with
+        that one (see passes/body.py): it is not counted."""
+        text = self.lines_of_text
         count = 0
         line = node.lineno + self.offset - 2  # the index of the line above
-        while line >= 0 and self.lines_of_text[line].lstrip().startswith("#"):
+        while line >= 0 and text[line].lstrip().startswith("#"):
             count += 1
             line -= 1
-        return count
+        heads = line < 0 or not text[line].strip() or text[line].rstrip().endswith(":")
+        below = node.end_lineno + self.offset  # type: ignore[operator]  # the index of the line below
+        indent = text[node.lineno + self.offset - 1][: node.col_offset]
+        goes_on = (
+            below < len(text)
+            and text[below].startswith(indent)
+            and text[below][len(indent) :][:1] not in ("", " ", "\t")
+        )
+        return 0 if deleted and count and heads and goes_on else count
 
 
 def statement_span(node: ast.stmt) -> int:

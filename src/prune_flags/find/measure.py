@@ -95,18 +95,26 @@ def _with_counts(candidate: Candidate, report: Report) -> Candidate | None:
     (unless the user named it). A scoped flag's reads are those the engine inlined (find's own
     counts are by name, other definitions' included), and one in a condition for each fold (a
     read decides one branch)."""
-    changes = [change for changed in report.changed_files for change in changed.changes]
-    branches = sum(change.action in BRANCH_ACTIONS for change in changes)
-    # The engine records folded statements; a folded `a if FLAG else b` shows only in the tree.
-    branches += sum(_ternaries(f.old_text) - _ternaries(f.new_text) for f in report.changed_files)
+    branches = folded_branches(report)
     if branches <= 0 and not candidate.named:
         return None
     removed, added = report.line_counts()
     counted = replace(candidate, branches=branches, lines_removed=removed, lines_added=added)
     if not candidate.scope:
         return counted
+    changes = [change for changed in report.changed_files for change in changed.changes]
     reads = sum(change.action == INLINED for change in changes)
     return replace(counted, reads=reads, condition_reads=branches)
+
+
+def folded_branches(report: Report) -> int:
+    """The branches a cleanup run folded."""
+    changes = (change for changed in report.changed_files for change in changed.changes)
+    branches = sum(change.action in BRANCH_ACTIONS for change in changes)
+    # The engine records folded statements; a folded `a if FLAG else b` shows only in the tree.
+    return branches + sum(
+        _ternaries(f.old_text) - _ternaries(f.new_text) for f in report.changed_files
+    )
 
 
 def _ternaries(text: str) -> int:
