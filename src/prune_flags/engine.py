@@ -52,6 +52,7 @@ from prune_flags.index import (
     Write,
     binds_everywhere,
     keyword_forwards,
+    module_level_names,
     parameter_places,
     parse_ast,
     scan,
@@ -1308,7 +1309,7 @@ class _Cascade:
             if before is None:
                 continue
             result = self.results[path]
-            module_names = _module_level_names(before)
+            module_names = module_level_names(before)
             for key, count in result.loads_before.items():
                 if count > result.loads_after.get(key, 0):
                     name = key.lstrip(".")
@@ -1715,17 +1716,3 @@ def _constructed(facts: NameFacts) -> bool:
     while the constructor calls still pass it; only a flag's own keywords are removed with it."""
     kinds = {write.kind for write in facts.writes}
     return "class" in kinds and "keyword" in kinds
-
-
-def _module_level_names(tree: ast.Module) -> set[str]:
-    """Names a module binds at top level: assignments and imports."""
-    names: set[str] = set()
-    for statement in tree.body:
-        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            names.update(t.id for t in targets if isinstance(t, ast.Name))
-        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in statement.names)
-        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(statement.name)
-    return names

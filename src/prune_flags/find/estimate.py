@@ -16,11 +16,10 @@ from prune_flags.find.facts import LITERAL_NAMES, PARAMETER, Candidate, FileFact
 from prune_flags.find.syntax import (
     called_name,
     function_bindings,
-    module_bindings,
     parameter_defaults,
     plain_literal,
 )
-from prune_flags.index import template_read
+from prune_flags.index import module_level_names, template_read
 from prune_flags.pool import chunked_map
 from prune_flags.shapes import Template, ast_unfold
 from prune_flags.values import UNKNOWN, same_value
@@ -323,7 +322,7 @@ def count_folds(
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return {}
-        trees, module_bound = [(tree, 0)], frozenset(module_bindings(tree))
+        trees, module_bound = [(tree, 0)], frozenset(module_level_names(tree))
     assert module_bound is not None
     accessors, _ = templates.parsed()
     counted = (

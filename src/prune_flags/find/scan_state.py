@@ -16,8 +16,8 @@ from prune_flags.find.facts import (
     Definition,
     Templates,
 )
-from prune_flags.find.syntax import deciding_reads, first_line, module_bindings
-from prune_flags.index import Site
+from prune_flags.find.syntax import deciding_reads, first_line
+from prune_flags.index import Site, module_level_names
 from prune_flags.shapes import Template
 from prune_flags.values import UNKNOWN
 
@@ -130,7 +130,7 @@ class ScanState:
             spans.add(self.segment)
 
     def module(self, node: ast.Module) -> None:
-        self.top_level = module_bindings(node)
+        self.top_level = module_level_names(node)
         for statement in node.body:
             self.segment = (first_line(statement), statement.end_lineno or statement.lineno)
             self.visit(statement)

@@ -185,19 +185,6 @@ def reads_environ(func: ast.expr) -> bool:
     return isinstance(func, ast.Attribute) and called_name(func.value) == "environ"
 
 
-def module_bindings(tree: ast.Module) -> set[str]:
-    """Names the module binds at top level by assignment or import: their bare reads are flag reads."""
-    names: set[str] = set()
-    for statement in tree.body:
-        if isinstance(statement, ast.Assign):
-            names.update(target.id for target in statement.targets if isinstance(target, ast.Name))
-        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-            names.add(statement.target.id)
-        elif isinstance(statement, ast.ImportFrom):
-            names.update(alias.asname or alias.name for alias in statement.names)
-    return names
-
-
 def function_bindings(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
     arguments = function.args
     names = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
