@@ -13,7 +13,8 @@ engineer follows by hand:
   flag, of a name that died, of the deleted code, that the kept statement lacks);
 * a flattened branch keeps every comment inside it, its footer comments included;
 * an unconditional exit exposed by flattening ends the block: what follows is gone; a bare
-  `return` so exposed at the end of a function's body goes too;
+  `return` so exposed at the end of a function's body goes too, and a `continue` at the end of a
+  loop's;
 * a block left empty is for the parent statement to handle; if nobody does, it
   gets `pass`, which is only needed where Python needs a body.
 """
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Sequence, TypeVar
+from typing import Callable, Sequence, TypeVar
 
 import libcst as cst
 from libcst.metadata import PositionProvider
@@ -189,6 +190,10 @@ def is_bare_return(statement: cst.BaseSmallStatement) -> bool:
     return isinstance(statement, cst.Return) and statement.value is None
 
 
+def is_continue(statement: cst.BaseSmallStatement) -> bool:
+    return isinstance(statement, cst.Continue)
+
+
 UNREACHABLE = "removed-unreachable"  # the action of what follows an exit that folding exposed
 
 
@@ -248,6 +253,7 @@ class BodyEditor(cst.CSTTransformer):
         super().__init__()
         self.context = context
         self.scopes: list[cst.CSTNode] = []  # enclosing scopes, innermost last
+        self._loop_bodies: set[int] = set()  # the statement lists of loops' bodies (by id)
         # The contexts outside the classes and functions where a scoped flag's name is another
         # definition's (see scoping), with the node each was left at.
         self._outer: list[tuple[cst.CSTNode, RewriteContext]] = []
@@ -257,6 +263,8 @@ class BodyEditor(cst.CSTTransformer):
             self._hide_foreign(node)
         if isinstance(node, SCOPES):
             self.scopes.append(node)
+        if isinstance(node, (cst.For, cst.While)) and isinstance(node.body, cst.IndentedBlock):
+            self._loop_bodies.add(id(node.body.body))
         if isinstance(node, cst.BaseCompoundStatement) and not self._relevant(node):
             return False  # nothing in it names what this run changes: leave it as it is, unwalked
         return super().on_visit(node)
@@ -391,7 +399,9 @@ class BodyEditor(cst.CSTTransformer):
                         self.context.unreachable_outside_functions = True
                 break
         if exposed is not None and self._function_body(originals):
-            self._drop_trailing_return(block, exposed)
+            self._drop_trailing_exit(block, exposed, is_bare_return, "removed-return", "a bare return the fold left at the end of the function")
+        elif exposed is not None and id(originals) in self._loop_bodies:
+            self._drop_trailing_exit(block, exposed, is_continue, "removed-continue", "a continue the fold left at the end of the loop's body")
         footer = [line for line in block.pending if not is_blank(line)]
         return block.statements, footer
 
@@ -424,16 +434,19 @@ class BodyEditor(cst.CSTTransformer):
         scope = self.scopes[-1] if self.scopes else None
         return isinstance(scope, cst.FunctionDef) and isinstance(scope.body, cst.IndentedBlock) and scope.body.body is originals
 
-    def _drop_trailing_return(self, block: _BlockBuilder, folded: cst.BaseStatement) -> None:
-        """A bare `return` that flattening `folded` left last in a function's body says nothing
-        the function's end does not: it goes (and the line holding it, when it stands alone)."""
+    def _drop_trailing_exit(
+        self, block: _BlockBuilder, folded: cst.BaseStatement, is_exit: Callable[[cst.BaseSmallStatement], bool], action: str, reason: str
+    ) -> None:
+        """A bare `return` that flattening `folded` left last in a function's body, or a `continue`
+        last in a loop's, says nothing the block's end does not: it goes (and the line holding
+        it, when it stands alone)."""
         last = block.statements[-1]
-        if not (isinstance(last, cst.SimpleStatementLine) and is_bare_return(last.body[-1])):
+        if not (isinstance(last, cst.SimpleStatementLine) and is_exit(last.body[-1])):
             return
         if last.trailing_whitespace.comment is not None:
             return
         flag = self.context.flag_near(self.line_of(folded))
-        self.record(folded, "removed-return", "a bare return the fold left at the end of the function", flag)
+        self.record(folded, action, reason, flag)
         if len(last.body) == 1:
             block.drop_last()
         else:
