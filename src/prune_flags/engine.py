@@ -64,7 +64,7 @@ from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import Template, ast_dotted, parse_template, parse_writer, spellings, module_strings
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, FileResult, FlagWarning, Refusal, Report, Skipped
-from prune_flags.unmatched import appearances, unmatched
+from prune_flags.unmatched import appearances, lookups_with_effects, unmatched
 from prune_flags.pinned import TEST_WRITES, TestPlan, is_test_path, plan_tests
 from prune_flags.scoping import HOOKS, Foreign, class_bases, definitions, droppable_hooks, string_named, foreign_spans, qualified, resolve, scope_flag, unrelated, with_subclasses, without_foreign
 
@@ -756,10 +756,7 @@ def _read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
             else "a read through an accessor template that something acts on stays (a constant is never a receiver)"
         )
         if all(read.effects for read in reads):
-            message = (
-                f"{name}: not pruned: a lookup of it has operands with side effects at {where}, which its "
-                "constant would drop; compute them apart (`d = compute()`, then the lookup) to let it go"
-            )
+            message = f"{name}: not pruned: {lookups_with_effects(where)}"
         else:
             message = f"{name}: not pruned: it is read as an object at {where}; {how}"
         found.append(Refusal(name, "read-as-object", tuple(dict.fromkeys(str(read.site) for read in reads)), message))
