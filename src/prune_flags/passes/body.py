@@ -4,8 +4,9 @@ Passes decide per statement (`edit_statement`, `edit_small_statement`); this bas
 rebuilds each block from those decisions and owns the layout rules a careful
 engineer follows by hand:
 
-* a deleted statement takes the comment lines attached directly above it; blank
-  lines and detached comments above it move to the next statement kept, without
+* a deleted statement takes the comment lines attached directly above it (a module's first
+  statement too, though LibCST keeps those in the module's header; not a block that opens the
+  file); blank lines and detached comments above it move to the next statement kept, without
   doubling the blank lines at the seam;
 * but a comment heading a paragraph (a blank line or the block's start above it) over a
   deleted `if`, loop, `with` or `try` stays with the paragraph's first statement kept,
@@ -52,6 +53,7 @@ class _BlockBuilder:
     statements: list[cst.BaseStatement] = field(default_factory=list)
     pending: list[cst.EmptyLine] = field(default_factory=list)
     dropped_first: bool = False  # the block's first statement went: the new first needs no blank above
+    below_comment: bool = False  # ...unless a comment stays above the block (a module's header)
     # The comment heading a paragraph whose first statements went, waiting for the first kept,
     # and the names of what went (see heading_comment).
     heading: list[cst.EmptyLine] = field(default_factory=list)
@@ -59,7 +61,7 @@ class _BlockBuilder:
 
     def add(self, statement: cst.BaseStatement) -> None:
         lines = merge_lines(self.pending, list(statement.leading_lines))
-        if not self.statements and self.dropped_first:
+        if not self.statements and self.dropped_first and not self.below_comment:
             lines = strip_leading_blanks(lines)
         self.statements.append(statement.with_changes(leading_lines=lines))
         self.pending = []
@@ -353,13 +355,25 @@ class BodyEditor(cst.CSTTransformer):
         return updated_node.with_changes(body=body, footer=footer + list(updated_node.footer))
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        body, footer = self._rebuild(original_node.body, updated_node.body)
-        return updated_node.with_changes(body=body, footer=footer + list(updated_node.footer))
+        # LibCST keeps the lines above a module's first statement in the module's header: the
+        # blank lines ending it and the comment block attached to the statement below them (never
+        # a block that opens the file, a licence or a shebang) are moved to the statement, to go
+        # or stay with it as everywhere else.
+        header = list(updated_node.header)
+        attached = len(header) - len(detached_lines(header))
+        statements = list(updated_node.body)
+        if statements and attached < len(header):
+            kept = len(strip_trailing_blanks(detached_lines(header)))
+            moved, header = header[kept:], header[:kept]
+            statements[0] = statements[0].with_changes(leading_lines=[*moved, *statements[0].leading_lines])
+        below_comment = bool(header) and not is_blank(header[-1])
+        body, footer = self._rebuild(original_node.body, statements, below_comment)
+        return updated_node.with_changes(header=header, body=body, footer=footer + list(updated_node.footer))
 
     def _rebuild(
-        self, originals: Statements, statements: Statements
+        self, originals: Statements, statements: Statements, below_comment: bool = False
     ) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
-        block = _BlockBuilder()
+        block = _BlockBuilder(below_comment=below_comment)
         documented = False
         kept_from: cst.BaseStatement | None = None  # the original of the last statement kept
         exposed: cst.BaseStatement | None = None  # the folded statement the block's last ones came from
