@@ -668,21 +668,24 @@ def reraising_handler(draw, builder: Builder, where: Where, pad: str) -> list[st
 
 @statement_idiom()
 def trailing_exit(draw, builder: Builder, where: Where, pad: str) -> list[str]:
-    """`_tail3(x)`, a function ending in `if FAST: log(...); return` (maybe more after it): once
-    the branch is flattened, the bare return it leaves last in the function goes."""
+    """`_tail3(x)`, a function ending in `if FAST: log(...); return` (maybe more after it), or a
+    loop's body ending in `if FAST: log(...); continue`: once the branch is flattened, the bare
+    return it leaves last in the function, or the continue last in the loop, goes."""
     name = builder.tag("_tail")
     inside = Where(False, False, 1)
-    lines = [
-        "",
-        "",
-        f"def {name}(x):",
-        f"    log({builder.tag()!r}, x)",
-        f"    if {condition(draw, builder, inside)}:",
-        f"        log({builder.tag()!r}, x)",
-        "        return",
+    lines = ["", "", f"def {name}(x):", f"    log({builder.tag()!r}, x)"]
+    # Or the last statement of a loop's body: `if FAST: log(...); continue` leaves a `continue`.
+    loop = draw(st.booleans())
+    if loop:
+        lines.append("    for i in range(2):")
+    indent, exit_ = ("    ", "continue") if loop else ("", "return")
+    lines += [
+        f"{indent}    if {condition(draw, builder, inside)}:",
+        f"{indent}        log({builder.tag()!r}, x)",
+        f"{indent}        {exit_}",
     ]
     if draw(st.booleans()):
-        lines.append(f"    log({builder.tag()!r}, x + 1)")
+        lines.append(f"{indent}    log({builder.tag()!r}, x + 1)")
     builder.helpers += lines
     return [f"{pad}{name}(x)"]
 

@@ -130,3 +130,21 @@ def test_an_option_string_given_to_an_undeclared_call_suggests_declaring_it(repo
     assert declared.exit_code == 1
     assert '-    add_switch(parser, "--use-x", help="x")\n' in declared.stdout
     assert "warning" not in declared.stderr
+
+
+def test_a_flag_whose_lookups_are_kept_for_their_effects_is_warned_so(repo: Path) -> None:
+    """`os.environ.get("FAST_MODE", compute())` is read in a form the tool acts on, but never
+    replaced, as its constant would drop compute(): the warning says that, not that a template
+    is missing (which would not help)."""
+    (repo / "pkg" / "a.py").write_text(
+        'import os\n\n\ndef run(compute):\n    if os.environ.get("FAST_MODE", compute()):\n        return 1\n    return 2\n'
+    )
+    result = invoke("diff", "--flag", "FAST_MODE='1'", "--report", "report.json", ".")
+    assert result.exit_code == 0
+    assert result.stderr == (
+        "prune-flags: warning: FAST_MODE: left as it is: a lookup of it has operands with side effects at "
+        'pkg/a.py:5 (os.environ.get("FAST_MODE", compute())), which its constant would drop; compute them '
+        "apart (`d = compute()`, then the lookup) to let it go\n" + SUMMARY
+    )
+    warnings = json.loads((repo / "report.json").read_text())["warnings"]
+    assert warnings == [{"flag": "FAST_MODE", "why": "effects", "locations": ["pkg/a.py:5"], "template": None}]

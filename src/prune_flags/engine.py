@@ -52,6 +52,7 @@ from prune_flags.index import (
     Write,
     binds_everywhere,
     keyword_forwards,
+    module_level_names,
     parameter_places,
     parse_ast,
     scan,
@@ -64,7 +65,7 @@ from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import Template, ast_dotted, parse_template, parse_writer, spellings, module_strings
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, FileResult, FlagWarning, Refusal, Report, Skipped
-from prune_flags.unmatched import appearances, unmatched
+from prune_flags.unmatched import appearances, lookups_with_effects, unmatched
 from prune_flags.pinned import TEST_WRITES, TestPlan, is_test_path, plan_tests
 from prune_flags.scoping import HOOKS, Foreign, class_bases, definitions, droppable_hooks, string_named, foreign_spans, qualified, resolve, scope_flag, unrelated, with_subclasses, without_foreign
 
@@ -756,10 +757,7 @@ def _read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
             else "a read through an accessor template that something acts on stays (a constant is never a receiver)"
         )
         if all(read.effects for read in reads):
-            message = (
-                f"{name}: not pruned: a lookup of it has operands with side effects at {where}, which its "
-                "constant would drop; compute them apart (`d = compute()`, then the lookup) to let it go"
-            )
+            message = f"{name}: not pruned: {lookups_with_effects(where)}"
         else:
             message = f"{name}: not pruned: it is read as an object at {where}; {how}"
         found.append(Refusal(name, "read-as-object", tuple(dict.fromkeys(str(read.site) for read in reads)), message))
@@ -1325,7 +1323,7 @@ class _Cascade:
             if before is None:
                 continue
             result = self.results[path]
-            module_names = _module_level_names(before)
+            module_names = module_level_names(before)
             for key, count in result.loads_before.items():
                 if count > result.loads_after.get(key, 0):
                     name = key.lstrip(".")
@@ -1732,17 +1730,3 @@ def _constructed(facts: NameFacts) -> bool:
     while the constructor calls still pass it; only a flag's own keywords are removed with it."""
     kinds = {write.kind for write in facts.writes}
     return "class" in kinds and "keyword" in kinds
-
-
-def _module_level_names(tree: ast.Module) -> set[str]:
-    """Names a module binds at top level: assignments and imports."""
-    names: set[str] = set()
-    for statement in tree.body:
-        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            names.update(t.id for t in targets if isinstance(t, ast.Name))
-        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in statement.names)
-        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(statement.name)
-    return names

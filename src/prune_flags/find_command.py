@@ -86,8 +86,8 @@ def find(
     """List stale-flag candidates: names that hold one literal everywhere and are read in a condition.
 
     For each: the branches that fold once it is inlined and the lines that would go (the folds,
-    their comments and the definitions; --exact runs the cleanup itself to count what it cascades
-    into as well); the table is sorted by lines. Exit 0: done; 2: bad usage or config; 123: some
+    their comments and the definitions: at least what the cleanup does; --exact runs the cleanup
+    itself to count what it cascades into as well); the table is sorted by lines. Exit 0: done; 2: bad usage or config; 123: some
     files could not be read or parsed (named on stderr; every name they mention was ruled out),
     or a named flag was refused.
 
@@ -212,5 +212,7 @@ def _finish(result: FindResult) -> int:
     refused = len({refusal.flag for refusal in result.refused})
     if refused:
         summary += f"; {refused} named flag{'s' if refused != 1 else ''} refused"
+    if count and not result.exact:
+        summary += "; counted from the folds alone, at least what the cleanup does (--exact: the cleanup's own counts)"
     typer.echo(summary, err=True)
     return EXIT_SKIPPED if result.skipped or result.refused else 0

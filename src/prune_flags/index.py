@@ -861,6 +861,20 @@ class _Scanner(ast.NodeVisitor):
                 self._of(alias.name).name_reads.append(self._site(node))
 
 
+def module_level_names(tree: ast.Module) -> set[str]:
+    """Names a module's own top-level statements bind: assignments, imports, definitions."""
+    names: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in statement.names)
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+    return names
+
+
 def local_names(scope: ast.AST) -> set[str]:
     """Names a function, lambda or comprehension binds for itself (not those it declares global)."""
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):

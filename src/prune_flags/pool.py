@@ -1,4 +1,4 @@
-"""Process pools whose workers end with the run that started them.
+"""Process pools whose workers end with the run that started them, and work dealt round one.
 
 A run killed with SIGKILL has no chance to shut its pool down, and the workers would wait for
 work forever; each worker watches its parent instead, and exits once it is gone.
@@ -14,12 +14,15 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar
 
 from prune_flags.warm import fork_is_safe
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Executor, ProcessPoolExecutor
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def process_pool(
@@ -51,3 +54,14 @@ def _exit_when_orphaned(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(0.2)
     os._exit(1)
+
+
+def chunked_map(
+    pool: Executor | None, function: Callable[[Sequence[T]], list[R]], items: Sequence[T]
+) -> list[R]:
+    """function over items in one process, or over a pool in chunks, biggest work first."""
+    if pool is None:
+        return function(items)
+    chunk_count = min(len(items), 16)
+    chunks = [items[i::chunk_count] for i in range(chunk_count)]
+    return [result for chunk in pool.map(function, chunks) for result in chunk]

@@ -78,7 +78,8 @@ class FlagWarning:
     """A flag the run did nothing with (not refused: nothing of it matched), said on stderr without
     changing the exit code: "unmatched" when its name appears only in forms the config does not
     declare (`locations`, and the accessor `template` the first fitting one suggests), "nowhere"
-    when no file in scope names it."""
+    when no file in scope names it, "effects" when its only reads are lookups kept for the side
+    effects of their other operands (`locations`)."""
 
     flag: str
     why: str

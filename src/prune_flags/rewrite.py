@@ -191,7 +191,7 @@ def _carriers(text: str, tree: ast.Module, lines: frozenset[int], flags: Collect
     `f = F`, or a lookup by name on the flag's line: `f = os.environ.get("FAST")`, and locals
     bound to those). A line reading one is as relevant as a line naming the flag: the view holds it
     and the passes walk its block. This finds a superset of what the passes inline (see
-    `passes.scopes.module_bindings` and `flag_locals`); a name too many only walks a block more.
+    `passes.scopes.flag_bindings` and `flag_locals`); a name too many only walks a block more.
     Only the statements holding the flag's lines (or an alias's) are looked into."""
     aliases = {
         alias.asname

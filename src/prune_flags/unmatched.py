@@ -29,6 +29,9 @@ class Appearance:
     # The dotted callee of a call given the flag's option string (`add_switch(p, "--use-x")`): a
     # wrapper of add_argument that `option_calls` would declare.
     option_call: str | None = None
+    # A lookup whose other operands have effects (`os.environ.get("X", compute())`): the cleanup
+    # keeps it whatever the config declares.
+    effects: bool = False
 
 
 def appearances(tree: ast.Module, display: str, name: str) -> list[Appearance]:
@@ -38,6 +41,9 @@ def appearances(tree: ast.Module, display: str, name: str) -> list[Appearance]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and node.value == name:
             expression, template = _in_string_position(node, parents)
+            if isinstance(expression, ast.Call) and _impure_operands(expression, node):
+                found.append(Appearance(Site(display, node.lineno), expression, template, effects=True))
+                continue
         elif isinstance(node, ast.Attribute) and node.attr == name:
             expression, template = _attribute_chain(node, ast_dotted(node.value) or "...", parents)
         elif isinstance(node, ast.Name) and node.id == name:
@@ -74,6 +80,14 @@ def _in_string_position(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> 
     return node, None
 
 
+def _impure_operands(call: ast.Call, naming: ast.expr) -> bool:
+    """Whether a call's operands other than the one naming the flag have effects."""
+    from prune_flags.helpers import pure_expression
+
+    operands = [*(a for a in call.args if a is not naming), *(k.value for k in call.keywords if k.value is not naming)]
+    return not all(pure_expression(operand) for operand in operands)
+
+
 def _call_template(call: ast.Call, naming: str, more: bool) -> str | None:
     callee = ast_dotted(call.func)
     return f"{callee}({naming}{', ...' if more else ''})" if callee else None
@@ -101,6 +115,9 @@ def unmatched(name: str, places: list[tuple[Appearance, str]], mentioned: bool) 
     shown = ", ".join(f"{appearance.site} ({_source(appearance, text)})" for appearance, text in places[:SHOWN_PLACES])
     if len(places) > SHOWN_PLACES:
         shown += f" and {len(places) - SHOWN_PLACES} more"
+    locations = tuple(dict.fromkeys(str(appearance.site) for appearance, _ in places))
+    if all(appearance.effects for appearance, _ in places):
+        return FlagWarning(name, "effects", locations, None, f"{name}: left as it is: {lookups_with_effects(shown)}")
     template = next((appearance.template for appearance, _ in places if appearance.template), None)
     option_call = next((appearance.option_call for appearance, _ in places if appearance.option_call), None)
     if template:
@@ -110,8 +127,15 @@ def unmatched(name: str, places: list[tuple[Appearance, str]], mentioned: bool) 
     else:
         advice = "check the flag's name"
     message = f"{name}: nothing read it in a form the config declares; it appears at {shown}; {advice}"
-    locations = tuple(dict.fromkeys(str(appearance.site) for appearance, _ in places))
     return FlagWarning(name, "unmatched", locations, template, message)
+
+
+def lookups_with_effects(where: str) -> str:
+    """Why lookups of a flag (at `where`) stay as they are: their other operands have effects."""
+    return (
+        f"a lookup of it has operands with side effects at {where}, which its constant would drop; "
+        "compute them apart (`d = compute()`, then the lookup) to let it go"
+    )
 
 
 def _source(appearance: Appearance, text: str) -> str:

@@ -4,8 +4,9 @@ Passes decide per statement (`edit_statement`, `edit_small_statement`); this bas
 rebuilds each block from those decisions and owns the layout rules a careful
 engineer follows by hand:
 
-* a deleted statement takes the comment lines attached directly above it; blank
-  lines and detached comments above it move to the next statement kept, without
+* a deleted statement takes the comment lines attached directly above it (a module's first
+  statement too, though LibCST keeps those in the module's header; not a block that opens the
+  file); blank lines and detached comments above it move to the next statement kept, without
   doubling the blank lines at the seam;
 * but a comment heading a paragraph (a blank line or the block's start above it) over a
   deleted `if`, loop, `with` or `try` stays with the paragraph's first statement kept,
@@ -13,7 +14,8 @@ engineer follows by hand:
   flag, of a name that died, of the deleted code, that the kept statement lacks);
 * a flattened branch keeps every comment inside it, its footer comments included;
 * an unconditional exit exposed by flattening ends the block: what follows is gone; a bare
-  `return` so exposed at the end of a function's body goes too;
+  `return` so exposed at the end of a function's body goes too, and a `continue` at the end of a
+  loop's;
 * a block left empty is for the parent statement to handle; if nobody does, it
   gets `pass`, which is only needed where Python needs a body.
 """
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Sequence, TypeVar
+from typing import Callable, Sequence, TypeVar
 
 import libcst as cst
 from libcst.metadata import PositionProvider
@@ -51,6 +53,7 @@ class _BlockBuilder:
     statements: list[cst.BaseStatement] = field(default_factory=list)
     pending: list[cst.EmptyLine] = field(default_factory=list)
     dropped_first: bool = False  # the block's first statement went: the new first needs no blank above
+    below_comment: bool = False  # ...unless a comment stays above the block (a module's header)
     # The comment heading a paragraph whose first statements went, waiting for the first kept,
     # and the names of what went (see heading_comment).
     heading: list[cst.EmptyLine] = field(default_factory=list)
@@ -58,7 +61,7 @@ class _BlockBuilder:
 
     def add(self, statement: cst.BaseStatement) -> None:
         lines = merge_lines(self.pending, list(statement.leading_lines))
-        if not self.statements and self.dropped_first:
+        if not self.statements and self.dropped_first and not self.below_comment:
             lines = strip_leading_blanks(lines)
         self.statements.append(statement.with_changes(leading_lines=lines))
         self.pending = []
@@ -189,6 +192,10 @@ def is_bare_return(statement: cst.BaseSmallStatement) -> bool:
     return isinstance(statement, cst.Return) and statement.value is None
 
 
+def is_continue(statement: cst.BaseSmallStatement) -> bool:
+    return isinstance(statement, cst.Continue)
+
+
 UNREACHABLE = "removed-unreachable"  # the action of what follows an exit that folding exposed
 
 
@@ -248,6 +255,7 @@ class BodyEditor(cst.CSTTransformer):
         super().__init__()
         self.context = context
         self.scopes: list[cst.CSTNode] = []  # enclosing scopes, innermost last
+        self._loop_bodies: set[int] = set()  # the statement lists of loops' bodies (by id)
         # The contexts outside the classes and functions where a scoped flag's name is another
         # definition's (see scoping), with the node each was left at.
         self._outer: list[tuple[cst.CSTNode, RewriteContext]] = []
@@ -257,6 +265,8 @@ class BodyEditor(cst.CSTTransformer):
             self._hide_foreign(node)
         if isinstance(node, SCOPES):
             self.scopes.append(node)
+        if isinstance(node, (cst.For, cst.While)) and isinstance(node.body, cst.IndentedBlock):
+            self._loop_bodies.add(id(node.body.body))
         if isinstance(node, cst.BaseCompoundStatement) and not self._relevant(node):
             return False  # nothing in it names what this run changes: leave it as it is, unwalked
         return super().on_visit(node)
@@ -345,13 +355,25 @@ class BodyEditor(cst.CSTTransformer):
         return updated_node.with_changes(body=body, footer=footer + list(updated_node.footer))
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        body, footer = self._rebuild(original_node.body, updated_node.body)
-        return updated_node.with_changes(body=body, footer=footer + list(updated_node.footer))
+        # LibCST keeps the lines above a module's first statement in the module's header: the
+        # blank lines ending it and the comment block attached to the statement below them (never
+        # a block that opens the file, a licence or a shebang) are moved to the statement, to go
+        # or stay with it as everywhere else.
+        header = list(updated_node.header)
+        attached = len(header) - len(detached_lines(header))
+        statements = list(updated_node.body)
+        if statements and attached < len(header):
+            kept = len(strip_trailing_blanks(detached_lines(header)))
+            moved, header = header[kept:], header[:kept]
+            statements[0] = statements[0].with_changes(leading_lines=[*moved, *statements[0].leading_lines])
+        below_comment = bool(header) and not is_blank(header[-1])
+        body, footer = self._rebuild(original_node.body, statements, below_comment)
+        return updated_node.with_changes(header=header, body=body, footer=footer + list(updated_node.footer))
 
     def _rebuild(
-        self, originals: Statements, statements: Statements
+        self, originals: Statements, statements: Statements, below_comment: bool = False
     ) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
-        block = _BlockBuilder()
+        block = _BlockBuilder(below_comment=below_comment)
         documented = False
         kept_from: cst.BaseStatement | None = None  # the original of the last statement kept
         exposed: cst.BaseStatement | None = None  # the folded statement the block's last ones came from
@@ -391,7 +413,9 @@ class BodyEditor(cst.CSTTransformer):
                         self.context.unreachable_outside_functions = True
                 break
         if exposed is not None and self._function_body(originals):
-            self._drop_trailing_return(block, exposed)
+            self._drop_trailing_exit(block, exposed, is_bare_return, "removed-return", "a bare return the fold left at the end of the function")
+        elif exposed is not None and id(originals) in self._loop_bodies:
+            self._drop_trailing_exit(block, exposed, is_continue, "removed-continue", "a continue the fold left at the end of the loop's body")
         footer = [line for line in block.pending if not is_blank(line)]
         return block.statements, footer
 
@@ -424,16 +448,19 @@ class BodyEditor(cst.CSTTransformer):
         scope = self.scopes[-1] if self.scopes else None
         return isinstance(scope, cst.FunctionDef) and isinstance(scope.body, cst.IndentedBlock) and scope.body.body is originals
 
-    def _drop_trailing_return(self, block: _BlockBuilder, folded: cst.BaseStatement) -> None:
-        """A bare `return` that flattening `folded` left last in a function's body says nothing
-        the function's end does not: it goes (and the line holding it, when it stands alone)."""
+    def _drop_trailing_exit(
+        self, block: _BlockBuilder, folded: cst.BaseStatement, is_exit: Callable[[cst.BaseSmallStatement], bool], action: str, reason: str
+    ) -> None:
+        """A bare `return` that flattening `folded` left last in a function's body, or a `continue`
+        last in a loop's, says nothing the block's end does not: it goes (and the line holding
+        it, when it stands alone)."""
         last = block.statements[-1]
-        if not (isinstance(last, cst.SimpleStatementLine) and is_bare_return(last.body[-1])):
+        if not (isinstance(last, cst.SimpleStatementLine) and is_exit(last.body[-1])):
             return
         if last.trailing_whitespace.comment is not None:
             return
         flag = self.context.flag_near(self.line_of(folded))
-        self.record(folded, "removed-return", "a bare return the fold left at the end of the function", flag)
+        self.record(folded, action, reason, flag)
         if len(last.body) == 1:
             block.drop_last()
         else:

@@ -23,7 +23,7 @@ from prune_flags.passes.scopes import (
     flag_locals,
     flag_parameters,
     linked_flags,
-    module_bindings,
+    flag_bindings,
 )
 
 
@@ -94,7 +94,7 @@ class InlineFlags(ExpressionEditor):
 
     # -- scopes ---------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
-        self._module_flags = module_bindings(node, self.context.flags)
+        self._module_flags = flag_bindings(node, self.context.flags)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._not_reads.add(id(node.name))

@@ -13,7 +13,7 @@ from prune_flags.passes.options import click_flags
 from prune_flags.purity import is_pure
 
 
-def module_bindings(module: cst.Module, flags: Mapping[str, object]) -> dict[str, str]:
+def flag_bindings(module: cst.Module, flags: Mapping[str, object]) -> dict[str, str]:
     """Local name -> flag, for flags the module assigns at top level or imports by name."""
     bindings: dict[str, str] = {}
     for statement in module.body:
