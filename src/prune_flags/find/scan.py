@@ -19,7 +19,6 @@ from prune_flags.find.facts import FileFacts, Templates
 from prune_flags.find.scan_bindings import Bindings
 from prune_flags.find.scan_calls import Calls
 from prune_flags.find.scan_definitions import Definitions
-from prune_flags.values import UNKNOWN
 
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
@@ -28,22 +27,12 @@ class Scanner(Bindings, Definitions, Calls):
     """One pass over a module's tree; every handler records facts, then visits what it holds."""
 
     def visit(self, node: ast.AST) -> None:
-        # Names and strings, a third of a tree, are handled here without a call of their own.
+        # Names and strings, a third of a tree, are handled first, strings without a call of their own.
         kind = node.__class__
         if kind is _NAME:  # a name used other than as a callee: as a value it may escape
-            if self.naming and id(node) in self.naming:
-                return  # `use_x` of `use_x.value`, read through a template
-            name = node.id  # type: ignore[attr-defined]
-            self.value_refs.add(name)
-            self.mentions.add(name)
-            if node.ctx.__class__ is not _LOAD:  # type: ignore[attr-defined]
-                self.bind_name(name, UNKNOWN, node.lineno)  # type: ignore[attr-defined]
-                return
-            reads = self.name_reads
-            reads[name] = reads.get(name, 0) + 1
-            if name in self.parameter_names:
-                reads = self.parameter_reads
-                reads[name] = reads.get(name, 0) + 1
+            if not (self.naming and id(node) in self.naming):  # not `use_x` of `use_x.value`
+                self.value_refs.add(node.id)  # type: ignore[attr-defined]
+            self.read_name(node)  # type: ignore[arg-type]
             return
         if kind is _CONSTANT:
             value = node.value  # type: ignore[attr-defined]
@@ -121,8 +110,7 @@ class Scanner(Bindings, Definitions, Calls):
         )
 
 
-_NAME, _CONSTANT, _ATTRIBUTE = ast.Name, ast.Constant, ast.Attribute
-_STARRED, _LOAD = ast.Starred, ast.Load
+_NAME, _CONSTANT = ast.Name, ast.Constant
 _HANDLERS: dict[type, Callable[[Scanner, Any], None]] = {
     ast.Assign: Scanner.assign, ast.AnnAssign: Scanner.ann_assign, ast.AugAssign: Scanner.rebind,
     ast.Delete: Scanner.rebind, ast.For: Scanner.loop, ast.AsyncFor: Scanner.loop,
