@@ -1,0 +1,424 @@
+"""Derived flags (issue 17, items 4 and 2): fields and parameters the cleanup left constant.
+
+Once the configured flags are folded away, a field whose every write in the repository is one
+literal (`self.quiet = False`, the write of True gone with the branch that held it, or
+`self.quiet = not self.verbose` become `not True`, simplified to `False`) is a flag of its own;
+so is a parameter without a default that every call passes one literal (`_render(page, False)`
+once `FAST` was inlined). The cleanup runs again, from the original texts, with each as a scoped
+flag on top of the config's (`"pkg.mod.Runner.quiet" = false`, `"pkg.mod._render.fast" =
+false`): its reads are inlined, its definitions, or its parameter and every argument passing it,
+go, and the cascade goes on, until no new one appears. The engine's rounds, plumbing and
+refusals are those of any scoped flag: a derived flag is nothing but a key the user could have
+written.
+
+Only what the cleanup made constant counts: a field or parameter already constant before the run
+is its author's business (as helpers.py has it for helpers). When in doubt, nothing is derived:
+every write must be a class's own (`self.x`, `cls.x`, a class attribute) in one chain of plain
+classes (no decorator, metaclass or base from outside the repository), every use of the name
+must be that class's as the scoping rules judge it, a function must be the only one of its name,
+called and never used otherwise; names in `keep`, a package's interface (`__all__`, an
+`__init__.py` re-export, a name a test uses) and names already flags are left alone. A derived
+flag the run again refuses is dropped and the run made without it; a run that is worse in any
+other way (a file skipped, another flag refused) is not taken: a derived flag never changes the
+exit code or adds a refusal. Its changes are credited to the configured flag whose cleanup made
+it constant, with a reason naming it (`field quiet is always False after the cleanup`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable
+
+from prune_flags.config import Config, ConfigError, Flag
+from prune_flags.index import ITSELF, NameFacts, literal
+from prune_flags.report import OVERRIDDEN, Report
+from prune_flags.scoping import (
+    class_bases,
+    definitions,
+    owner_spans,
+    qualified,
+    resolve,
+    scope_flag,
+    unrelated,
+    with_subclasses,
+)
+from prune_flags.shapes import ast_dotted
+from prune_flags.values import UNKNOWN, same_value
+
+if TYPE_CHECKING:
+    from prune_flags.engine import _Cascade, _Repository
+
+    Cleanup = Callable[[Config], tuple[Report, _Cascade]]
+
+_ROUNDS = 4  # derivations on derivations: each round is a run of the cleanup
+# A derived flag's own changes, whose reason is why it is a flag; an "overridden" write or argument
+# gave it what the cleanup made its value, and becomes the plain removal.
+_OWN_ACTIONS = ("inlined", "removed-write", "removed-parameter", "removed-argument")
+
+
+@dataclass(frozen=True)
+class Derived:
+    flag: Flag
+    cause: str  # the configured flag whose cleanup made it constant
+    reason: str  # why it is a flag: `field quiet is always False after the cleanup`
+    removal: str  # the action of a removed write or argument of it
+
+
+def settle(repository: _Repository, config: Config, first: tuple[Report, _Cascade], cleanup: Cleanup) -> Report:
+    """The run's report, with the flags the cleanup derived carried out: run again with them until
+    none is new, keeping the last run that is no worse than the first (see the module's doc)."""
+    report, cascade = first
+    accepted: dict[str, Derived] = {}
+    for _ in range(_ROUNDS):
+        trial = {**accepted, **discover(repository, config, cascade, accepted)}
+        outcome = None
+        while trial.keys() - accepted.keys():
+            # Each run starts from the original texts, and scopes its flags afresh.
+            repository.rewritten.clear()
+            repository.foreign.clear()
+            again = cleanup(replace(config, flags=config.flags + tuple(d.flag for d in trial.values())))
+            refused = {refusal.flag for refusal in again[0].refused} & trial.keys()
+            if refused & accepted.keys():
+                break  # what held before does not now: the run before stands
+            if not refused:
+                outcome = again
+                break
+            trial = {name: found for name, found in trial.items() if name not in refused}
+        if outcome is None or _worse(outcome[0], first[0]):
+            break
+        (report, cascade), accepted = outcome, trial
+    return _credited(report, config, accepted)
+
+
+def _worse(report: Report, first: Report) -> bool:
+    """Whether a run with derived flags skipped a file or refused a flag the first run did not."""
+    return not {s.display for s in report.skipped} <= {s.display for s in first.skipped} or not {
+        r.flag for r in report.refused
+    } <= {r.flag for r in first.refused}
+
+
+def _credited(report: Report, config: Config, derived: dict[str, Derived]) -> Report:
+    """The report as the config speaks of it: the derived flags' changes credited to their causes,
+    no derived flag among the flags or the warnings."""
+    if not derived:
+        return report
+    configured = {flag.name for flag in config.flags}
+    report.flags = {name: source for name, source in report.flags.items() if name in configured}
+    report.warnings = [warning for warning in report.warnings if warning.flag not in derived]
+    for index, result in enumerate(report.files):
+        changes = []
+        for change in result.changes:
+            found = derived.get(change.flag)
+            if found is not None:
+                action = found.removal if change.action == OVERRIDDEN else change.action
+                reason = found.reason if action in _OWN_ACTIONS else change.reason
+                change = replace(change, flag=found.cause, action=action, reason=reason)
+            changes.append(change)
+        report.files[index] = replace(result, changes=tuple(changes))
+    return report
+
+
+def discover(
+    repository: _Repository, config: Config, cascade: _Cascade, known: dict[str, Derived]
+) -> dict[str, Derived]:
+    """The fields and parameters the last run left constant that are not flags yet."""
+    changed = [
+        path
+        for path, text in repository.rewritten.items()
+        if path not in repository.skipped and text != repository.sources[path].text
+    ]
+    pairs = []
+    for path in changed:
+        before = repository.tree(path, repository.sources[path].text)
+        after = repository.tree(path, repository.text(path))
+        if before is not None and after is not None:
+            pairs.append((path, before, after))
+    taken = {flag.name for flag in config.flags} | known.keys() | cascade.dead.keys()
+    found: dict[str, Derived] = {}
+    fields = _changed(pairs, _field_writes) - taken
+    for name in sorted(fields):
+        derived = _derived_field(repository, cascade, name, _cause(cascade, known, pairs, name, _field_writes))
+        if derived is not None:
+            found[name] = derived
+    parameters = [
+        derived
+        for callee in sorted(_changed(pairs, _calls))
+        for derived in _derived_parameters(repository, cascade, callee, _cause(cascade, known, pairs, callee, _calls))
+        if derived.flag.name not in taken
+    ]
+    # One name is one flag in a run: parameters (or a field) of one name are all left alone.
+    names = Counter([*found, *(derived.flag.name for derived in parameters)])
+    found.update((derived.flag.name, derived) for derived in parameters)
+    return {name: derived for name, derived in found.items() if names[name] == 1}
+
+
+Shapes = Callable[[ast.Module], dict[str, list[tuple[str, int, int]]]]  # name -> (shape, first line, last line)
+
+
+def _changed(pairs: list[tuple[Path, ast.Module, ast.Module]], shapes: Shapes) -> set[str]:
+    """The names whose writes (or calls) a changed file holds otherwise than before."""
+    found = set()
+    for _, before, after in pairs:
+        old, new = shapes(before), shapes(after)
+        found.update(name for name in old.keys() | new.keys() if _counted(old.get(name)) != _counted(new.get(name)))
+    return found
+
+
+def _counted(shapes: list[tuple[str, int, int]] | None) -> Counter[str]:
+    return Counter(shape for shape, _, _ in shapes or ())
+
+
+def _cause(
+    cascade: _Cascade, known: dict[str, Derived], pairs: list[tuple[Path, ast.Module, ast.Module]], name: str, shapes: Shapes
+) -> str:
+    """The configured flag whose cleanup changed the name's writes (or calls): the flag of the
+    change on such a write's lines, else of the last change above it (the branch that held it)."""
+    for path, before, after in pairs:
+        left = _counted(shapes(after).get(name))
+        changes = sorted(cascade.results[path].changes, key=lambda change: change.line)
+        for shape, first, last in shapes(before).get(name, ()):
+            if left[shape]:
+                left[shape] -= 1
+                continue
+            on = [change for change in changes if first <= change.line <= last]
+            above = [change for change in changes if change.line < first]
+            for change in on or above[-1:]:
+                flag = known[change.flag].cause if change.flag in known else change.flag
+                if flag in cascade.flags and flag not in known:
+                    return flag
+    return next(iter(cascade.flags), "")
+
+
+def _lines(node: ast.AST) -> tuple[str, int, int]:
+    return ast.dump(node), node.lineno, node.end_lineno or node.lineno  # type: ignore[attr-defined]
+
+
+def _field_writes(tree: ast.Module) -> dict[str, list[tuple[str, int, int]]]:
+    """Each attribute a module writes (`x.name = ...`, a class attribute), with its writes' shapes."""
+    found: dict[str, list[tuple[str, int, int]]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for statement in node.body:
+                targets = statement.targets if isinstance(statement, ast.Assign) else [getattr(statement, "target", None)]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        found.setdefault(target.id, []).append(_lines(statement))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Attribute):
+                    found.setdefault(target.attr, []).append(_lines(node))
+    return found
+
+
+def _calls(tree: ast.Module) -> dict[str, list[tuple[str, int, int]]]:
+    """Each callee (by last name) a module calls, with its calls' shapes."""
+    found: dict[str, list[tuple[str, int, int]]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            callee = ast_dotted(node.func).rsplit(".", 1)[-1]
+            if callee:
+                found.setdefault(callee, []).append(_lines(node))
+    return found
+
+
+def _derived_field(repository: _Repository, cascade: _Cascade, name: str, cause: str) -> Derived | None:
+    """The field as a flag when every write of it is one literal of its class chain's own and was
+    not before the run, every use is that chain's, and nothing outside can see it."""
+    facts = repository.facts(frozenset([name]))[name]
+    value = _one_literal(facts, ("attribute", "class"))
+    if value is UNKNOWN or not facts.attribute_reads:
+        return None
+    if facts.string_reads or facts.table_mentions or facts.object_reads or facts.name_reads or facts.passed:
+        return None
+    original = repository.facts(frozenset([name]), original=True)[name]
+    if _one_literal(original, ("attribute", "class")) is not UNKNOWN:
+        return None  # constant before the run: its author's business
+    keys, classes = definitions(name, facts)
+    groups = unrelated(repository, list(keys), classes)
+    if len(groups) != 1 or not set(keys) <= set(classes):
+        return None
+    chain = frozenset(classes[key] for key in groups[0])
+    if not _plain(repository, chain) or cascade._protected(name, facts) or cascade._interface(name):
+        return None
+    if any(cascade._interface(cls) or _spelt(repository, cls) for cls in chain):
+        return None
+    key = min(groups[0])
+    flag = Flag(name, value, repr(value), scope=key[: -len(name) - 1], origin="derived")
+    if not _scoped(repository, flag, facts):
+        return None
+    reason = f"field {name} is always {flag.source} after the cleanup"
+    return Derived(flag, cause, reason, "removed-write")
+
+
+_VALUES = (bool, type(None), int, float, str, tuple)  # what a flag may be fixed at
+
+
+def _one_literal(facts: NameFacts, kinds: tuple[str, ...]) -> object:
+    """The one literal every write of a name gives, each a class's own of one of the kinds; else UNKNOWN."""
+    values = []
+    for write in facts.writes:
+        if write.kind not in kinds or not write.owner or write.from_parameter or write.value in (UNKNOWN, ITSELF):
+            return UNKNOWN
+        values.append(write.value)
+    return _one(values)
+
+
+def _one(values: list[object]) -> object:
+    """The one value all are (a flag's kind of value), else UNKNOWN."""
+    if not values or not isinstance(values[0], _VALUES) or not all(same_value(value, values[0]) for value in values):
+        return UNKNOWN
+    return values[0]
+
+
+def _plain(repository: _Repository, classes: frozenset[str]) -> bool:
+    """Whether the classes, their subclasses and bases are all the repository's own plain classes:
+    no decorator, metaclass or keyword, every base defined in the repository (only such a class's
+    attributes are all its code sets: a framework's base may set or read them)."""
+    family = with_subclasses(repository, classes)
+    bases = class_bases(repository, family)
+    family |= frozenset(base for found in bases.values() for base in found if base != "object")
+    seen = set()
+    for path in repository.mentioning(family):
+        tree = repository.tree(path, repository.text(path))
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.ClassDef) and node.name in family:
+                if node.decorator_list or node.keywords:
+                    return False
+                seen.add(node.name)
+    return seen == family
+
+
+def _spelt(repository: _Repository, name: str) -> bool:
+    """Whether a string spells the name (`__all__`, `getattr(mod, "Runner")`): used where no read shows."""
+    return bool(repository.facts(frozenset([name]))[name].string_reads)
+
+
+def _scoped(repository: _Repository, flag: Flag, facts: NameFacts) -> bool:
+    """Whether the scoping rules take every use of the name as the flag's or plainly another
+    definition's (over the texts as the cleanup left them)."""
+    try:
+        scope = resolve(repository, flag)
+    except ConfigError:
+        return False
+    return isinstance(scope_flag(repository, flag, scope, facts), dict)
+
+
+def _derived_parameters(repository: _Repository, cascade: _Cascade, callee: str, cause: str) -> Iterable[Derived]:
+    """The parameters without a default of the one function of this name that every call passes
+    one literal, which not every call passed before the run."""
+    found = _the_function(repository, callee)
+    if found is None or cascade._protected(callee, repository.facts(frozenset([callee]))[callee]):
+        return
+    path, scope, function, method = found
+    if cascade._interface(callee) or _spelt(repository, callee):
+        return
+    if method and not _plain(repository, frozenset([scope.split(".")[0]])):
+        return
+    parameters = _without_default(function, method)
+    after = _passed(repository, callee, parameters, method, original=False)
+    before = _passed(repository, callee, parameters, method, original=True)
+    for name, values in after.items():
+        value = _one(values)
+        # Before the run, the calls passed that literal or something the cleanup made it (a call
+        # passing another literal went some other way, which a run with the flag may not take);
+        # not all the literal: that was its author's business.
+        made = [old for old in before.get(name, ()) if not same_value(old, value)]
+        if value is UNKNOWN or not made or any(old is not UNKNOWN for old in made):
+            continue
+        flag = Flag(name, value, repr(value), scope=qualified(repository.display(path), scope), origin="derived")
+        if _scoped(repository, flag, repository.facts(frozenset([name]))[name]):
+            reason = f"parameter {name} of {callee}() is passed {flag.source} at every call after the cleanup"
+            yield Derived(flag, cause, reason, "removed-argument")
+
+
+def _the_function(repository: _Repository, name: str) -> tuple[Path, str, ast.FunctionDef, bool] | None:
+    """The only definition of the name in the repository, when it is a plain module-level function
+    or method of a module-level class (no decorator, no `*args` or `**kwargs`, no dunder): its
+    file, qualified name in its module, node and whether it is a method."""
+    if name.startswith("__") or not repository.defines(name):
+        return None
+    found = []
+    for path in repository.mentioning(frozenset([name])):
+        tree = repository.tree(path, repository.text(path))
+        for dotted, _, _, node in owner_spans(tree) if tree is not None else ():
+            if node.name == name:
+                found.append((path, dotted, node))
+    if len(found) != 1:
+        return None
+    path, dotted, node = found[0]
+    if not isinstance(node, ast.FunctionDef) or node.decorator_list or node.args.vararg or node.args.kwarg:
+        return None
+    tree = repository.tree(path, repository.text(path))
+    assert tree is not None  # found in it
+    method = dotted != name
+    if method and not any(isinstance(s, ast.ClassDef) and f"{s.name}.{name}" == dotted for s in tree.body):
+        return None  # a nested function, or a method of a nested class
+    return path, dotted, node, method
+
+
+def _without_default(function: ast.FunctionDef, method: bool) -> dict[str, int | None]:
+    """Its parameters without a default, each with its place among the positional arguments a
+    call passes (None for a keyword-only one); a method's self is not among them."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaulted = len(positional) - len(arguments.defaults)
+    found: dict[str, int | None] = {
+        parameter.arg: index - int(method) for index, parameter in enumerate(positional[:defaulted]) if index >= int(method)
+    }
+    found.update((p.arg, None) for p, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is None)
+    return found
+
+
+def _passed(
+    repository: _Repository, callee: str, parameters: dict[str, int | None], method: bool, original: bool
+) -> dict[str, list[object]]:
+    """For each parameter, the literal each call passes it (UNKNOWN for anything else), over the
+    texts before or after the run; nothing when the function is used but as the callee of plain
+    calls (`*args`, a callback, `Class.method(obj, ...)`)."""
+    values: dict[str, list[object]] = {name: [] for name in parameters}
+    for path in repository.mentioning(frozenset([callee]), original):
+        tree = repository.tree(path, repository.text(path, original))
+        if tree is None:
+            return {}
+        called = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and ast_dotted(node.func).rsplit(".", 1)[-1] == callee:
+                called.add(id(node.func))
+                passing = _call_values(node, parameters, method)
+                if passing is None:
+                    return {}
+                for name, value in passing.items():
+                    values[name].append(value)
+        for node in ast.walk(tree):
+            spelt = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+            if spelt == callee and id(node) not in called:
+                return {}
+    return values if any(values.values()) else {}
+
+
+def _call_values(call: ast.Call, parameters: dict[str, int | None], method: bool) -> dict[str, object] | None:
+    """What one call passes each parameter; None when it cannot be seen (`*args`, `**kwargs`, a
+    method called through its class or a bare name, a function through an instance)."""
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    through_attribute = isinstance(call.func, ast.Attribute)
+    receiver = ast_dotted(call.func.value) if isinstance(call.func, ast.Attribute) else ""
+    if method and (not through_attribute or receiver.rsplit(".", 1)[-1][:1].isupper()):
+        return None
+    if not method and through_attribute and receiver in ("self", "cls"):
+        return None
+    keywords = {k.arg: k.value for k in call.keywords}
+    passed: dict[str, object] = {}
+    for name, place in parameters.items():
+        if name in keywords:
+            passed[name] = literal(keywords[name])
+        elif place is not None and place < len(call.args):
+            passed[name] = literal(call.args[place])
+        else:
+            passed[name] = UNKNOWN
+    return passed
+
