@@ -62,9 +62,9 @@ _OWN_ACTIONS = ("inlined", "removed-write", "removed-parameter", "removed-argume
 @dataclass(frozen=True)
 class Derived:
     flag: Flag
-    cause: str  # the configured flag whose cleanup made it constant
     reason: str  # why it is a flag: `field quiet is always False after the cleanup`
     removal: str  # the action of a removed write or argument of it
+    cause: str = ""  # the configured flag whose cleanup made it constant
 
 
 def settle(repository: _Repository, config: Config, first: tuple[Report, _Cascade], cleanup: Cleanup) -> Report:
@@ -125,61 +125,55 @@ def discover(
     repository: _Repository, config: Config, cascade: _Cascade, known: dict[str, Derived]
 ) -> dict[str, Derived]:
     """The fields and parameters the last run left constant that are not flags yet."""
-    changed = [
-        path
-        for path, text in repository.rewritten.items()
-        if path not in repository.skipped and text != repository.sources[path].text
-    ]
-    pairs = []
-    for path in changed:
-        before = repository.tree(path, repository.sources[path].text)
-        after = repository.tree(path, repository.text(path))
+    fields, calls = [], []  # per changed file: (path, shapes before, shapes after)
+    for path, text in repository.rewritten.items():
+        if path in repository.skipped or text == repository.sources[path].text:
+            continue
+        before, after = repository.tree(path, repository.sources[path].text), repository.tree(path, text)
         if before is not None and after is not None:
-            pairs.append((path, before, after))
+            fields.append((path, _field_writes(before), _field_writes(after)))
+            calls.append((path, _calls(before), _calls(after)))
     taken = {flag.name for flag in config.flags} | known.keys() | cascade.dead.keys()
-    found: dict[str, Derived] = {}
-    fields = _changed(pairs, _field_writes) - taken
-    for name in sorted(fields):
-        derived = _derived_field(repository, cascade, name, _cause(cascade, known, pairs, name, _field_writes))
-        if derived is not None:
-            found[name] = derived
-    parameters = [
-        derived
-        for callee in sorted(_changed(pairs, _calls))
-        for derived in _derived_parameters(repository, cascade, callee, _cause(cascade, known, pairs, callee, _calls))
+    found = [
+        replace(derived, cause=_cause(cascade, known, fields, name))
+        for name in sorted(_changed(fields) - taken)
+        if (derived := _derived_field(repository, cascade, name)) is not None
+    ]
+    found += [
+        replace(derived, cause=_cause(cascade, known, calls, callee))
+        for callee in sorted(_changed(calls))
+        for derived in _derived_parameters(repository, cascade, callee)
         if derived.flag.name not in taken
     ]
     # One name is one flag in a run: parameters (or a field) of one name are all left alone.
-    names = Counter([*found, *(derived.flag.name for derived in parameters)])
-    found.update((derived.flag.name, derived) for derived in parameters)
-    return {name: derived for name, derived in found.items() if names[name] == 1}
+    names = Counter(derived.flag.name for derived in found)
+    return {derived.flag.name: derived for derived in found if names[derived.flag.name] == 1}
 
 
-Shapes = Callable[[ast.Module], dict[str, list[tuple[str, int, int]]]]  # name -> (shape, first line, last line)
+Shape = tuple[str, int, int]  # a write's or call's `ast` dump, first and last line
+Shapes = dict[str, list[Shape]]  # name -> its writes' or calls' shapes in one module
+Changed = list[tuple[Path, Shapes, Shapes]]  # per changed file: its shapes before and after the run
 
 
-def _changed(pairs: list[tuple[Path, ast.Module, ast.Module]], shapes: Shapes) -> set[str]:
+def _changed(changed: Changed) -> set[str]:
     """The names whose writes (or calls) a changed file holds otherwise than before."""
     found = set()
-    for _, before, after in pairs:
-        old, new = shapes(before), shapes(after)
+    for _, old, new in changed:
         found.update(name for name in old.keys() | new.keys() if _counted(old.get(name)) != _counted(new.get(name)))
     return found
 
 
-def _counted(shapes: list[tuple[str, int, int]] | None) -> Counter[str]:
+def _counted(shapes: list[Shape] | None) -> Counter[str]:
     return Counter(shape for shape, _, _ in shapes or ())
 
 
-def _cause(
-    cascade: _Cascade, known: dict[str, Derived], pairs: list[tuple[Path, ast.Module, ast.Module]], name: str, shapes: Shapes
-) -> str:
+def _cause(cascade: _Cascade, known: dict[str, Derived], changed: Changed, name: str) -> str:
     """The configured flag whose cleanup changed the name's writes (or calls): the flag of the
     change on such a write's lines, else of the last change above it (the branch that held it)."""
-    for path, before, after in pairs:
-        left = _counted(shapes(after).get(name))
+    for path, old, new in changed:
+        left = _counted(new.get(name))
         changes = sorted(cascade.results[path].changes, key=lambda change: change.line)
-        for shape, first, last in shapes(before).get(name, ()):
+        for shape, first, last in old.get(name, ()):
             if left[shape]:
                 left[shape] -= 1
                 continue
@@ -192,13 +186,13 @@ def _cause(
     return next(iter(cascade.flags), "")
 
 
-def _lines(node: ast.AST) -> tuple[str, int, int]:
+def _lines(node: ast.AST) -> Shape:
     return ast.dump(node), node.lineno, node.end_lineno or node.lineno  # type: ignore[attr-defined]
 
 
-def _field_writes(tree: ast.Module) -> dict[str, list[tuple[str, int, int]]]:
+def _field_writes(tree: ast.Module) -> Shapes:
     """Each attribute a module writes (`x.name = ...`, a class attribute), with its writes' shapes."""
-    found: dict[str, list[tuple[str, int, int]]] = {}
+    found: Shapes = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
             for statement in node.body:
@@ -214,9 +208,9 @@ def _field_writes(tree: ast.Module) -> dict[str, list[tuple[str, int, int]]]:
     return found
 
 
-def _calls(tree: ast.Module) -> dict[str, list[tuple[str, int, int]]]:
+def _calls(tree: ast.Module) -> Shapes:
     """Each callee (by last name) a module calls, with its calls' shapes."""
-    found: dict[str, list[tuple[str, int, int]]] = {}
+    found: Shapes = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             callee = ast_dotted(node.func).rsplit(".", 1)[-1]
@@ -225,7 +219,7 @@ def _calls(tree: ast.Module) -> dict[str, list[tuple[str, int, int]]]:
     return found
 
 
-def _derived_field(repository: _Repository, cascade: _Cascade, name: str, cause: str) -> Derived | None:
+def _derived_field(repository: _Repository, cascade: _Cascade, name: str) -> Derived | None:
     """The field as a flag when every write of it is one literal of its class chain's own and was
     not before the run, every use is that chain's, and nothing outside can see it."""
     facts = repository.facts(frozenset([name]))[name]
@@ -251,7 +245,7 @@ def _derived_field(repository: _Repository, cascade: _Cascade, name: str, cause:
     if not _scoped(repository, flag, facts):
         return None
     reason = f"field {name} is always {flag.source} after the cleanup"
-    return Derived(flag, cause, reason, "removed-write")
+    return Derived(flag, reason, "removed-write")
 
 
 _VALUES = (bool, type(None), int, float, str, tuple)  # what a flag may be fixed at
@@ -269,9 +263,17 @@ def _one_literal(facts: NameFacts, kinds: tuple[str, ...]) -> object:
 
 def _one(values: list[object]) -> object:
     """The one value all are (a flag's kind of value), else UNKNOWN."""
-    if not values or not isinstance(values[0], _VALUES) or not all(same_value(value, values[0]) for value in values):
+    if not values or not _immutable(values[0]) or not all(same_value(value, values[0]) for value in values):
         return UNKNOWN
     return values[0]
+
+
+def _immutable(value: object) -> bool:
+    """A value each read may get a copy of: a scalar, or a tuple of such (`([],)` is not: a read
+    of the field shares its list)."""
+    if isinstance(value, tuple):
+        return all(_immutable(item) for item in value)
+    return isinstance(value, _VALUES)
 
 
 def _plain(repository: _Repository, classes: frozenset[str]) -> bool:
@@ -286,10 +288,23 @@ def _plain(repository: _Repository, classes: frozenset[str]) -> bool:
         tree = repository.tree(path, repository.text(path))
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.ClassDef) and node.name in family:
-                if node.decorator_list or node.keywords:
+                if node.decorator_list or node.keywords or _sets_by_name(node):
                     return False
                 seen.add(node.name)
     return seen == family
+
+
+def _sets_by_name(node: ast.ClassDef) -> bool:
+    """Whether a class may set attributes by computed names (`setattr(self, key, value)`,
+    `self.__dict__.update(...)`, `vars(self)`), which no write in the index shows."""
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Attribute) and inner.attr in ("__dict__", "__setattr__"):
+            return True
+        if isinstance(inner, ast.Call) and ast_dotted(inner.func) in ("setattr", "vars"):
+            named = len(inner.args) > 1 and isinstance(inner.args[1], ast.Constant)
+            if not named:
+                return True
+    return False
 
 
 def _spelt(repository: _Repository, name: str) -> bool:
@@ -307,7 +322,7 @@ def _scoped(repository: _Repository, flag: Flag, facts: NameFacts) -> bool:
     return isinstance(scope_flag(repository, flag, scope, facts), dict)
 
 
-def _derived_parameters(repository: _Repository, cascade: _Cascade, callee: str, cause: str) -> Iterable[Derived]:
+def _derived_parameters(repository: _Repository, cascade: _Cascade, callee: str) -> Iterable[Derived]:
     """The parameters without a default of the one function of this name that every call passes
     one literal, which not every call passed before the run."""
     found = _the_function(repository, callee)
@@ -332,7 +347,7 @@ def _derived_parameters(repository: _Repository, cascade: _Cascade, callee: str,
         flag = Flag(name, value, repr(value), scope=qualified(repository.display(path), scope), origin="derived")
         if _scoped(repository, flag, repository.facts(frozenset([name]))[name]):
             reason = f"parameter {name} of {callee}() is passed {flag.source} at every call after the cleanup"
-            yield Derived(flag, cause, reason, "removed-argument")
+            yield Derived(flag, reason, "removed-argument")
 
 
 def _the_function(repository: _Repository, name: str) -> tuple[Path, str, ast.FunctionDef, bool] | None:
@@ -397,7 +412,20 @@ def _passed(
             spelt = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
             if spelt == callee and id(node) not in called:
                 return {}
+            if isinstance(node, ast.alias) and node.name.rsplit(".", 1)[-1] == callee and node.asname not in (None, callee):
+                return {}  # `from m import f as g`: its calls are spelt otherwise
     return values if any(values.values()) else {}
+
+
+def _instance(receiver: ast.expr) -> bool:
+    """Whether a method's receiver is plainly an instance, which passes self: a variable or an
+    attribute chain not spelt as a class (`Canvas`, `self.__class__`), or a class called
+    (`Canvas()`); never `type(self)` or `super(Canvas, self)`'s like, whose calls may pass self."""
+    if isinstance(receiver, ast.Call):
+        called = ast_dotted(receiver.func).rsplit(".", 1)[-1]
+        return called[:1].isupper() or called == "super" and not receiver.args
+    last = ast_dotted(receiver).rsplit(".", 1)[-1]
+    return bool(last) and not last[:1].isupper() and not last.startswith("__")
 
 
 def _call_values(call: ast.Call, parameters: dict[str, int | None], method: bool) -> dict[str, object] | None:
@@ -405,11 +433,10 @@ def _call_values(call: ast.Call, parameters: dict[str, int | None], method: bool
     method called through its class or a bare name, a function through an instance)."""
     if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
         return None
-    through_attribute = isinstance(call.func, ast.Attribute)
-    receiver = ast_dotted(call.func.value) if isinstance(call.func, ast.Attribute) else ""
-    if method and (not through_attribute or receiver.rsplit(".", 1)[-1][:1].isupper()):
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if method and (receiver is None or not _instance(receiver)):
         return None
-    if not method and through_attribute and receiver in ("self", "cls"):
+    if not method and receiver is not None and ast_dotted(receiver) in ("self", "cls"):
         return None
     keywords = {k.arg: k.value for k in call.keywords}
     passed: dict[str, object] = {}
