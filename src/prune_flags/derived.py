@@ -191,7 +191,8 @@ def _lines(node: ast.AST) -> Shape:
 
 
 def _field_writes(tree: ast.Module) -> Shapes:
-    """Each attribute a module writes (`x.name = ...`, a class attribute), with its writes' shapes."""
+    """Each attribute a module writes (`x.name = ...`, `del x.name`, a class attribute), with its
+    writes' shapes."""
     found: Shapes = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
@@ -200,8 +201,8 @@ def _field_writes(tree: ast.Module) -> Shapes:
                 for target in targets:
                     if isinstance(target, ast.Name):
                         found.setdefault(target.id, []).append(_lines(statement))
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
             for target in targets:
                 if isinstance(target, ast.Attribute):
                     found.setdefault(target.attr, []).append(_lines(node))
