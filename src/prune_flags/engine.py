@@ -949,18 +949,12 @@ def run(
     in for some files' bytes (interactive review: its texts with declined lines marked kept)."""
     project_root = find_project_root(paths[0] if paths else cwd)
     repository = load(paths, config, cwd, project_root, progress, contents)
-    workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1))
-    try:
-        first = _cleanup(repository, config, project_root, workers)
-        # Fields and parameters the cleanup left constant are flags of their own (derived.py).
-        return settle(repository, config, first, lambda more: _cleanup(repository, more, project_root, workers))
-    finally:
-        workers.close()
+    first = _cleanup(repository, config, project_root, jobs)
+    # Fields and parameters the cleanup left constant are flags of their own (derived.py).
+    return settle(repository, config, first, lambda more: _cleanup(repository, more, project_root, jobs))
 
 
-def _cleanup(
-    repository: _Repository, config: Config, project_root: Path, workers: Workers
-) -> tuple[Report, _Cascade]:
+def _cleanup(repository: _Repository, config: Config, project_root: Path, jobs: int | None) -> tuple[Report, _Cascade]:
     """One cleanup of the loaded files with the config's flags, and the cascade that did it."""
     flags = [
         replace(flag, name=flag.key, scope="") if string_named(repository, flag, bool(config.accessors)) else flag
@@ -995,57 +989,61 @@ def _cleanup(
     # Other flags read as objects are tried: a fold may take every such read with the dead code
     # (`callable(self.namer)` with namer = None); a read left after the cleanup refuses the flag.
     tried_as_objects = frozenset(name for name in flag_names - frozenset(conflicting) if flag_facts[name].object_reads)
-    # A file skipped once others were planned around its rewrite (a later round, or the safety
-    # gate) still reads what it read, and a flag still read as an object is refused: the
-    # cleanup starts over without them. Each start skips a file or refuses a flag more, so
-    # this ends.
-    while True:
-        repository.rewritten.clear()
-        refused = frozenset(refusal.flag for refusal in report.refused)
-        active = {flag.name: flag for flag in config.flags if flag.name not in refused}
-        flag_owners = {name: plumbings[name].owners for name in active}
-        cascade = _Cascade(repository, config, active, flag_owners, workers)
-        constants = repository.flag_constants
-        cascade.name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
-        cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
-        cascade.option_arities = {name: flag_facts[name].option_arity for name in cascade.option_flags}
-        cascade.tests = tests
-        cascade.plumbings = {name: plumbings[name] for name in active}
-        cascade.run()
-        if cascade.unsettled:
-            continue
-        # (named at their lines in the original texts, which are the ones the report speaks of)
-        left = repository.facts(tried_as_objects & frozenset(active))
-        still_objects = {name: flag_facts[name] for name, facts in left.items() if facts.object_reads}
-        if still_objects:
-            report.refused += _read_as_objects(still_objects)
-            continue
-        # A flag whose writes of another value were to go but that something still reads
-        # (a skipped file, a kept statement) would keep them: its reads would disagree with
-        # its definitions; so would a write the rewrite could not remove. Such a flag is
-        # refused as before the config became the decision.
-        to_go = {name: _to_go(flag, flag_facts, plumbings, tests, cascade.unread(flag)) for name, flag in active.items()}
-        undecided = [flag for flag in active.values() if to_go[flag.name] and not cascade.decided(flag, to_go[flag.name])]
-        if undecided:
-            report.refused += [_still_written(flag, to_go[flag.name]) for flag in undecided]
-            continue
-        edited = {
-            path: (source, rewritten.text)
-            for path, source in list(repository.sources.items())
-            if (rewritten := cascade.results.get(path)) is not None
-            and path not in repository.skipped
-            and rewritten.text != source.text
-        }
-        black = _black_settings(config, project_root, report) if edited else None  # read once for all files
-        finished = {path: _finish(black, source, text) for path, (source, text) in edited.items()}
-        checks = [
-            (text, cascade.context(path, by_original_lines=False), path.name == "__init__.py")
-            for path, text in finished.items()
-        ]
-        problems = {path: problem for path, problem in zip(finished, workers.map(recheck, checks)) if problem}
-        if not problems:
-            break
-        repository.skipped.update(problems)
+    workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1))
+    try:
+        # A file skipped once others were planned around its rewrite (a later round, or the safety
+        # gate) still reads what it read, and a flag still read as an object is refused: the
+        # cleanup starts over without them. Each start skips a file or refuses a flag more, so
+        # this ends.
+        while True:
+            repository.rewritten.clear()
+            refused = frozenset(refusal.flag for refusal in report.refused)
+            active = {flag.name: flag for flag in config.flags if flag.name not in refused}
+            flag_owners = {name: plumbings[name].owners for name in active}
+            cascade = _Cascade(repository, config, active, flag_owners, workers)
+            constants = repository.flag_constants
+            cascade.name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
+            cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
+            cascade.option_arities = {name: flag_facts[name].option_arity for name in cascade.option_flags}
+            cascade.tests = tests
+            cascade.plumbings = {name: plumbings[name] for name in active}
+            cascade.run()
+            if cascade.unsettled:
+                continue
+            # (named at their lines in the original texts, which are the ones the report speaks of)
+            left = repository.facts(tried_as_objects & frozenset(active))
+            still_objects = {name: flag_facts[name] for name, facts in left.items() if facts.object_reads}
+            if still_objects:
+                report.refused += _read_as_objects(still_objects)
+                continue
+            # A flag whose writes of another value were to go but that something still reads
+            # (a skipped file, a kept statement) would keep them: its reads would disagree with
+            # its definitions; so would a write the rewrite could not remove. Such a flag is
+            # refused as before the config became the decision.
+            to_go = {name: _to_go(flag, flag_facts, plumbings, tests, cascade.unread(flag)) for name, flag in active.items()}
+            undecided = [flag for flag in active.values() if to_go[flag.name] and not cascade.decided(flag, to_go[flag.name])]
+            if undecided:
+                report.refused += [_still_written(flag, to_go[flag.name]) for flag in undecided]
+                continue
+            edited = {
+                path: (source, rewritten.text)
+                for path, source in list(repository.sources.items())
+                if (rewritten := cascade.results.get(path)) is not None
+                and path not in repository.skipped
+                and rewritten.text != source.text
+            }
+            black = _black_settings(config, project_root, report) if edited else None  # read once for all files
+            finished = {path: _finish(black, source, text) for path, (source, text) in edited.items()}
+            checks = [
+                (text, cascade.context(path, by_original_lines=False), path.name == "__init__.py")
+                for path, text in finished.items()
+            ]
+            problems = {path: problem for path, problem in zip(finished, workers.map(recheck, checks)) if problem}
+            if not problems:
+                break
+            repository.skipped.update(problems)
+    finally:
+        workers.close()
     for path, text in finished.items():
         source = repository.sources[path]
         report.files.append(
