@@ -27,6 +27,8 @@ it constant, with a reason naming it (`field quiet is always False after the cle
 from __future__ import annotations
 
 import ast
+import builtins
+import difflib
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -53,6 +55,7 @@ if TYPE_CHECKING:
 
     Cleanup = Callable[[Config], tuple[Report, _Cascade]]
 
+_BUILTINS = frozenset(dir(builtins))  # never the repository's one function of the name
 _ROUNDS = 4  # derivations on derivations: each round is a run of the cleanup
 # A derived flag's own changes, whose reason is why it is a flag; an "overridden" write or argument
 # gave it what the cleanup made its value, and becomes the plain removal.
@@ -127,12 +130,15 @@ def discover(
     """The fields and parameters the last run left constant that are not flags yet."""
     fields, calls = [], []  # per changed file: (path, shapes before, shapes after)
     for path, text in repository.rewritten.items():
-        if path in repository.skipped or text == repository.sources[path].text:
+        original = repository.sources[path].text
+        if path in repository.skipped or text == original:
             continue
-        before, after = repository.tree(path, repository.sources[path].text), repository.tree(path, text)
+        before, after = repository.tree(path, original), repository.tree(path, text)
         if before is not None and after is not None:
-            fields.append((path, _field_writes(before), _field_writes(after)))
-            calls.append((path, _calls(before), _calls(after)))
+            old, new = _edited_lines(original, text)
+            (old_fields, old_calls), (new_fields, new_calls) = _shapes(before, old), _shapes(after, new)
+            fields.append((path, old_fields, new_fields))
+            calls.append((path, old_calls, new_calls))
     taken = {flag.name for flag in config.flags} | known.keys() | cascade.dead.keys()
     found = [
         replace(derived, cause=_cause(cascade, known, fields, name))
@@ -141,7 +147,7 @@ def discover(
     ]
     found += [
         replace(derived, cause=_cause(cascade, known, calls, callee))
-        for callee in sorted(_changed(calls))
+        for callee in sorted(_reshaped(calls) - _BUILTINS)
         for derived in _derived_parameters(repository, cascade, callee)
         if derived.flag.name not in taken
     ]
@@ -153,6 +159,15 @@ def discover(
 Shape = tuple[str, int, int]  # a write's or call's `ast` dump, first and last line
 Shapes = dict[str, list[Shape]]  # name -> its writes' or calls' shapes in one module
 Changed = list[tuple[Path, Shapes, Shapes]]  # per changed file: its shapes before and after the run
+
+
+def _reshaped(changed: Changed) -> set[str]:
+    """The callees a changed file calls with other arguments than before (a call only removed
+    passes nothing: the calls left are as they were)."""
+    found = set()
+    for _, old, new in changed:
+        found.update(name for name, shapes in new.items() if _counted(shapes) - _counted(old.get(name)))
+    return found
 
 
 def _changed(changed: Changed) -> set[str]:
@@ -190,34 +205,50 @@ def _lines(node: ast.AST) -> Shape:
     return ast.dump(node), node.lineno, node.end_lineno or node.lineno  # type: ignore[attr-defined]
 
 
-def _field_writes(tree: ast.Module) -> Shapes:
-    """Each attribute a module writes (`x.name = ...`, `del x.name`, a class attribute), with its
-    writes' shapes."""
-    found: Shapes = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            for statement in node.body:
-                targets = statement.targets if isinstance(statement, ast.Assign) else [getattr(statement, "target", None)]
-                for target in targets:
+def _edited_lines(before: str, after: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The runs of lines (first, last, from 1) the run edited, in the text before and after it:
+    only statements there can write or call otherwise, so only they are looked at."""
+    old_lines, new_lines = before.splitlines(), after.splitlines()
+    same = 0  # the lines both start with and end with are left out first: the matcher's cost grows faster
+    while same < min(len(old_lines), len(new_lines)) and old_lines[same] == new_lines[same]:
+        same += 1
+    tail = 0
+    while tail < min(len(old_lines), len(new_lines)) - same and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
+    old: list[tuple[int, int]] = []
+    new: list[tuple[int, int]] = []
+    matcher = difflib.SequenceMatcher(None, old_lines[same : len(old_lines) - tail], new_lines[same : len(new_lines) - tail])
+    for tag, first, last, other_first, other_last in matcher.get_opcodes():
+        if tag != "equal":
+            old.append((same + first + 1, same + max(first + 1, last)))
+            new.append((same + other_first + 1, same + max(other_first + 1, other_last)))
+    return old, new
+
+
+def _shapes(tree: ast.Module, lines: list[tuple[int, int]]) -> tuple[Shapes, Shapes]:
+    """Within the lines, each attribute the module writes (`x.name = ...`, `del x.name`, a class
+    attribute) with its writes' shapes, and each callee (by last name) with its calls' shapes."""
+    fields: Shapes = {}
+    calls: Shapes = {}
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            first, last = getattr(child, "lineno", None), getattr(child, "end_lineno", None)
+            if first is not None and not any(start <= (last or first) and first <= end for start, end in lines):
+                continue
+            stack.append(child)
+            if isinstance(node, ast.ClassDef) and isinstance(child, (ast.Assign, ast.AnnAssign)):
+                for target in child.targets if isinstance(child, ast.Assign) else [child.target]:
                     if isinstance(target, ast.Name):
-                        found.setdefault(target.id, []).append(_lines(statement))
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
-            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Attribute):
-                    found.setdefault(target.attr, []).append(_lines(node))
-    return found
-
-
-def _calls(tree: ast.Module) -> Shapes:
-    """Each callee (by last name) a module calls, with its calls' shapes."""
-    found: Shapes = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            callee = ast_dotted(node.func).rsplit(".", 1)[-1]
-            if callee:
-                found.setdefault(callee, []).append(_lines(node))
-    return found
+                        fields.setdefault(target.id, []).append(_lines(child))
+            if isinstance(child, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
+                for target in child.targets if isinstance(child, (ast.Assign, ast.Delete)) else [child.target]:
+                    if isinstance(target, ast.Attribute):
+                        fields.setdefault(target.attr, []).append(_lines(child))
+            elif isinstance(child, ast.Call) and (callee := ast_dotted(child.func).rsplit(".", 1)[-1]):
+                calls.setdefault(callee, []).append(_lines(child))
+    return fields, calls
 
 
 def _derived_field(repository: _Repository, cascade: _Cascade, name: str) -> Derived | None:
