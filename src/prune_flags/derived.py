@@ -22,6 +22,12 @@ flag the run again refuses is dropped and the run made without it; a run that is
 other way (a file skipped, another flag refused) is not taken: a derived flag never changes the
 exit code or adds a refusal. Its changes are credited to the configured flag whose cleanup made
 it constant, with a reason naming it (`field quiet is always False after the cleanup`).
+
+Why runs, not rounds of one cascade: a flag's scope, plumbing (which arguments pass it),
+conflicts and test plan are decided over the original texts before the cascade starts, and every
+round rewrites from them; a flag found between rounds needs all of that over the same texts,
+which is what a run with it does. Finding costs a look at the lines a run edited (`ast` only); a
+run again is paid only when something was found.
 """
 
 from __future__ import annotations
@@ -254,6 +260,8 @@ def _shapes(tree: ast.Module, lines: list[tuple[int, int]]) -> tuple[Shapes, Sha
 def _derived_field(repository: _Repository, cascade: _Cascade, name: str) -> Derived | None:
     """The field as a flag when every write of it is one literal of its class chain's own and was
     not before the run, every use is that chain's, and nothing outside can see it."""
+    if repository.skipped_holding(frozenset([name])):
+        return None  # a file the run left as it is may write or read it in ways no index shows
     facts = repository.facts(frozenset([name]))[name]
     value = _one_literal(facts, ("attribute", "class"))
     if value is UNKNOWN or not facts.attribute_reads:
@@ -386,8 +394,8 @@ def _the_function(repository: _Repository, name: str) -> tuple[Path, str, ast.Fu
     """The only definition of the name in the repository, when it is a plain module-level function
     or method of a module-level class (no decorator, no `*args` or `**kwargs`, no dunder): its
     file, qualified name in its module, node and whether it is a method."""
-    if name.startswith("__") or not repository.defines(name):
-        return None
+    if name.startswith("__") or not repository.defines(name) or repository.skipped_holding(frozenset([name])):
+        return None  # (a skipped file's calls are not seen)
     found = []
     for path in repository.mentioning(frozenset([name])):
         tree = repository.tree(path, repository.text(path))
