@@ -815,6 +815,53 @@ def library_keyword(draw, builder: Builder, where: Where, pad: str) -> list[str]
     return [f"{pad}log({builder.tag()!r}, json.dumps({LIBRARY_DATA}, {keyword}={value}))"]
 
 
+def module_flag_reads(builder: Builder) -> list[str]:
+    """The flag reads legal anywhere in the module (no `self`): `FAST`, `Node.legacy`."""
+    return builder.flag_reads(Where(False, False, 0))
+
+
+@statement_idiom()
+def derived_field(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """`y = _Mode3().get(x)` of a class whose field is written under a flag branch (or from the
+    flag, `self.on3 = not FAST`) and read in another method: once the branch folds it has one
+    literal write, a flag of its own (README: Derived flags), unless it had one already."""
+    reads = module_flag_reads(builder)
+    if not reads:
+        builder.idioms.discard("derived_field")  # (no flag outside Node for it to fold on)
+        return [f"{pad}y = x + 1"]
+    cls, name = builder.tag("_Mode"), builder.tag("on")
+    read = draw(st.sampled_from(reads))
+    first, second = (repr(draw(st.sampled_from(VALUES))) for _ in range(2))
+    if draw(st.booleans()):
+        written = [f"        self.{name} = {first}", f"        if {read}:", f"            self.{name} = {second}"]
+    else:
+        written = [f"        self.{name} = {draw(st.sampled_from([f'not {read}', f'{read} == {first}']))}"]
+    builder.helpers += ["", "", f"class {cls}:", "    def __init__(self):", *written, ""]
+    builder.helpers += ["    def get(self, x):", f"        return log({builder.tag()!r}, x) if self.{name} else x"]
+    return [f"{pad}y = {cls}().get(x)"]
+
+
+@statement_idiom()
+def derived_parameter(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """Calls of a helper whose parameter without a default each call passes the flag's read
+    (`_pass3(x, FAST)`, `_pass3(y, mode3=self.fast)`), or a literal: once inlined, one literal at
+    every call makes the parameter a flag of its own (README: Derived flags)."""
+    reads = builder.flag_reads(where)
+    if not reads:
+        builder.idioms.discard("derived_parameter")
+        return [f"{pad}y = x + 1"]
+    function, name = builder.tag("_pass"), builder.tag("mode")
+    builder.helpers += ["", "", f"def {function}(x, {name}):", f"    if {name}:"]
+    builder.helpers += [f"        return log({builder.tag()!r}, x)", "    return x + 1"]
+    passed = [draw(st.sampled_from(reads)) for _ in range(draw(st.integers(1, 2)))]
+    if draw(st.integers(0, 3)) == 0:
+        passed.append(repr(draw(st.sampled_from(VALUES))))
+    return [
+        f"{pad}y = {function}({'x' if index == 0 else 'y'}, {f'{name}=' if draw(st.booleans()) else ''}{value})"
+        for index, value in enumerate(passed)
+    ]
+
+
 @statement_idiom()
 def commented_statement(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     comment = draw(

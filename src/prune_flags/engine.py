@@ -61,6 +61,7 @@ from prune_flags.index import (
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags.defaults import empty_dict_is_default
 from prune_flags.library import KeywordPlace, LibraryDefault, LibraryKeywords, library_keywords, repository_names
+from prune_flags.derived import settle
 from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import Template, ast_dotted, parse_template, parse_writer, spellings, module_strings
@@ -452,6 +453,10 @@ def _linked_parameters(
             offset = 1 if parameter.method and passed.method else 0
             if parameter.position is not None and parameter.position - offset == passed.position:
                 link((passed.site.path, passed.carried_from), (parameter.site.path, parameter.scope))
+    for write in parameters:  # a qualified key naming a function's parameter: that one is the flag
+        function = qualified(write.site.path, write.scope) if flag.scope and write.scope else ""
+        if function and (function == flag.scope or function.endswith("." + flag.scope)):
+            link(_FLAG_NODE, (write.site.path, write.scope))
     groups: dict[tuple[str, str], list[Write]] = {}
     for write in parameters:
         if write.scope:
@@ -943,6 +948,13 @@ def run(
     in for some files' bytes (interactive review: its texts with declined lines marked kept)."""
     project_root = find_project_root(paths[0] if paths else cwd)
     repository = load(paths, config, cwd, project_root, progress, contents)
+    first = _cleanup(repository, config, project_root, jobs)
+    # Fields and parameters the cleanup left constant are flags of their own (derived.py).
+    return settle(repository, config, first, lambda more: _cleanup(repository, more, project_root, jobs))
+
+
+def _cleanup(repository: _Repository, config: Config, project_root: Path, jobs: int | None) -> tuple[Report, _Cascade]:
+    """One cleanup of the loaded files with the config's flags, and the cascade that did it."""
     flags = [
         replace(flag, name=flag.key, scope="") if string_named(repository, flag, bool(config.accessors)) else flag
         for flag in config.flags
@@ -1045,7 +1057,7 @@ def run(
     )
     report.warnings = _unmatched(repository, config.flags, report)
     report.notices[:0] = library.notices
-    return report
+    return report, cascade
 
 
 def _library_keywords(repository: _Repository, flags: frozenset[str], config: Config, root: Path) -> LibraryKeywords:

@@ -77,7 +77,9 @@ class PruneFlagParameters(BodyEditor):
             else:
                 self.record(where, OVERRIDDEN, _overrode(flag, arg.value), death.flag)
             args = without_element(args, index)
-        return result.with_changes(args=args) if len(args) < len(result.args) else result
+        if len(args) == len(result.args):
+            return result
+        return result.with_changes(args=_without_magic_comma(args) if len(args) == 1 else args)
 
     def _passed_flag(self, call: cst.Call, callee: str, index: int) -> Flag | None:
         """The dead flag an argument of a call passes to the parameter that is it: a keyword of
@@ -98,6 +100,16 @@ class PruneFlagParameters(BodyEditor):
             if index == position - (1 if method and isinstance(call.func, cst.Attribute) else 0):
                 return self.context.flags[name]
         return None
+
+
+def _without_magic_comma(args: list[cst.Arg]) -> list[cst.Arg]:
+    """The one argument left of several without its trailing comma, the line break before the
+    closing bracket kept: `f(\n    a,\n)` would stay exploded under black's magic trailing
+    comma, where people join it to `f(a)` once the others went."""
+    (arg,) = args
+    if not isinstance(arg.comma, cst.Comma):
+        return args
+    return [arg.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=arg.comma.whitespace_after)]
 
 
 def _holds(value: cst.BaseExpression, flag: Flag) -> bool:
