@@ -280,6 +280,9 @@ def test_the_calls_a_method_helper_reaches() -> None:
     anywhere = "def main(t, other):\n    return other.should_skip(t)\n"
     assert list(method_calls(ast.parse(anywhere), "pkg/main.py", "pkg.main", [unique])) == [(2, "should_skip")]
     assert method_calls(ast.parse(anywhere), "pkg/main.py", "pkg.main", [reach]) == {}
+    # What an import gives may be anything from elsewhere (`json.dumps`), at the top or inside.
+    imported = "import lib\n\n\ndef main(t):\n    from lib import other\n    a = lib.should_skip(t)\n    b = other.should_skip(t)\n    return lib.a.should_skip(t)\n"
+    assert method_calls(ast.parse(imported), "pkg/main.py", "pkg.main", [unique]) == {}
 
 
 def test_a_staticmethod_of_a_module_level_class() -> None:

@@ -597,24 +597,32 @@ def method_calls(
     found: dict[tuple[int, str], HelperCall | None] = {}
     for call, receiver in _method_call_sites(tree, frozenset(by_name)):
         name = call.func.attr  # type: ignore[attr-defined]  (see _method_call_sites)
-        reached = [HelperCall(reach.helper, imports) for reach, imports in by_name[name] if _reaches(reach, receiver, bindings)]
+        reached = [
+            HelperCall(reach.helper, imports) for reach, imports in by_name[name] if _reaches(reach, receiver, bindings, module)
+        ]
         key, value = (call.lineno, name), reached[0] if len(reached) == 1 else None
         found[key] = value if found.get(key, value) == value else None
     return {key: value for key, value in found.items() if value is not None}
 
 
-def _reaches(reach: MethodReach, receiver: tuple[str, str], bindings: dict[str, list[Binding]]) -> bool:
+def _reaches(reach: MethodReach, receiver: tuple[str, str], bindings: dict[str, list[Binding]], module: str) -> bool:
     """Whether a call through this receiver (see _receiver) reaches the helper. An instance
     method called through its class (`Checker.should_skip(obj, t)`) takes its instance among the
-    arguments: never."""
-    how, cls = receiver
+    arguments: never. A receiver an import gives (`json.dumps(x)`, `config.reader.load()`) may be
+    anything from elsewhere: only a known class reaches it."""
+    how, name = receiver
     if how == "class" and reach.helper.method == "instance":
         return False
-    if reach.anywhere or (how == "self" and cls in reach.families):
-        return True
-    module = dict(reach.classes).get(cls)
-    bound = bindings.get(cls, [])
-    return how in ("instance", "class") and module is not None and not _unstable(bound) and bound[0].key == ("from", module, cls)
+    if how == "self":
+        return name in reach.families or reach.anywhere
+    if how == "local":
+        return reach.anywhere
+    bound = bindings.get(name, [])
+    if how == "" or (how == "class" and dict(reach.classes).get(name) is None):
+        imported = any(binding.key[:2] != ("from", module) and binding.key != ("global",) for binding in bound)
+        return reach.anywhere and bool(name) and not imported
+    owner = dict(reach.classes).get(name)
+    return how in ("instance", "class") and owner is not None and not _unstable(bound) and bound[0].key == ("from", owner, name)
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -652,11 +660,20 @@ def _receiver(call: ast.Call, functions: tuple[ast.AST, ...], method: tuple[str,
     """What a call's receiver is: ("self", C) for the instance or class a method of module-level
     class C receives (never rebound in it), ("instance", C) for a local of the innermost function
     bound once, at the top of its body above the call, to `C(...)`, ("class", C) for a name no
-    enclosing function binds (the module's binding says what it is); ("", "") for anything else."""
+    enclosing function binds (the module's binding says what it is); ("local", R) for another
+    receiver whose root name R (`runner` of `runner.checker`) an enclosing function binds, not by
+    an import, and ("", R) for one whose root name it does not; ("", "") for anything else."""
     value = call.func.value  # type: ignore[attr-defined]  (an attribute call: see _method_call_sites)
     if not isinstance(value, ast.Name):
-        return "", ""
+        root = value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or any(_imports_name(function, root.id) for function in functions):
+            return "", ""
+        return ("local" if any(_binds(function, root.id) for function in functions) else ""), root.id
     name = value.id
+    if any(_imports_name(function, name) for function in functions):
+        return "", ""
     if method is not None and method[1] == name and not _rebinds(functions[-1], name):
         return "self", method[0]
     if functions and isinstance(functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -664,7 +681,7 @@ def _receiver(call: ast.Call, functions: tuple[ast.AST, ...], method: tuple[str,
         if cls is not None and not any(_binds(function, cls) for function in functions):
             return "instance", cls
     if any(_binds(function, name) for function in functions):
-        return "", ""
+        return "local", name
     return "class", name
 
 
@@ -685,6 +702,13 @@ def _rebinds(function: ast.AST, name: str) -> bool:
         if isinstance(node, ast.MatchMapping) and node.rest == name:
             return True
     return False
+
+
+def _imports_name(function: ast.AST, name: str) -> bool:
+    return any(
+        isinstance(node, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name).split(".")[0] == name for a in node.names)
+        for node in ast.walk(function)
+    )
 
 
 def _binds(function: ast.AST, name: str) -> bool:
