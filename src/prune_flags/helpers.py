@@ -527,12 +527,12 @@ def method_reach(
     classes of each name (`classes`: each with its module, "" when not at a module's top level;
     None for a file it cannot read) and the names of a class and of those derived from it
     (`subclasses`). An instance of class K reaches the helper when every class K derives from is
-    the repository's, one class of its name, no metaclass, by a plain name, and the helper's class
-    is the only one of them whose body binds the name. Anything else written to the name (`obj.m =
-    ...`, `setattr`, a mock) may hand a call another target: no call reaches it. Any call of the
-    name reaches it when it is the name's one definition in the repository, no string spells it
-    (`getattr(obj, "m")`), no builtin object answers to it (`get`, `close`), and every class
-    derived from its own reaches it."""
+    the repository's, one class of its name, with no metaclass or decorator (which may hand it any
+    method), by a plain name, and the helper's class is the only one of them whose body binds the
+    name. Anything else written to the name (`obj.m = ...`, `setattr`, a mock) may hand a call
+    another target: no call reaches it. Any call of the name reaches it when it is the name's one
+    definition in the repository, no string spells it (`getattr(obj, "m")`), no builtin object
+    answers to it (`get`, `close`), and every class derived from its own reaches it."""
     if any(write.kind not in _METHOD_WRITES for write in facts.writes):
         return None
 
@@ -566,7 +566,7 @@ def _ancestry(cls: str, classes: Callable[[str], list[tuple[str, ast.ClassDef | 
         seen.add(current)
         definitions = classes(current)
         node = definitions[0][1] if len(definitions) == 1 else None
-        if node is None or node.keywords or not all(isinstance(base, ast.Name) for base in node.bases):
+        if node is None or node.keywords or node.decorator_list or not all(isinstance(base, ast.Name) for base in node.bases):
             return None
         found.append(node)
         frontier += [base.id for base in node.bases]  # type: ignore[attr-defined]  (plain names)
