@@ -9,6 +9,12 @@ folded to `return False`), unless the module exports it (`__all__`) or a package
 `__init__.py` re-exports it (the engine checks that): those are an interface for callers
 outside the repository. Dunders never are helpers.
 
+A method (an instance, class or static method of a module-level class) is a helper of the same
+shape, its `self` or `cls` neither used nor among its parameters (issue 17, item 1). A call
+reaches it only where the receiver's class makes that sure (`method_reach`, `method_calls`):
+anywhere when the repository defines the name once and no builtin answers to it, else through
+`self`, a local bound to `Class(...)` or the class itself, where no subclass overrides it.
+
 The engine asks two things, with `ast` only (like the index, this module never imports LibCST):
 `folded_helpers` over the files a round changed, and `helper_calls` over each file that mentions
 a helper: how the file spells a call of it, and the imports the expression needs there. A name

@@ -1,6 +1,8 @@
 """Helpers that fold to a constant: a call of a function the cleanup reduced to `return EXPR`
 (EXPR without side effects, using no parameter) becomes EXPR, and the file gets the imports EXPR
-needs; a call of one reduced to `return <parameter>` becomes the argument it passes.
+needs; a call of one reduced to `return <parameter>` becomes the argument it passes. A method's
+call is one the engine found reaching it (by line and name), through a receiver without side
+effects, which goes with the call (`self.checker.should_skip([t])` -> `False`).
 
 Only where nothing can tell the difference: every argument is free of side effects, the call
 binds the parameters as Python would (a call that raises TypeError stays), and no enclosing
