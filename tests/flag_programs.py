@@ -817,14 +817,17 @@ def folded_method_call(draw, builder: Builder, where: Where, pad: str) -> list[s
         f"        if {test}:", f"            return log({builder.tag()!r}, v)", f"        return {value}"
     ]
     builder.folding += ["", "", f"class {cls}:", *decorator, f"    def {name}({receiver}v):", *body]
-    builder.folding += ["", "    def check(self, v):", f"        return self.{name}(v)"]
+    local = builder.tag("g")
+    calls = [f"{local}.{name}(x)"]
+    if draw(st.booleans()):  # called through self
+        builder.folding += ["", "    def check(self, v):", f"        return self.{name}(v)"]
+        calls.append(f"{local}.check(x)")
     made = [cls]
     if kind == "instance" and draw(st.booleans()):
         made.append(f"{cls}Sub")
         builder.folding += ["", "", f"class {cls}Sub({cls}):", f"    def {name}(self, v):", f"        return log({builder.tag()!r}, v)"]
-    local = builder.tag("g")
     made_by = draw(st.sampled_from(made))
-    calls = [f"{local}.{name}(x)", f"{local}.check(x)", f"{made_by}().{name}(x)"]
+    calls.append(f"{made_by}().{name}(x)")
     calls += [f"{cls}.{name}(x)"] if kind != "instance" else []
     call = draw(st.sampled_from(calls))
     use = draw(st.sampled_from([f"y = {call}", f"log({builder.tag()!r}, {call})"]))
