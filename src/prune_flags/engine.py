@@ -1456,8 +1456,12 @@ class _Cascade:
                     found[key] = helper
         if found:
             facts = self.repository.facts(frozenset(helper.name for helper in found.values()))
-            reaches = {key: self._method_reach(helper, facts[helper.name]) for key, helper in found.items() if helper.method}
-            self.method_reaches.update((key, reach) for key, reach in reaches.items() if reach is not None)
+            for key, helper in found.items():
+                reach = self._method_reach(helper, facts[helper.name]) if helper.method else None
+                if reach is not None:
+                    self.method_reaches[key] = reach
+                else:  # (a method that another round had made a helper of another shape: not any more)
+                    self.method_reaches.pop(key, None)
             found = {
                 key: helper
                 for key, helper in found.items()
