@@ -863,6 +863,46 @@ def derived_parameter(draw, builder: Builder, where: Where, pad: str) -> list[st
 
 
 @statement_idiom()
+def folded_method_call(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """A method of a class of its own (an instance, class or static method, public or private)
+    that the fold may leave returning a constant or the module flag, called through `self` in
+    another method of the class, through a local instance, through the class, or through a
+    receiver with an effect; maybe a subclass overrides it, whose instances must keep calling
+    theirs (README: Helpers that fold to a constant)."""
+    if MODULE_FLAG not in builder.flags:
+        builder.idioms.discard("folded_method_call")  # (no module flag for it to fold on)
+        return draw(blocks(builder, where, pad))
+    cls, name = builder.tag("Gate"), builder.tag(draw(st.sampled_from(["should_skip", "_pick"])))
+    kind = draw(st.sampled_from(["instance", "class", "static"]))
+    receiver = {"instance": ["self, "], "class": ["cls, "], "static": [""]}[kind][0]
+    decorator = {"instance": [], "class": ["    @classmethod"], "static": ["    @staticmethod"]}[kind]
+    value = draw(st.sampled_from(["False", "3", "'s'", "None", MODULE_FLAG, f"not {MODULE_FLAG}"]))
+    test = draw(st.sampled_from([MODULE_FLAG, f"not {MODULE_FLAG}"]))
+    body = [f"        return {value}"] if MODULE_FLAG in value else [
+        f"        if {test}:", f"            return log({builder.tag()!r}, v)", f"        return {value}"
+    ]
+    builder.folding += ["", "", f"class {cls}:", *decorator, f"    def {name}({receiver}v):", *body]
+    local = builder.tag("g")
+    calls = [f"{local}.{name}(x)"]
+    if draw(st.booleans()):  # called through self
+        builder.folding += ["", "    def check(self, v):", f"        return self.{name}(v)"]
+        calls.append(f"{local}.check(x)")
+    made = [cls]
+    if kind == "instance" and draw(st.booleans()):
+        made.append(f"{cls}Sub")
+        builder.folding += ["", "", f"class {cls}Sub({cls}):", f"    def {name}(self, v):", f"        return log({builder.tag()!r}, v)"]
+    made_by = draw(st.sampled_from(made))
+    calls.append(f"{made_by}().{name}(x)")
+    calls += [f"{cls}.{name}(x)"] if kind != "instance" else []
+    call = draw(st.sampled_from(calls))
+    use = draw(st.sampled_from([f"y = {call}", f"log({builder.tag()!r}, {call})"]))
+    lines = [f"{pad}{local} = {made_by}()"]
+    if draw(st.booleans()):
+        return [*lines, f"{pad}if {call}:", f"{pad}    log({builder.tag()!r})", f"{pad}{use}"]
+    return [*lines, f"{pad}{use}"]
+
+
+@statement_idiom()
 def commented_statement(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     comment = draw(
         st.sampled_from(

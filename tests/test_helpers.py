@@ -21,6 +21,8 @@ from prune_flags.helpers import (
     helper_calls,
     module_name,
     module_names,
+    method_calls,
+    method_reach,
     rebound,
 )
 from prune_flags.index import NameFacts, Site, Write
@@ -166,8 +168,11 @@ def test_only_what_the_cleanup_changed_is_a_helper() -> None:
         "from somewhere import *\n\n\ndef _f():\n    return X\n",
         "X = 1\n\n\ndef _g():\n    global X\n    X = 2\n\n\ndef _f():\n    return X\n",
         "def outer():\n    def _f():\n        return 1\n    return _f\n",  # not module-level
-        "class C:\n    def _f(self):\n        return 1\n",  # a method reached through self
-        "class C:\n    @classmethod\n    def _f(cls):\n        return 1\n",
+        "class C:\n    def f(self):\n        return self.size\n",  # reads its instance
+        "class C:\n    @classmethod\n    def f(cls):\n        return cls\n",
+        "class C:\n    @property\n    def f(self):\n        return 1\n",  # called without a call
+        "class C:\n    @functools.cache\n    def f(self):\n        return 1\n",
+        "class C:\n    def f():\n        return 1\n",  # no instance to take
         "@decorate\nclass C:\n    @staticmethod\n    def _f():\n        return 1\n",
     ],
 )
@@ -180,6 +185,104 @@ def test_a_public_function_or_staticmethod_is_a_helper_unless_exported() -> None
     assert list(helpers_in("def should_skip(types):\n    return False\n")) == ["should_skip"]
     assert list(helpers_in("class C:\n    @staticmethod\n    def f():\n        return 1\n")) == ["C.f"]
     assert helpers_in("__all__ = ['should_skip']\n\n\ndef should_skip(types):\n    return False\n") == {}
+
+
+def test_methods_are_helpers_reached_only_through_a_receiver() -> None:
+    """An instance method or classmethod takes its receiver first: not among its parameters, and
+    never called by its spelling (`C.f(obj)` passes the instance itself)."""
+    found = helpers_in("class C:\n    def f(self, types):\n        return False\n\n    @classmethod\n    def g(cls, x):\n        return x\n")
+    assert (found["C.f"].method, found["C.f"].parameters) == ("instance", (Parameter("types", "positional", False),))
+    assert (found["C.g"].method, found["C.g"].returns) == ("class", "x")
+    assert calls_in("from pkg.channels import C\n", found) == {}
+
+
+CHECKER = """\
+class Checker:
+    def should_skip(self, types):
+        return False
+
+    def check(self, t):
+        return self.should_skip([t])
+
+
+class Strict(Checker):
+    pass
+
+
+class Loose(Checker):
+    def should_skip(self, types):
+        return True
+"""
+
+
+def reach_in(source: str, name: str = "should_skip", writes: tuple[str, ...] = ("registered-def",)):
+    """The reach of Checker's method helper in a repository of one module, `source`."""
+    tree = ast.parse(dedent(source))
+    helper = helpers_in(source)[f"Checker.{name}"]
+    classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+
+    def subclasses(cls: str) -> frozenset[str]:
+        found = {cls}
+        while derived := {c for c, node in classes.items() if c not in found and {b.id for b in node.bases} & found}:
+            found |= derived
+        return frozenset(found)
+
+    facts = NameFacts(writes=[Write(Site("pkg/channels.py", 1), kind, UNKNOWN) for kind in writes])
+    return method_reach(helper, facts, lambda c: [("pkg.channels", classes[c])] if c in classes else [], subclasses)
+
+
+def test_which_classes_reach_a_method_helper() -> None:
+    """Loose overrides it: `self.should_skip` in Checker may be Loose's, in Strict it is Checker's."""
+    reach = reach_in(CHECKER, writes=("registered-def", "registered-def"))
+    assert reach is not None and not reach.anywhere
+    assert (reach.families, dict(reach.classes)) == (frozenset({"Strict"}), {"Checker": "pkg.channels", "Strict": "pkg.channels"})
+    unique = reach_in(CHECKER.partition("class Loose")[0])
+    assert unique is not None and unique.anywhere
+    assert reach_in(CHECKER.partition("class Loose")[0], writes=("registered-def", "attribute")) is None  # `obj.should_skip = ...`
+    assert reach_in("class Checker(Base):\n    def should_skip(self, types):\n        return False\n") is None  # Base from elsewhere
+    builtin = reach_in("class Checker:\n    def get(self, key):\n        return None\n", "get")
+    assert builtin is not None and not builtin.anywhere  # `d.get(k)` is a dict's
+
+
+def test_the_calls_a_method_helper_reaches() -> None:
+    reach = reach_in(CHECKER, writes=("registered-def", "registered-def"))
+    assert reach is not None
+    caller = """\
+        from pkg.channels import Checker, Loose
+
+
+        class Strict2(Checker):
+            def run(self, t):
+                return self.should_skip([t])
+
+
+        def main(t, other):
+            checker = Checker()
+            loose = Loose()
+            first = checker.should_skip(t)
+            both = (checker.should_skip(t), loose.should_skip(t))  # one line: all reach it or none
+            return first, both, other.should_skip(t), Checker.should_skip(checker, t)
+
+
+        def rebinds(t, checker):
+            checker = Checker()
+            return checker.should_skip(t)
+    """
+    found = method_calls(ast.parse(dedent(caller)), "pkg/main.py", "pkg.main", [reach])
+    # Line 6: Strict2 is no class the reach knows (its repository is CHECKER's module alone).
+    assert sorted(found) == [(12, "should_skip")]
+    calls = method_calls(ast.parse(dedent(CHECKER)), "pkg/channels.py", "pkg.channels", [reach])
+    assert calls == {}  # Checker's self may be a Loose
+    strict = "from pkg.channels import Checker\n\n\ndef main(t):\n    checker = Checker()\n    return checker.should_skip(t)\n"
+    assert list(method_calls(ast.parse(strict), "pkg/main.py", "pkg.main", [reach])) == [(6, "should_skip")]
+    unique = reach_in(CHECKER.partition("class Loose")[0])
+    assert unique is not None
+    anywhere = "def main(t, other):\n    return other.should_skip(t)\n"
+    assert list(method_calls(ast.parse(anywhere), "pkg/main.py", "pkg.main", [unique])) == [(2, "should_skip")]
+    assert method_calls(ast.parse(anywhere), "pkg/main.py", "pkg.main", [reach]) == {}
+    # What an import gives may be anything from elsewhere (`json.dumps`), at the top or inside.
+    imported = "import lib\n\n\ndef main(t):\n    from lib import other\n    a = lib.should_skip(t)\n    b = other.should_skip(t)\n    return lib.a.should_skip(t)\n"
+    assert method_calls(ast.parse(imported), "pkg/main.py", "pkg.main", [unique]) == {}
 
 
 def test_a_staticmethod_of_a_module_level_class() -> None:

@@ -65,6 +65,9 @@ class RewriteContext:
     # Helpers the cleanup folded to a constant or to one of their parameters, by the callee as
     # this file spells it (`_get_channel`, `channels._get_channel`): their calls are inlined.
     helpers: Mapping[str, HelperCall] = field(default_factory=dict)
+    # Calls of method helpers through a receiver (`self.checker.should_skip(t)`), by (line, method
+    # name): every call of that name on the line reaches that helper (helpers.method_calls).
+    method_calls: Mapping[tuple[int, str], HelperCall] = field(default_factory=dict)
     # Names that files the run skipped read: however unused the cleanup leaves them, their imports
     # stay (a skipped file may import them from this module).
     kept_imports: frozenset[str] = frozenset()
@@ -92,6 +95,7 @@ class RewriteContext:
         # A file given imports for an inlined helper is rewritten whole (see rewrite), and the
         # top-level import binding the root of the call's spelling counts too.
         names |= {spelling.partition(".")[0] for spelling, call in self.helpers.items() if call.imports}
+        names |= {name for _, name in self.method_calls}
         names.update(callee for positions in self.flag_positions.values() for callee in positions)
         # Dead switches are among them (files.lines_naming knows `--use-x`); `--turbo` may fill one.
         return frozenset(names.union(*self.option_flags.values()))

@@ -36,9 +36,12 @@ from prune_flags.files import (
 from prune_flags.helpers import (
     Helper,
     HelperCall,
+    MethodReach,
     folded_helpers,
     helper_calls,
     made_shapes,
+    method_calls,
+    method_reach,
     module_names,
     rebound,
     reexports,
@@ -1164,6 +1167,10 @@ class _Cascade:
         # found they stay, since every round rewrites from the original text.
         self.helpers: dict[str, Helper] = {}
         self.helper_calls: dict[Path, dict[str, HelperCall]] = {}  # per file: callee spelling -> call
+        # Method helpers (by key, as `helpers`) and which calls reach them; per file, the calls
+        # by (line, method name).
+        self.method_reaches: dict[str, MethodReach] = {}
+        self.method_calls: dict[Path, dict[tuple[int, str], HelperCall]] = {}
         self._modules: dict[Path, tuple[str, bool]] | None = None  # dotted names, on first need
         self._original_known: dict[str, NameFacts] = {}  # see _original_facts
         self._original_skipped: frozenset[Path] = frozenset()
@@ -1222,6 +1229,7 @@ class _Cascade:
             dead_globals=self.dead_globals.get(path, {}),
             helpers=self.helper_calls.get(path, {}),
             library_keywords=self.library_keywords.get(path, {}) if by_original_lines else {},
+            method_calls=self.method_calls.get(path, {}) if by_original_lines else {},
             removable_asserts=self.removable_asserts.get(path, frozenset()) if by_original_lines else frozenset(),
             kept_imports=self._kept_in(path),
             foreign={name: owners[display] for name, owners in self.repository.foreign.items() if display in owners},
@@ -1308,6 +1316,7 @@ class _Cascade:
                 self.removable_asserts.get(path),
                 frozenset(self.dead_globals.get(path, {})),
                 frozenset(self.helper_calls.get(path, {}).items()),
+                frozenset(self.method_calls.get(path, {}).items()),
                 self._kept_in(path),
             )
             if self._inputs.get(path) != inputs:
@@ -1349,8 +1358,12 @@ class _Cascade:
         globals_ |= {h.name for h in self.helpers.values() if "." not in h.qualname and h.name in fields}
         fields, globals_ = self._unread_in(changed, fields, globals_)
         # A name nothing writes has nothing to remove: a cheap text test spares parsing its readers.
+        # (A public method is never removed, but a method helper's.)
+        methods = {self.helpers[key].name for key in self.method_reaches}
         fields = {
-            name for name in fields - set(self.dead) if name in self.flags or self.repository.mentioning_write(name)
+            name
+            for name in fields - set(self.dead)
+            if name in self.flags or name in methods or self.repository.mentioning_write(name)
         }
         names = frozenset(fields | globals_)
         facts = self.repository.facts(names)
@@ -1376,7 +1389,12 @@ class _Cascade:
         learnt = self._keep_for_skipped(kept)
         original = self._original_facts(frozenset(dead_fields) | frozenset(dead_globals))
         for name in sorted(dead_fields):
-            if any(w.kind in _FIELD_WRITES for w in facts[name].writes) or facts[name].assert_reads or self._read_by_name_only(name, facts[name]):
+            if (
+                any(w.kind in _FIELD_WRITES for w in facts[name].writes)
+                or facts[name].assert_reads
+                or self._read_by_name_only(name, facts[name])
+                or self._lone_method(name, facts[name])
+            ):
                 self.dead[name] = Death(self._cause(name, causes), self._reason(name, original[name]))
                 self.dead_places[name] = frozenset(  # (a parameter of its name is another variable)
                     [write.site.path for write in original[name].writes if write.kind != "parameter"]
@@ -1465,17 +1483,27 @@ class _Cascade:
                     found[key] = helper
         if found:
             facts = self.repository.facts(frozenset(helper.name for helper in found.values()))
+            for key, helper in found.items():
+                reach = self._method_reach(helper, facts[helper.name]) if helper.method else None
+                if reach is not None:
+                    self.method_reaches[key] = reach
+                else:  # (a method that another round had made a helper of another shape: not any more)
+                    self.method_reaches.pop(key, None)
             found = {
                 key: helper
                 for key, helper in found.items()
-                if not rebound(facts[helper.name])
-                and not self._protected(helper.name, facts[helper.name])
-                and not self._interface(helper.name)
+                if key in self.method_reaches
+                or (
+                    helper.method in ("", "static")
+                    and not rebound(facts[helper.name])
+                    and not self._protected(helper.name, facts[helper.name])
+                    and not self._interface(helper.name)
+                )
             }
         if not found:
             return False
         self.helpers.update(found)
-        self.helper_calls = {}
+        self.helper_calls, self.method_calls = {}, {}
         assert self._modules is not None  # named before any helper was found
         for path in self.repository.mentioning(frozenset(h.name for h in self.helpers.values()), original=True):
             if path not in self._modules:
@@ -1484,10 +1512,57 @@ class _Cascade:
             if tree is None:
                 continue
             module, is_package = self._modules[path]
-            calls = helper_calls(tree, self.repository.display(path), module, self.helpers.values(), is_package)
+            display = self.repository.display(path)
+            calls = helper_calls(tree, display, module, self.helpers.values(), is_package)
             if calls:
                 self.helper_calls[path] = calls
+            through = method_calls(tree, display, module, self.method_reaches.values(), is_package) if self.method_reaches else {}
+            if through:
+                self.method_calls[path] = through
         return True
+
+    def _method_reach(self, helper: Helper, facts: NameFacts) -> MethodReach | None:
+        """Which calls reach a method helper (helpers.method_reach), unless its name or its class
+        is an interface (a test names the method, a package's `__init__.py` re-exports the class)
+        or `keep` names it."""
+        if self._interface(helper.name) or self._reexported(helper.owner) or self._kept(helper.name, facts):
+            return None
+        assert self._modules is not None  # named before any helper was found
+        modules = self._modules
+        found: dict[str, list[tuple[str, ast.ClassDef | None]]] = {}
+
+        def classes(name: str) -> list[tuple[str, ast.ClassDef | None]]:
+            if name not in found:
+                found[name] = []
+                for path in self.repository.mentioning(frozenset([name])):
+                    tree = self.repository.tree(path, self.repository.text(path))
+                    if tree is None:
+                        found[name].append(("", None))  # it may define one
+                        continue
+                    module = modules[path][0] if path in modules else ""
+                    found[name] += [
+                        (module if node in tree.body else "", node)
+                        for node in ast.walk(tree)
+                        if isinstance(node, ast.ClassDef) and node.name == name
+                    ]
+            return found[name]
+
+        return method_reach(helper, facts, classes, lambda name: with_subclasses(self.repository, frozenset([name])))
+
+    def _lone_method(self, name: str, facts: NameFacts) -> bool:
+        """Whether the name's one definition in the repository is a method helper's that the run
+        inlined somewhere: once nothing reads the name it goes, public or not. One whose calls
+        only went with dead code stays, a method of its class like any other."""
+        definitions = [write for write in facts.writes if write.kind in ("registered-def", "class-def", "module-def")]
+        if len(definitions) != 1:
+            return False
+        methods = [self.helpers[key] for key in self.method_reaches if self.helpers[key].name == name]
+        return any(
+            change.action == "inlined-helper" and change.reason.startswith(f"{helper.qualname} ")  # passes/helpers.py says so
+            for helper in methods
+            for result in self.results.values()
+            for change in result.changes
+        )
 
     def _unread_in(self, changed: list[Path], fields: set[str], globals_: set[str]) -> tuple[set[str], set[str]]:
         """The candidates that no changed file reads any more. A read left in a file just rewritten
@@ -1525,8 +1600,12 @@ class _Cascade:
         `__init__.py` re-exports it (callers outside the repository may call it), or a test
         names it (a test exercises it: `assert checkout(None) == "form"` must not become
         `assert "form" == "form"`)."""
+        return self._reexported(name, tests=True)
+
+    def _reexported(self, name: str, tests: bool = False) -> bool:
+        """Whether a package's `__init__.py` re-exports the name (or, with `tests`, a test names it)."""
         for path in self.repository.mentioning(frozenset([name]), original=True):
-            if is_test_path(self.repository.display(path)):
+            if tests and is_test_path(self.repository.display(path)):
                 return True
             if path.name == "__init__.py":
                 tree = self.repository.tree(path, self.repository.sources[path].text)
@@ -1535,9 +1614,14 @@ class _Cascade:
         return False
 
     def _protected(self, name: str, facts: NameFacts) -> bool:
-        """Never deleted: what something outside the code may call, and what `keep` names."""
-        if any(write.kind == "registered-def" for write in facts.writes):
+        """Never deleted: what something outside the code may call (but a method helper, whose
+        calls all went), and what `keep` names."""
+        if any(write.kind == "registered-def" for write in facts.writes) and not self._lone_method(name, facts):
             return True
+        return self._kept(name, facts)
+
+    def _kept(self, name: str, facts: NameFacts) -> bool:
+        """Whether `keep` names it."""
         for kept in self.config.keep:
             owner, _, kept_name = kept.rpartition(".")
             if kept_name != name:

@@ -74,7 +74,8 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
     # An import an inlined helper needs joins the module's import block, which the view may not
     # hold; the tests' edits are planned by the whole file's lines.
-    whole = any(call.imports for call in context.helpers.values()) or context.tests is not None
+    calls = [*context.helpers.values(), *context.method_calls.values()]
+    whole = any(call.imports for call in calls) or context.tests is not None
     while True:
         view = View(text) if whole else view_of(text, before, lines)
         try:
@@ -180,6 +181,11 @@ def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, 
         relevant_lines=relevant,
         removable_asserts=asserts,
         library_keywords=library,
+        method_calls={
+            (line, name): call
+            for (file_line, name), call in context.method_calls.items()
+            for line in view.view_lines(frozenset([file_line]))
+        },
         unreachable_outside_functions=False,
     )
     return attempt, _wrapped(view.text).visit(Rewriter(attempt))

@@ -1,6 +1,8 @@
 """Helpers that fold to a constant: a call of a function the cleanup reduced to `return EXPR`
 (EXPR without side effects, using no parameter) becomes EXPR, and the file gets the imports EXPR
-needs; a call of one reduced to `return <parameter>` becomes the argument it passes.
+needs; a call of one reduced to `return <parameter>` becomes the argument it passes. A method's
+call is one the engine found reaching it (by line and name), through a receiver without side
+effects, which goes with the call (`self.checker.should_skip([t])` -> `False`).
 
 Only where nothing can tell the difference: every argument is free of side effects, the call
 binds the parameters as Python would (a call that raises TypeError stays), and no enclosing
@@ -16,12 +18,13 @@ from typing import Sequence
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from prune_flags.helpers import Helper
+from prune_flags.helpers import Helper, HelperCall
 from prune_flags.context import RewriteContext
 from prune_flags.passes.imports import add_imports
 from prune_flags.passes.parens import ExpressionEditor
 from prune_flags.passes.scopes import bound_names
 from prune_flags.purity import dotted_name, is_pure
+
 
 @functools.lru_cache(maxsize=256)
 def _expression(source: str) -> cst.BaseExpression | None:
@@ -81,17 +84,31 @@ class InlineHelpers(ExpressionEditor):
                 return True
         return False
 
+    def _called(self, original: cst.Call, call: cst.Call) -> tuple[HelperCall, set[str]] | None:
+        """The helper a call reaches, and the names the call's spelling binds here: by its
+        spelling (`channels._get_channel`), or a method's through a receiver the call may drop
+        (`self.checker.should_skip`, not `make().should_skip`)."""
+        spelling = dotted_name(call.func)
+        found = self.context.helpers.get(spelling) if spelling is not None else None
+        if found is not None and spelling is not None:
+            return found, {spelling.split(".")[0]}
+        if self.context.method_calls and isinstance(call.func, cst.Attribute):
+            found = self.context.method_calls.get((self.line_of(original), call.func.attr.value))
+            if found is not None and is_pure(call.func.value):
+                return found, set()
+        return None
+
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
-        if not self.context.helpers or not isinstance(result, cst.Call):
+        if not (self.context.helpers or self.context.method_calls) or not isinstance(result, cst.Call):
             return result
-        spelling = dotted_name(result.func)
-        call = self.context.helpers.get(spelling) if spelling is not None else None
-        if spelling is None or call is None or not all(is_pure(arg.value) for arg in result.args):
+        called = self._called(original_node, result)
+        if called is None or not all(is_pure(arg.value) for arg in result.args):
             return result
+        call, spelt = called
         helper = call.helper
         arguments = _bind(helper, result.args)
-        if arguments is None or self._shadowed({spelling.split(".")[0], *(need.name for need in helper.needs)}):
+        if arguments is None or self._shadowed({*spelt, *(need.name for need in helper.needs)}):
             return result
         if helper.returns is not None:
             value = arguments.get(helper.returns)
