@@ -87,6 +87,7 @@ class RewriteContext:
     # statements a view holds, so the rewrite is done again on the whole file.
     unreachable_outside_functions: bool = False
     inlined: list[tuple[int, int, str]] = field(default_factory=list)  # (line, column, flag)
+    inlined_helpers: set[str] = field(default_factory=set)  # the qualnames of the helpers inlined
 
     def acted_on(self) -> frozenset[str]:
         """Every name whose mention makes a line relevant to the passes."""
@@ -162,3 +163,5 @@ class Rewritten:
     loads_after: Mapping[str, int] = field(default_factory=dict)
     # For each name that lost loads, the flag whose cleanup took them.
     causes: Mapping[str, str] = field(default_factory=dict)
+    # The helpers (functions and methods, by qualname) inlined at a call here.
+    inlined_helpers: frozenset[str] = frozenset()

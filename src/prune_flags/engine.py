@@ -1373,13 +1373,13 @@ class _Cascade:
             for name in fields
             if not _live(self._field_reads(name, facts[name], skipped), skipped)
             and (name in self.flags or not _constructed(facts[name]))
-            and not self._protected(name, facts[name])
+            and not self.protected(name, facts[name])
         }
         dead_fields = self._without_kept_asserts(dead_fields | set(self.dead), facts) - set(self.dead)
         dead_globals = {
             name: paths
             for name, paths in self._module_definitions(facts, globals_).items()
-            if not _live(facts[name].global_reads, skipped) and not self._protected(name, facts[name])
+            if not _live(facts[name].global_reads, skipped) and not self.protected(name, facts[name])
         }
         # A name only skipped files read would be dead but for them: it stays, with its imports.
         kept = {name: reads for name in dead_fields if (reads := self._field_reads(name, facts[name], skipped))}
@@ -1496,8 +1496,8 @@ class _Cascade:
                 or (
                     helper.method in ("", "static")
                     and not rebound(facts[helper.name])
-                    and not self._protected(helper.name, facts[helper.name])
-                    and not self._interface(helper.name)
+                    and not self.protected(helper.name, facts[helper.name])
+                    and not self.interface(helper.name)
                 )
             }
         if not found:
@@ -1525,7 +1525,7 @@ class _Cascade:
         """Which calls reach a method helper (helpers.method_reach), unless its name or its class
         is an interface (a test names the method, a package's `__init__.py` re-exports the class)
         or `keep` names it."""
-        if self._interface(helper.name) or self._reexported(helper.owner) or self._kept(helper.name, facts):
+        if self.interface(helper.name) or self._reexported(helper.owner) or self._kept(helper.name, facts):
             return None
         assert self._modules is not None  # named before any helper was found
         modules = self._modules
@@ -1557,12 +1557,7 @@ class _Cascade:
         if len(definitions) != 1:
             return False
         methods = [self.helpers[key] for key in self.method_reaches if self.helpers[key].name == name]
-        return any(
-            change.action == "inlined-helper" and change.reason.startswith(f"{helper.qualname} ")  # passes/helpers.py says so
-            for helper in methods
-            for result in self.results.values()
-            for change in result.changes
-        )
+        return any(helper.qualname in result.inlined_helpers for helper in methods for result in self.results.values())
 
     def _unread_in(self, changed: list[Path], fields: set[str], globals_: set[str]) -> tuple[set[str], set[str]]:
         """The candidates that no changed file reads any more. A read left in a file just rewritten
@@ -1595,7 +1590,7 @@ class _Cascade:
             return facts.field_reads
         return facts.attribute_reads + facts.string_reads + [site for site in facts.table_mentions if site.path in skipped]
 
-    def _interface(self, name: str) -> bool:
+    def interface(self, name: str) -> bool:
         """Whether a helper's name is an interface, whose calls stay as they are: a package's
         `__init__.py` re-exports it (callers outside the repository may call it), or a test
         names it (a test exercises it: `assert checkout(None) == "form"` must not become
@@ -1613,7 +1608,7 @@ class _Cascade:
                     return True
         return False
 
-    def _protected(self, name: str, facts: NameFacts) -> bool:
+    def protected(self, name: str, facts: NameFacts) -> bool:
         """Never deleted: what something outside the code may call (but a method helper, whose
         calls all went), and what `keep` names."""
         if any(write.kind == "registered-def" for write in facts.writes) and not self._lone_method(name, facts):

@@ -124,7 +124,8 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
         changes += [Change(line_map.get(c.line, c.line), c.flag, c.action, c.reason) for c in import_context.changes]
     # What a deleted test read still counts for the rest of the repository: a test is a user of
     # the code it calls, not a reason to keep it (its imports here go, what they name stays).
-    return Rewritten(new_text, tuple(changes), loads_before, after.loads + _deleted_tests_loads(before, context), causes)
+    loads_after = after.loads + _deleted_tests_loads(before, context)
+    return Rewritten(new_text, tuple(changes), loads_before, loads_after, causes, frozenset(attempt.inlined_helpers))
 
 
 def _deleted_tests_loads(tree: ast.Module, context: RewriteContext) -> Counter[str]:
@@ -178,6 +179,7 @@ def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, 
         context,
         changes=[],
         inlined=[],
+        inlined_helpers=set(),
         relevant_lines=relevant,
         removable_asserts=asserts,
         library_keywords=library,

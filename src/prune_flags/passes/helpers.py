@@ -127,6 +127,7 @@ class InlineHelpers(ExpressionEditor):
         flag = self.context.flags.get(helper.flag)
         name = flag.name if flag is not None else self.context.flag_near(start.line)
         self.context.inlined.append((start.line, start.column, name))
+        self.context.inlined_helpers.add(helper.qualname)
         fixed = f" once {flag.name} is fixed at {flag.source}" if flag is not None else ""
         self.context.record(start.line, "inlined-helper", how + fixed, name)
         for statement in call.imports:
