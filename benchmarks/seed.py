@@ -48,7 +48,9 @@ def checkout(revision: str, scratch: Path) -> Path:
 
 def seed_run(src: Path, tree: Path) -> tuple[float, str]:
     """One seed job in a fresh interpreter: its wall time and the md5 of the diff it printed."""
-    environment = {**os.environ, "PYTHONPATH": str(src), "NO_COLOR": "1"}
+    # Bytecode is written and used, as by an installed package (this machine may turn it off).
+    environment = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    environment.update(PYTHONPATH=str(src), NO_COLOR="1")
     command = [sys.executable, "-m", "prune_flags", "diff", "--config", str(RECIPE), "."]
     started = time.perf_counter()
     done = subprocess.run(command, cwd=tree, env=environment, capture_output=True)
