@@ -196,6 +196,9 @@ def is_continue(statement: cst.BaseSmallStatement) -> bool:
     return isinstance(statement, cst.Continue)
 
 
+# An encoding declaration (PEP 263): it must stay where it is, whatever goes below it.
+_CODING = re.compile(r"#.*?coding[:=][ \t]*[-\w.]+")
+
 UNREACHABLE = "removed-unreachable"  # the action of what follows an exit that folding exposed
 
 
@@ -364,8 +367,9 @@ class BodyEditor(cst.CSTTransformer):
         statements = list(updated_node.body)
         if statements and attached < len(header):
             kept = len(strip_trailing_blanks(detached_lines(header)))
-            moved, header = header[kept:], header[:kept]
-            statements[0] = statements[0].with_changes(leading_lines=[*moved, *statements[0].leading_lines])
+            if not any(line.comment and _CODING.match(line.comment.value) for line in header[kept:]):
+                moved, header = header[kept:], header[:kept]
+                statements[0] = statements[0].with_changes(leading_lines=[*moved, *statements[0].leading_lines])
         below_comment = bool(header) and not is_blank(header[-1])
         body, footer = self._rebuild(original_node.body, statements, below_comment)
         return updated_node.with_changes(header=header, body=body, footer=footer + list(updated_node.footer))
