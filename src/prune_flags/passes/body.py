@@ -196,8 +196,9 @@ def is_continue(statement: cst.BaseSmallStatement) -> bool:
     return isinstance(statement, cst.Continue)
 
 
-# An encoding declaration (PEP 263): it must stay where it is, whatever goes below it.
-_CODING = re.compile(r"#.*?coding[:=][ \t]*[-\w.]+")
+# Comments that speak for the whole file and must stay at its top whatever goes below them: an
+# encoding declaration (PEP 263), and the file-level directives of type checkers and linters.
+_FILE_DIRECTIVE = re.compile(r"#(.*?coding[:=][ \t]*[-\w.]+| *(type: *ignore|mypy:|pyright:|pylint:|flake8:|isort:|ruff:|fmt:))")
 
 UNREACHABLE = "removed-unreachable"  # the action of what follows an exit that folding exposed
 
@@ -367,7 +368,7 @@ class BodyEditor(cst.CSTTransformer):
         statements = list(updated_node.body)
         if statements and attached < len(header):
             kept = len(strip_trailing_blanks(detached_lines(header)))
-            if not any(line.comment and _CODING.match(line.comment.value) for line in header[kept:]):
+            if not any(line.comment and _FILE_DIRECTIVE.match(line.comment.value) for line in header[kept:]):
                 moved, header = header[kept:], header[:kept]
                 statements[0] = statements[0].with_changes(leading_lines=[*moved, *statements[0].leading_lines])
         below_comment = bool(header) and not is_blank(header[-1])
