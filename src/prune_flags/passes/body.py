@@ -6,8 +6,9 @@ engineer follows by hand:
 
 * a deleted statement takes the comment lines attached directly above it (a module's first
   statement too, though LibCST keeps those in the module's header; not a block that opens the
-  file); blank lines and detached comments above it move to the next statement kept, without
-  doubling the blank lines at the seam;
+  file or holds an encoding declaration or a file-level directive); blank lines and detached
+  comments above it move to the next statement kept, without doubling the blank lines at the
+  seam;
 * but a comment heading a paragraph (a blank line or the block's start above it) over a
   deleted `if`, loop, `with` or `try` stays with the paragraph's first statement kept,
   when no blank line comes between, and it speaks of nothing that went (a word of the
