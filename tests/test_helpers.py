@@ -63,7 +63,7 @@ def dedent(text: str) -> str:
 def helpers_in(source: str, before: str | None = None, path: str = "pkg/channels.py") -> dict[str, Helper]:
     source, module = dedent(source), path.removesuffix(".py").replace("/", ".")
     tree = ast.parse(dedent(before)) if before is not None else None
-    found = folded_helpers(tree, ast.parse(source), source, path, module, "use_x")
+    found = folded_helpers(tree, ast.parse(source), source, path, module, lambda qualname: "use_x")
     return {helper.qualname: helper for helper in found}
 
 
@@ -82,7 +82,7 @@ def inline(
     caller = dedent(caller)
     module = path.removesuffix(".py").replace("/", ".")
     found = folded_helpers(
-        None, ast.parse(dedent(helpers_source)), dedent(helpers_source), "pkg/channels.py", "pkg.channels", "use_x"
+        None, ast.parse(dedent(helpers_source)), dedent(helpers_source), "pkg/channels.py", "pkg.channels", lambda qualname: "use_x"
     )
     context = RewriteContext(path=path, flags=FLAGS, helpers=helper_calls(ast.parse(caller), path, module, found))
     if passes_only:
@@ -397,7 +397,7 @@ def test_each_inlining_and_import_is_reported() -> None:
             _ = channels._groups(ctx), channels._get_channel(ctx)
             channels._get_channel(ctx)
         """)
-    found = folded_helpers(None, ast.parse(CHANNELS), CHANNELS, "pkg/channels.py", "pkg.channels", "use_x")
+    found = folded_helpers(None, ast.parse(CHANNELS), CHANNELS, "pkg/channels.py", "pkg.channels", lambda qualname: "use_x")
     context = RewriteContext(
         path="pkg/lowering.py",
         flags=FLAGS,
@@ -630,3 +630,42 @@ def test_a_call_kept_by_the_pragma_gets_no_import() -> None:
             return _get_channel(ctx)  # prune-flags: keep
     """
     assert inline(caller) == dedent(caller)
+
+
+def test_a_helper_is_credited_to_the_flag_that_folded_it(tmp_path: Path) -> None:
+    """Two flags change one module: the helper's inlining is reported under the flag whose fold
+    made it, not under the module's first change (here FAST's, above it)."""
+    from prune_flags.config import Config, Flag
+    from prune_flags.engine import run
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "gates.py").write_text(
+        dedent(
+            """
+            FAST = False
+            STRICT = True
+
+
+            def speed(x):
+                return x * 2 if FAST else x
+
+
+            def _strict():
+                if STRICT:
+                    return True
+                return False
+
+
+            def check(x):
+                return x > 0 if _strict() else True
+            """
+        )
+    )
+    flags = (Flag("FAST", False, "False"), Flag("STRICT", True, "True"))
+    report = run(Config(flags=flags, format="none"), [tmp_path], tmp_path)
+    inlined = [change for result in report.files for change in result.changes if change.action == "inlined-helper"]
+    assert [(change.flag, change.reason) for change in inlined] == [
+        ("STRICT", "_strict always returns True once STRICT is fixed at True")
+    ]

@@ -68,10 +68,10 @@ from prune_flags.derived import settle
 from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import Template, ast_dotted, parse_template, parse_writer, spellings, module_strings
-from prune_flags.report import OVERRIDDEN, REMOVED_TEST, FileResult, FlagWarning, Refusal, Report, Skipped
+from prune_flags.report import OVERRIDDEN, REMOVED_TEST, Change, FileResult, FlagWarning, Refusal, Report, Skipped
 from prune_flags.unmatched import appearances, lookups_with_effects, unmatched
 from prune_flags.pinned import TEST_WRITES, TestPlan, is_test_path, plan_tests
-from prune_flags.scoping import HOOKS, Foreign, class_bases, definitions, droppable_hooks, string_named, foreign_spans, qualified, resolve, scope_flag, unrelated, with_subclasses, without_foreign
+from prune_flags.scoping import HOOKS, Foreign, class_bases, definitions, droppable_hooks, string_named, foreign_spans, owner_spans, qualified, resolve, scope_flag, unrelated, with_subclasses, without_foreign
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -1476,8 +1476,8 @@ class _Cascade:
             if path not in self._modules:
                 continue  # another file has the same dotted name: a call cannot tell which it reaches
             module, is_package = self._modules[path]
-            flag = next((c.flag for c in self.results[path].changes if c.flag), "")
-            for helper in folded_helpers(before, after, text, self.repository.display(path), module, flag, is_package):
+            flag_of = _flag_of_definitions(before, self.results[path].changes)
+            for helper in folded_helpers(before, after, text, self.repository.display(path), module, flag_of, is_package):
                 key = f"{helper.module}.{helper.qualname}"
                 if self.helpers.get(key) != helper:
                     found[key] = helper
@@ -1693,6 +1693,21 @@ class _Cascade:
 # in a deleted test).
 _WRITE_REMOVALS = (OVERRIDDEN, "removed-write", "removed-write-kept-value", "removed-parameter", "removed-argument", REMOVED_TEST)
 _FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option", "class-def", "setattr", "writer")
+
+
+def _flag_of_definitions(before: ast.Module | None, changes: Sequence[Change]) -> Callable[[str], str]:
+    """The flag whose cleanup changed a function or class of a module (by its dotted path there):
+    the first change within its original lines, else the module's first (a helper a fold in a
+    function it calls made)."""
+    flagged = [change for change in changes if change.flag]
+    spans = {dotted: (start, end) for dotted, start, end, _ in owner_spans(before)} if before is not None else {}
+
+    def flag_of(dotted: str) -> str:
+        start, end = spans.get(dotted, (0, -1))
+        inside = (change.flag for change in flagged if start <= change.line <= end)
+        return next(inside, flagged[0].flag if flagged else "")
+
+    return flag_of
 
 
 def _live(reads: list[Site], skipped: frozenset[str]) -> list[Site]:

@@ -237,11 +237,12 @@ def folded_helpers(
     source: str,
     path: str,
     module: str,
-    flag: str,
+    flag_of: Callable[[str], str],
     is_package: bool = False,
 ) -> list[Helper]:
     """The helpers of a module the cleanup made: definitions in `after` (parsed from `source`)
-    of a helper's shape that `before` (the original) did not already have as they are now."""
+    of a helper's shape that `before` (the original) did not already have as they are now, each
+    credited to the flag whose cleanup made it (`flag_of` its dotted path in the module)."""
     # Most rewrites make no helper: the cheap shape test first, the module's bindings only then.
     shaped = made_shapes(before, after)
     if not shaped:
@@ -255,7 +256,7 @@ def folded_helpers(
             continue
         if _unstable(bindings.get(top, [])):
             continue
-        helper = _helper(node, qualname, path, module, flag, source, bindings, star)
+        helper = _helper(node, qualname, path, module, flag_of(qualname), source, bindings, star)
         if helper is not None:
             found.append(helper)
     return found
