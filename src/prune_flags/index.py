@@ -1011,12 +1011,13 @@ def statements_holding(body: list[ast.stmt], lines: Iterable[int]) -> Iterator[t
 
 def statement_spans(body: list[ast.stmt]) -> list[tuple[int, int, ast.stmt]]:
     """Each statement of a body with its first line (decorators included) and last line."""
-    spans = []
-    for statement in body:
-        decorators = getattr(statement, "decorator_list", [])
-        start = min([statement.lineno, *(decorator.lineno for decorator in decorators)])
-        spans.append((start, statement.end_lineno or statement.lineno, statement))
-    return spans
+    return [(first_line(statement), statement.end_lineno or statement.lineno, statement) for statement in body]
+
+
+def first_line(statement: ast.stmt) -> int:
+    """A statement's first line, its decorators included."""
+    decorators = getattr(statement, "decorator_list", None)
+    return min(statement.lineno, *(decorator.lineno for decorator in decorators)) if decorators else statement.lineno
 
 
 def is_string_statement(statement: ast.stmt) -> bool:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Mapping, NoReturn
 
 from prune_flags.config import ConfigError, Flag
-from prune_flags.index import ITSELF, NameFacts, Site, nested_blocks
+from prune_flags.index import ITSELF, NameFacts, Site, first_line, nested_blocks
 from prune_flags.report import Refusal
 from prune_flags.shapes import ast_dotted
 
@@ -283,8 +283,7 @@ def owner_spans(tree: ast.Module) -> list[tuple[str, int, int, Owner]]:
     def walk(body: list[ast.stmt], prefix: str) -> None:
         for node in body:
             if isinstance(node, (ast.ClassDef, *FunctionNode.__args__)):
-                start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                found.append((prefix + node.name, start, node.end_lineno or node.lineno, node))
+                found.append((prefix + node.name, first_line(node), node.end_lineno or node.lineno, node))
                 walk(node.body, prefix + node.name + ".")
             else:
                 for block in nested_blocks(node):

@@ -16,8 +16,8 @@ from prune_flags.find.facts import (
     Definition,
     Templates,
 )
-from prune_flags.find.syntax import deciding_reads, first_line
-from prune_flags.index import Site, module_level_names
+from prune_flags.find.syntax import deciding_reads
+from prune_flags.index import Site, first_line, module_level_names
 from prune_flags.shapes import Template
 from prune_flags.values import UNKNOWN
 

@@ -172,14 +172,6 @@ def computed_name(node: ast.expr) -> tuple[str, str] | None:
     return (prefix, suffix) if prefix or suffix else None
 
 
-def first_line(statement: ast.stmt) -> int:
-    """A statement's first line, its decorators included."""
-    decorators = getattr(statement, "decorator_list", None)
-    return (
-        min(statement.lineno, *(d.lineno for d in decorators)) if decorators else statement.lineno
-    )
-
-
 def reads_environ(func: ast.expr) -> bool:
     """os.environ.get(...), environ.setdefault(...)."""
     return isinstance(func, ast.Attribute) and called_name(func.value) == "environ"
