@@ -1,4 +1,4 @@
-"""The driver: files in scope -> conflicts -> rewrite to a fixed point across files -> format -> Report.
+"""The driver: files in scope -> verdicts -> rewrite to a fixed point across files -> format -> Report.
 
 Every round rewrites the planned files from their original text with everything
 learnt so far (which names are dead, which asserts go), so line numbers in the
@@ -10,7 +10,6 @@ question, finds no new name without a reader.
 from __future__ import annotations
 
 import ast
-import json
 import os
 import re
 import sys
@@ -20,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from prune_flags.config import Config, Flag, find_project_root
-from prune_flags.values import UNKNOWN, same_value
 from prune_flags.files import (
     SourceError,
     SourceFile,
@@ -46,21 +44,7 @@ from prune_flags.helpers import (
     rebound,
     reexports,
 )
-from prune_flags.index import (
-    ITSELF,
-    Argument,
-    CallSite,
-    NameFacts,
-    Site,
-    Write,
-    binds_everywhere,
-    keyword_forwards,
-    module_level_names,
-    parameter_places,
-    parse_ast,
-    scan,
-    scan_calls,
-)
+from prune_flags.index import CallSite, NameFacts, Site, Write, module_level_names, parse_ast, scan, scan_calls
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags.defaults import empty_dict_is_default
 from prune_flags.library import KeywordPlace, LibraryDefault, LibraryKeywords, library_keywords, repository_names
@@ -69,9 +53,20 @@ from prune_flags import warm
 from prune_flags.pool import process_pool
 from prune_flags.shapes import Template, ast_dotted, parse_template, parse_writer, spellings, module_strings
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, Change, FileResult, FlagWarning, Refusal, Report, Skipped
-from prune_flags.unmatched import appearances, lookups_with_effects, unmatched
-from prune_flags.pinned import TEST_WRITES, TestPlan, is_test_path, plan_tests
-from prune_flags.scoping import HOOKS, Foreign, class_bases, definitions, droppable_hooks, string_named, foreign_spans, owner_spans, qualified, resolve, scope_flag, unrelated, with_subclasses, without_foreign
+from prune_flags.unmatched import appearances, unmatched
+from prune_flags.pinned import TestPlan, is_test_path
+from prune_flags.plumbing import Plumbing, plumbing, trees_naming
+from prune_flags.scoping import HOOKS, Foreign, droppable_hooks, string_named, foreign_spans, owner_spans, qualified, with_subclasses, without_foreign
+from prune_flags.verdicts import (
+    ambiguous_names,
+    ambiguous_parameters,
+    conflicts,
+    pinning_plan,
+    read_as_objects,
+    scope_refusals,
+    still_written,
+    writes_to_go,
+)
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -326,619 +321,6 @@ def load(
     return repository
 
 
-@dataclass(frozen=True)
-class Plumbing:
-    """How a flag's value travels through parameters (see plumbing): which are the flag, which
-    calls pass it, and what of that goes."""
-
-    # The callees (last names) whose `flag=` keyword reaches the flag: functions whose parameter
-    # is the flag, classes whose field is, `__init__` (`super().__init__(flag=...)`), and functions
-    # that hand their **kwargs on only to those.
-    owners: frozenset[str] = frozenset()
-    functions: frozenset[tuple[str, str]] = frozenset()  # (path, scope) of each function whose parameter is the flag
-    # Callees whose calls pass the flag by position and lose that argument: (its place, self
-    # counted, and whether the callee is a method).
-    positions: Mapping[str, tuple[int, bool]] = field(default_factory=dict)
-    overridden: tuple[Write, ...] = ()  # keywords and arguments of another value: they go, reported as overridden
-    # What goes with the flag once nothing reads it (its parameters go): every argument passing it,
-    # parameters whose default is another value or that have none, those whose place calls lose.
-    removed: tuple[Write, ...] = ()
-    problems: tuple[str, ...] = ()  # calls passing it where no argument can go, as conflicts name them
-    unlinked: tuple[Write, ...] = ()  # parameters of its name that may or may not be it (see _ambiguous_parameters)
-
-
-_FLAG_NODE = ("", "")  # the flag's own definitions, among the functions a chain of calls links
-
-
-def plumbing(repository: _Repository, flag: Flag, facts: NameFacts, strict: bool = False) -> Plumbing:
-    """The flag's parameters and the calls that pass them. Under strict, a parameter is the flag
-    when it defaults to the configured value, as before the config became the decision; otherwise
-    when a chain of calls links it to the flag (see _linked_parameters), whatever its default, and
-    every argument passing it goes: by keyword, through **kwargs, or by position where no other
-    argument shifts (see _positional_passes)."""
-    parameters = [write for write in facts.writes if write.kind == "parameter"]
-    if strict:
-        flagged, unlinked = [write for write in parameters if same_value(write.value, flag.value)], []
-    else:
-        flagged, unlinked = _linked_parameters(repository, flag, facts, parameters)
-    fields = frozenset(w.owner for w in facts.writes if w.kind == "class" and (not strict or same_value(w.value, flag.value)))
-    owners = {write.owner for write in flagged} | fields
-    if owners:
-        owners.add("__init__")  # `super().__init__(flag=...)` inside a subclass reaches one of them
-    owners.discard("")
-    forwarders = frozenset() if strict else _keyword_forwarders(repository, facts, frozenset(owners), {w.owner for w in parameters})
-    owners |= forwarders
-    functions = frozenset((write.site.path, write.scope) for write in flagged if write.scope)
-    problems, arguments, positions = _positional_passes(repository, flag, flagged, strict)
-    keywords = _keywords_to_go(repository, flag, facts, frozenset(owners), fields | forwarders | {"__init__"})
-    overridden = [] if strict else [*_other_values(flag, keywords, functions), *_other_values(flag, arguments, functions)]
-    # The parameters a chain of calls links to the flag go at their own line (see passes/params):
-    # those the calls lose an argument of, or that hold another value than the configured one.
-    taken = [
-        write
-        for write in flagged
-        if write.scope and not strict and (not same_value(write.value, flag.value) or write.owner in positions)
-    ]
-    removed = (*keywords, *arguments, *taken)
-    return Plumbing(frozenset(owners), functions, positions, tuple(overridden), removed, tuple(problems), tuple(unlinked))
-
-
-def _other_values(flag: Flag, writes: list[Write], functions: frozenset[tuple[str, str]]) -> list[Write]:
-    """The arguments among `writes` that give the flag another value: not a parameter that is the
-    flag passed on, nor the configured value itself."""
-    return [
-        write
-        for write in writes
-        if write.value is not ITSELF
-        and (write.site.path, write.carried_from) not in functions
-        and not same_value(write.value, flag.value)
-    ]
-
-
-def _keywords_to_go(
-    repository: _Repository, flag: Flag, facts: NameFacts, owners: frozenset[str], unchecked: frozenset[str]
-) -> list[Write]:
-    """The keywords that go with a flag parameter (or field): at a call of an owner, without side
-    effects. A function or constructor is matched by its last name: every definition of that name
-    must take the flag (another may read it from its **kwargs); a class's field, `super().__init__`
-    and a function handing its **kwargs on to owners (`unchecked`) take it as they are."""
-    taking = {owner: True for owner in unchecked}  # owner -> whether every definition of its name takes the flag
-    found = []
-    for write in facts.writes:
-        if write.kind != "keyword" or write.owner not in owners or not write.statement:
-            continue
-        if write.owner not in taking:
-            taking[write.owner] = parameter_places(_trees(repository, write.owner), write.owner, flag.name) is not None
-        if taking[write.owner]:
-            found.append(write)
-    return found
-
-
-def _linked_parameters(
-    repository: _Repository, flag: Flag, facts: NameFacts, parameters: list[Write]
-) -> tuple[list[Write], list[Write]]:
-    """The parameters of the flag's name that are the flag, and those that may or may not be.
-
-    A function passing its own parameter on (`helper(x, fast=fast)`, also through functions that
-    hand their **kwargs on) links it to the callee's parameter of the name, up and down the chain;
-    a parameter stored into the flag (`self.fast = fast`) or given the flag's read
-    (`helper(fast=self.fast)`) is linked to the flag. A group of linked parameters is the flag when
-    it is linked to the flag or one of them defaults to the configured value, whatever the
-    others' defaults; a group with no literal default is its functions' own variable. A group
-    holding only other values is the flag when it is all that carries the name; otherwise it may
-    be either, as may a function's own variable that shares a last name with a function whose
-    parameter is the flag (calls are matched by last name)."""
-    parent: dict[tuple[str, str], tuple[str, str]] = {}
-
-    def root(key: tuple[str, str]) -> tuple[str, str]:
-        while parent.setdefault(key, key) != key:
-            key = parent[key]
-        return key
-
-    def link(one: tuple[str, str], other: tuple[str, str]) -> None:
-        parent[root(one)] = root(other)
-
-    by_owner: dict[str, list[Write]] = {}
-    for write in parameters:
-        if write.scope:
-            by_owner.setdefault(write.owner, []).append(write)
-    landing = _KeywordLanding(repository, frozenset(by_owner))
-    for write in facts.writes:
-        if write.kind == "keyword" and (write.value is ITSELF or write.carried_from):
-            source = _FLAG_NODE if write.value is ITSELF else (write.site.path, write.carried_from)
-            for callee in landing.callees(write):
-                for parameter in by_owner.get(callee, ()):
-                    link(source, (parameter.site.path, parameter.scope))
-        elif write.kind in ("attribute", "class") and write.carried_from:
-            link(_FLAG_NODE, (write.site.path, write.carried_from))
-    for passed in facts.passed:  # `helper(x, fast)`: the callee's parameter at that place
-        for parameter in by_owner.get(passed.owner, ()):
-            offset = 1 if parameter.method and passed.method else 0
-            if parameter.position is not None and parameter.position - offset == passed.position:
-                link((passed.site.path, passed.carried_from), (parameter.site.path, parameter.scope))
-    for write in parameters:  # a qualified key naming a function's parameter: that one is the flag
-        function = qualified(write.site.path, write.scope) if flag.scope and write.scope else ""
-        if function and (function == flag.scope or function.endswith("." + flag.scope)):
-            link(_FLAG_NODE, (write.site.path, write.scope))
-    groups: dict[tuple[str, str], list[Write]] = {}
-    for write in parameters:
-        if write.scope:
-            groups.setdefault(root((write.site.path, write.scope)), []).append(write)
-    flagged = [w for w in parameters if not w.scope and same_value(w.value, flag.value)]  # lambdas: by default
-    others: list[list[Write]] = []
-    own: list[Write] = []
-    for key, members in groups.items():
-        if key == root(_FLAG_NODE) or any(same_value(w.value, flag.value) for w in members):
-            flagged += members
-        elif any(w.value is not UNKNOWN for w in members):
-            others.append(members)
-        else:
-            own += members
-    elsewhere = facts.attribute_reads or facts.name_reads or any(w.kind not in ("parameter", "keyword") for w in facts.writes)
-    if len(others) == 1 and not elsewhere and len(flagged) == 0:
-        flagged, others = others[0], []  # all that carries the name: the config names it
-    names = {write.owner for write in flagged}
-    return flagged, [w for members in others for w in members] + [w for w in own if w.owner in names]
-
-
-class _KeywordLanding:
-    """Where a keyword at a call lands: in the callee's own parameter, or through a callee that
-    hands its **kwargs on, in those of the functions it hands them to (at any depth); through
-    `super().__init__`, in the constructors of the enclosing class's bases."""
-
-    def __init__(self, repository: _Repository, binding: frozenset[str]) -> None:
-        self.repository = repository
-        self.binding = binding  # callees that have a parameter of the name: the keyword stops there
-        self._forwards: dict[str, frozenset[str] | None] = {}
-
-    def forwards(self, name: str) -> frozenset[str] | None:
-        """The callees a function of this name hands its **kwargs on to (see index.keyword_forwards)."""
-        if name not in self._forwards:
-            self._forwards[name] = None if name in self.binding else keyword_forwards(_trees(self.repository, name), name)
-        return self._forwards[name]
-
-    def callees(self, write: Write) -> set[str]:
-        if write.owner == "__init__":
-            enclosing = write.carried_from.split(".")
-            if len(enclosing) < 2:
-                return set()
-            bases = class_bases(self.repository, frozenset([enclosing[-2]]))
-            return {name for name in bases if name != enclosing[-2]}
-        found, stack = set(), [write.owner]
-        while stack:
-            name = stack.pop()
-            if name not in found:
-                found.add(name)
-                stack.extend(self.forwards(name) or ())
-        return found
-
-
-def _keyword_forwarders(
-    repository: _Repository, facts: NameFacts, owners: frozenset[str], binding: set[str]
-) -> frozenset[str]:
-    """Functions a flag keyword is passed to that hand their **kwargs on only to owners, at any
-    depth (`_apply(x, compact_ids=True)` with `def _apply(self, x, **kwargs): return
-    self._inner(x, **kwargs)`): the keyword lands on the flag, and goes at their calls too."""
-    landing = _KeywordLanding(repository, frozenset(binding))
-    candidates = sorted({w.owner for w in facts.writes if w.kind == "keyword"} - owners - binding)
-    found: set[str] = set()
-    grown = True
-    while grown:
-        grown = False
-        for name in candidates:
-            targets = landing.forwards(name)
-            if name not in found and targets and targets <= owners | found:
-                found.add(name)
-                grown = True
-    return frozenset(found)
-
-
-def _trees(repository: _Repository, name: str) -> list[ast.Module]:
-    """The trees of the files that mention a name."""
-    trees = [repository.tree(path, repository.text(path)) for path in repository.mentioning(frozenset([name]))]
-    return [tree for tree in trees if tree is not None]
-
-
-def overridable(write: Write) -> bool:
-    """A write the config's decision removes whatever value it gives: a definition (module
-    constant, class attribute, field, `self.flag = ...`), a statement giving the flag a value, a
-    `setattr` or configured writer call standing as a statement of its own; not a value that a
-    parameter of the enclosing function carries."""
-    if write.from_parameter:
-        return False  # `self.fast = fast`: plumbing, which a caller decides
-    return write.kind in ("attribute", "class", "module") or (write.kind in ("setattr", "writer") and write.statement)
-
-
-def overridden(flag: Flag, facts: NameFacts) -> list[Write]:
-    """The flag's overridable writes of another value than the configured one (or of a value
-    only known when the code runs): each goes, reported as overridden."""
-    return [
-        write
-        for write in facts.writes
-        if overridable(write) and write.value is not ITSELF and not same_value(write.value, flag.value)
-    ]
-
-
-def conflicts(
-    repository: _Repository,
-    flags: Sequence[Flag],
-    facts: dict[str, NameFacts],
-    plumbings: Mapping[str, Plumbing],
-    strict: bool = False,
-) -> dict[str, list[str]]:
-    """Flags something gives another value than the configured one, with where and how. Unless
-    strict, the writes that the rewrite removes (see overridable, and the plumbing's) are no
-    conflict, nor is a value a flag parameter carries on."""
-    found: dict[str, list[str]] = {}
-    for flag in flags:
-        flag_facts = facts[flag.name]
-        pipes = plumbings[flag.name]
-        problems = []
-        for write in flag_facts.writes:
-            if write.value is ITSELF or write.kind == "parameter":
-                continue  # a parameter not linked to the flag is a local that only shares the name
-            if not strict and (overridable(write) or write in pipes.overridden or _carries(write, pipes)):
-                continue
-            if write.kind == "keyword" and write.owner not in pipes.owners:
-                # A keyword a function binds to its own parameter (another variable) goes no further.
-                trees = _trees(repository, write.owner)
-                own = binds_everywhere(trees, write.owner, flag.name)
-                if repository.defines(write.owner) and not own:
-                    problems.append(f"{write.site} (passed to {write.owner}, which does not take it as the flag)")
-                continue  # a keyword of a function outside the repository is that function's business
-            if not same_value(write.value, flag.value):
-                problems.append(f"{write.site}{_why_it_stays(write) if not strict else ''}")
-        problems += pipes.problems
-        problems += _positional_fields(repository, flag_facts)
-        if problems:
-            found[flag.name] = problems
-    return found
-
-
-def _test_plan(
-    repository: _Repository, config: Config, facts: Mapping[str, NameFacts], plumbings: Mapping[str, Plumbing]
-) -> TestPlan:
-    """What becomes of the tests that write a flag (see pinned.py): planned over the original
-    texts of the test files holding such writes. Under strict, nothing (each is a conflict)."""
-    if config.strict:
-        return TestPlan()
-    flags = {flag.name: flag for flag in config.flags}
-    by_display = repository.by_display()
-    holding = {
-        write.site.path
-        for name in flags
-        for write in facts[name].writes
-        if write.kind in TEST_WRITES and is_test_path(write.site.path)
-    }
-    files = {}
-    for display in sorted(holding):
-        path = by_display[display]
-        text = repository.text(path, original=True) if repository.source(path) is not None else None
-        tree = repository.tree(path, text) if text is not None else None
-        if tree is not None and text is not None:
-            files[display] = (tree, text)
-    flag_owners = {name: plumbings[name].owners for name in flags}
-    writers, constants = repository.writers, repository.flag_constants
-    return plan_tests(files, flags, flag_owners, writers, constants, delete=config.tests == "delete")
-
-
-def _why_it_stays(write: Write) -> str:
-    """Why a keyword of another value at a call of an owner cannot go (see _keywords_to_go)."""
-    if write.kind != "keyword":
-        return ""
-    if not write.statement:
-        return " (its value may have side effects)"
-    return f" (another function named {write.owner} may not take it)"
-
-
-def _carries(write: Write, pipes: Plumbing) -> bool:
-    """Whether a write passes on a parameter that is the flag (`self.fast = fast`, `helper(fast=fast)`
-    to a function whose parameter is the flag too): after inlining it gives the flag its own value."""
-    carried = (write.site.path, write.carried_from) in pipes.functions
-    return carried and (write.kind != "keyword" or write.owner in pipes.owners)
-
-
-def _to_go(
-    flag: Flag, facts: Mapping[str, NameFacts], plumbings: Mapping[str, Plumbing], tests: TestPlan, unread: bool
-) -> list[Write]:
-    """What must go for the config's value to be all the code says of a flag: its overridden
-    writes and arguments, and the tests' writes the tests pass removes (each once); once nothing
-    reads it, also every argument and parameter passing it that the rewrite removes (one left
-    behind would pass it to a parameter that went)."""
-    pipes = plumbings[flag.name]
-    writes = overridden(flag, facts[flag.name]) + tests.writes(flag.name, facts[flag.name]) + list(pipes.overridden)
-    writes += list(pipes.removed) if unread else []
-    return list({id(write): write for write in writes}.values())
-
-
-def _still_written(flag: Flag, writes: list[Write]) -> Refusal:
-    """The refusal of a flag whose writes (see _to_go) did not all go: those giving it another
-    value, and the arguments and parameters passing it."""
-    sites = sorted({str(write.site) for write in writes})
-    given = sorted({str(write.site) for write in writes if _gives_another_value(flag, write)})
-    passed = sorted(set(sites) - set(given))
-    said = [f"it is given another value at {', '.join(given)}"] if given else []
-    said += [f"it is passed or taken at {', '.join(passed)}"] if passed else []
-    message = f"{flag.name}: not pruned: {', and '.join(said)}, and not every read of it, or not every such write, could go"
-    return Refusal(flag.name, "another-value", tuple(sites), message)
-
-
-def _gives_another_value(flag: Flag, write: Write) -> bool:
-    """Whether a write gives the flag another value than the configured one: not one passing the
-    flag on, nor a parameter without a literal default (it holds what its callers pass)."""
-    if write.value is ITSELF or (write.kind == "parameter" and write.value is UNKNOWN):
-        return False
-    return not same_value(write.value, flag.value)
-
-
-def _ambiguous(repository: _Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]) -> list[Refusal]:
-    """Flags whose writes of another value would go while unrelated definitions carry the name:
-    a module constant in two modules, or attributes of two classes that no chain of bases in the
-    repository links. A write or read of it may be either's, so none is guessed: the flag is
-    refused, naming each definition as the qualified key that would scope it. A flag with no
-    write of another value is pruned as before (every definition agrees with the config)."""
-    found = []
-    for flag in flags:
-        flag_facts = facts[flag.name]
-        if not overridden(flag, flag_facts):
-            continue
-        defined, classes = definitions(flag.name, flag_facts)  # qualified name -> where it is defined
-        if len(unrelated(repository, list(defined), classes)) < 2:
-            continue
-        sites = sorted({str(site) for sites in defined.values() for site in sites})
-        # Writes on another receiver than a class's own `self` or `cls` (`car.fast = True`)
-        unattributed = sorted({str(w.site) for w in flag_facts.writes if w.kind in ("attribute", "setattr") and not w.owner})
-        scope_with = tuple(sorted(defined))
-        message = (
-            f"{flag.name}: not pruned: the name is ambiguous: unrelated definitions carry it "
-            f"({', '.join(scope_with)}, at {', '.join(sites)}); a read or write of it "
-            f"{'(' + ', '.join(unattributed) + ') ' if unattributed else ''}may be either's; to prune one of "
-            f"them, scope the flag with its qualified key, e.g. \"{scope_with[0]}\" = {_toml(flag)}"
-        )
-        found.append(Refusal(flag.name, "ambiguous", tuple(sorted({*sites, *unattributed})), message, scope_with))
-    return found
-
-
-def _toml(flag: Flag) -> str:
-    """The flag's value as a config file spells it."""
-    if isinstance(flag.value, bool):
-        return str(flag.value).lower()
-    if isinstance(flag.value, (int, float)):
-        return flag.source
-    return json.dumps(flag.value) if isinstance(flag.value, str) else f'{{ python = {json.dumps(flag.source)} }}'
-
-
-def _ambiguous_parameters(flags: Sequence[Flag], plumbings: Mapping[str, Plumbing]) -> list[Refusal]:
-    """Flags whose name parameters carry that no chain of calls links to the flag, holding another
-    value (`def similar(a, b, fuzzy=0.8)` beside `def search(q, fuzzy=False)`), or sharing a
-    last name with a function whose parameter is the flag, by which calls are matched: such a
-    parameter may be the flag or another variable, so none is guessed. The flag is refused,
-    naming each function's parameter as the qualified key that would scope it."""
-    found = []
-    for flag in flags:
-        pipes = plumbings[flag.name]
-        if not pipes.unlinked:
-            continue
-        unlinked = sorted({qualified(write.site.path, f"{write.scope}.{flag.name}") for write in pipes.unlinked})
-        keys = {qualified(path, f"{scope}.{flag.name}") for path, scope in pipes.functions}
-        sites = sorted({str(write.site) for write in pipes.unlinked})
-        scope_with = tuple(sorted(keys.union(unlinked)))
-        message = (
-            f"{flag.name}: not pruned: the name is ambiguous: parameters that no chain of calls links to the flag "
-            f"carry it ({', '.join(unlinked)}, at {', '.join(sites)}), each the flag or another variable; to prune "
-            "it, give each the configured value as its default (a parameter that agrees is the flag), or scope the "
-            f"flag with a qualified key, e.g. \"{scope_with[0]}\" = {_toml(flag)}"
-        )
-        found.append(Refusal(flag.name, "ambiguous", tuple(sites), message, scope_with))
-    return found
-
-
-def _scope(repository: _Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]) -> list[Refusal]:
-    """Scoped flags (qualified keys): where their names are other definitions' (kept from the
-    index from now on, see _Repository.scanned), or the refusal of one still ambiguous. A key that
-    names nothing is a config error (raised)."""
-    refused = []
-    for flag in flags:
-        if flag.scope:
-            scoped = scope_flag(repository, flag, resolve(repository, flag), facts[flag.name])
-            if isinstance(scoped, Refusal):
-                refused.append(scoped)
-            elif scoped:
-                repository.foreign[flag.name] = scoped
-    return refused
-
-
-def _read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
-    """Flags read as objects (`USE_NEW.value`, `FLAG()`, `obj.flag[0]`): the name holds an object
-    whose value the code asks for, so no read of it may become the constant, and nothing of it
-    goes. The message names where, and the accessor template that would read it."""
-    found = []
-    for name, flag_facts in sorted(facts.items()):
-        reads = sorted(flag_facts.object_reads, key=lambda read: (read.site.path, read.site.line))
-        if not reads:
-            continue
-        where = ", ".join(f"{read.site} ({read.template if read.effects else read.template.format(name=name)})" for read in reads)
-        advice = next((read.template for read in reads if not read.declared), None)
-        how = (
-            f"declare how it is read, as an accessor template such as accessors = [\"{advice}\"]"
-            if advice is not None
-            else "a read through an accessor template that something acts on stays (a constant is never a receiver)"
-        )
-        if all(read.effects for read in reads):
-            message = f"{name}: not pruned: {lookups_with_effects(where)}"
-        else:
-            message = f"{name}: not pruned: it is read as an object at {where}; {how}"
-        found.append(Refusal(name, "read-as-object", tuple(dict.fromkeys(str(read.site) for read in reads)), message))
-    return found
-
-
-def _positional_passes(
-    repository: _Repository, flag: Flag, parameters: list[Write], strict: bool
-) -> tuple[list[str], list[Write], dict[str, tuple[int, bool]]]:
-    """Calls that fill a flag parameter by position, and whether that argument can go with the
-    parameter: when it is the call's last positional argument, nothing starred after it, or when
-    every call of the function passes it at that place, it goes (and when it gives another value,
-    it is overridden); any other removal would shift the arguments after it onto other parameters,
-    or cannot be seen to be right: a conflict. Under strict every such call is a conflict. Only
-    arguments that reach its place count: a starred sequence of unknown length does not, unless it
-    forwards the `*args` of a function whose own callers reach that far.
-    Gives the conflicts, the arguments that go, and the callees that lose one."""
-    # One of each place: functions of one name share their calls.
-    positional = list({(w.owner, w.position, w.method): w for w in parameters if w.position is not None and w.owner}.values())
-    calls = repository.calls(frozenset(w.owner for w in positional)) if positional else []
-    forwarded = _forwarded(repository, calls, strict)
-    problems, arguments, positions = [], [], {}
-    for parameter in positional:
-        assert parameter.position is not None
-        owner = parameter.owner
-        # Calls are matched by last name: an argument goes only where every function of that name
-        # has the flag at that one place, and no skipped file may call one.
-        places = None if strict else parameter_places(_trees(repository, owner), owner, flag.name)
-        certain = places == {(parameter.position, parameter.method)} and not repository.skipped_holding(frozenset([owner]))
-        own = [call for call in calls if call.callee == owner]
-        for call in own:
-            offset = 1 if parameter.method and call.through_attribute else 0
-            extra = forwarded.get(call.forwarder, 0) if call.forwarder is not None else 0
-            if call.positional + offset + extra <= parameter.position:
-                continue
-            argument = _removable(call, parameter, own) if certain and not extra else None
-            if argument is None:
-                how = f" through {call.forwarder}'s *args" if extra else ""
-                problems.append(f"{call.site} (passes {parameter.owner}'s parameter by position{how})")
-                continue
-            positions[parameter.owner] = (parameter.position, parameter.method)
-            arguments.append(Write(Site(call.site.path, argument.line), "argument", argument.value, parameter.owner))
-        problems += _subclass_passes(repository, parameter)
-    return problems, arguments, positions
-
-
-def _subclass_passes(repository: _Repository, parameter: Write) -> list[str]:
-    """Calls that fill a base's constructor parameter by position through a subclass (`Quick(x,
-    False)` with `Node.__init__(self, x, fast=False)`, when Quick inherits that `__init__`) or
-    from a subclass's own `__init__` (`super().__init__(x, False)`): no argument of them goes."""
-    assert parameter.position is not None
-    if not parameter.scope.endswith(f"{parameter.owner}.__init__"):
-        return []
-    subclasses = with_subclasses(repository, frozenset([parameter.owner])) - {parameter.owner}
-    inheriting, found = set(), []
-    for path in repository.mentioning(frozenset(subclasses)) if subclasses else []:
-        tree = repository.tree(path, repository.text(path))
-        for node in ast.walk(tree) if tree is not None else ():
-            if isinstance(node, ast.ClassDef) and node.name in subclasses:
-                initializers = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
-                if not initializers:
-                    inheriting.add(node.name)
-                for initializer in initializers:  # `super().__init__(...)`, `Base.__init__(self, ...)`
-                    found += scan_calls(initializer, repository.display(path), frozenset(["__init__"]))
-    found += repository.calls(frozenset(inheriting)) if inheriting else []
-    return [
-        f"{call.site} (passes {parameter.owner}'s parameter by position through {call.callee})"
-        for call in found
-        if call.positional > parameter.position or call.forwarder is not None
-    ]
-
-
-def _removable(call: CallSite, parameter: Write, calls: list[CallSite]) -> Argument | None:
-    """The argument a call fills a flag parameter with, when it can go (see _positional_passes):
-    it has no side effects, the call says whether a method's self is implied, and nothing after
-    it shifts or every call passes it there."""
-    assert parameter.position is not None
-    index = parameter.position - (1 if parameter.method and call.through_attribute else 0)
-    if (parameter.method and call.class_receiver) or index >= len(call.arguments):
-        return None
-    argument = call.arguments[index]
-    if not argument.pure:
-        return None
-    last = index == len(call.arguments) - 1 and not call.starred
-    if last or all(_fills_at(other, parameter) for other in calls):
-        return argument
-    return None
-
-
-def _fills_at(call: CallSite, parameter: Write) -> bool:
-    """Whether a call passes the parameter as one of its plain positional arguments, at its place."""
-    assert parameter.position is not None
-    offset = 1 if parameter.method and call.through_attribute else 0
-    return not (parameter.method and call.class_receiver) and 0 <= parameter.position - offset < len(call.arguments)
-
-
-_UNSEEN = 1 << 20  # arguments forwarders that call each other in a cycle may pass on
-
-
-def _forwarded(repository: _Repository, calls: list[CallSite], strict: bool) -> dict[str, int]:
-    """For each function forwarding its `*args` in one of the calls, how many positional arguments
-    its callers may put into them: what they pass beyond its own positional parameters (a method's
-    self implied through an attribute), and what a caller forwarding its own `*args` may put
-    there in turn. Under strict, every plain positional argument its callers pass, as before."""
-    signatures: dict[str, tuple[int, bool]] = {}  # forwarder -> the fewest parameters one of that name takes
-
-    def note(found: list[CallSite]) -> None:
-        for call in found:
-            if call.forwarder is not None:
-                takes, method = signatures.get(call.forwarder, (call.forwarder_takes, False))
-                signatures[call.forwarder] = (min(takes, call.forwarder_takes), method or call.forwarder_method)
-
-    reach: dict[str, int] = {}
-
-    def spill(name: str, seen: frozenset[str]) -> int:
-        if name in seen:
-            return _UNSEEN
-        if name not in reach:
-            takes, method = signatures[name]
-            found = repository.calls(frozenset([name]))
-            note(found)
-            most = 0
-            for call in found:
-                if strict:
-                    most = max(most, call.positional)
-                    continue
-                extra = spill(call.forwarder, seen | {name}) if call.forwarder is not None else 0
-                most = max(most, call.positional + extra + (1 if method and call.through_attribute else 0) - takes)
-            reach[name] = most
-        return reach[name]
-
-    note(calls)
-    return {name: spill(name, frozenset()) for name in list(signatures)}
-
-
-def _positional_fields(repository: _Repository, facts: NameFacts) -> list[str]:
-    """Calls that fill a flag's field by position (`Options(3, False)` of a dataclass or a
-    NamedTuple, or of a subclass): removing the field would shift them onto the next one."""
-    problems = []
-    by_display = repository.by_display()
-    for write in facts.writes:
-        path = by_display.get(write.site.path)
-        if write.kind != "class" or not write.owner or path is None or repository.source(path) is None:
-            continue
-        tree = repository.tree(path, repository.text(path))
-        index = _field_index(tree, write.owner, write.site.line) if tree is not None else None
-        if index is None:
-            continue
-        for call in repository.calls(with_subclasses(repository, frozenset([write.owner]))):
-            if call.positional > index or call.forwarder is not None:
-                problems.append(f"{call.site} (passes {write.owner}'s field by position)")
-    return problems
-
-
-def _field_index(tree: ast.Module, owner: str, line: int) -> int | None:
-    """The position among the constructor's arguments of the annotated field at `line` of class
-    `owner` when the class's constructor takes its fields (a decorated class such as a dataclass,
-    or a NamedTuple, without an `__init__` of its own); None for any other class attribute."""
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.ClassDef) and node.name == owner):
-            continue
-        statements = [s for s in node.body if s.lineno <= line <= (s.end_lineno or s.lineno)]
-        if not statements or not isinstance(statements[0], ast.AnnAssign):
-            continue
-        named_tuple = any(ast_dotted(base).rsplit(".", 1)[-1] == "NamedTuple" for base in node.bases)
-        own_init = any(isinstance(s, ast.FunctionDef) and s.name == "__init__" for s in node.body)
-        if own_init or not (node.decorator_list or named_tuple):
-            return None
-        fields = [s for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
-        return fields.index(statements[0]) if statements[0] in fields else None
-    return None
-
-
 def run(
     config: Config,
     paths: Sequence[Path],
@@ -967,15 +349,15 @@ def _cleanup(repository: _Repository, config: Config, project_root: Path, jobs: 
     flag_names = frozenset(flag.name for flag in config.flags)
     repository.flag_constants, ambiguous = repository.name_constants(flag_names)
     flag_facts = repository.facts(flag_names)
-    report.refused += _scope(repository, config.flags, flag_facts)
+    report.refused += scope_refusals(repository, config.flags, flag_facts)
     if repository.foreign:
         flag_facts = repository.facts(flag_names)  # without what is other definitions'
     plumbings = {flag.name: plumbing(repository, flag, flag_facts[flag.name], config.strict) for flag in config.flags}
-    tests = _test_plan(repository, config, flag_facts, plumbings)
+    tests = pinning_plan(repository, config, flag_facts, plumbings)
     # A flag read as an object that something also gives another value (`USE_X = Flag(...)`) is
     # refused as read as an object: what the user must do is declare how it is read.
     conflicting = conflicts(repository, config.flags, tests.without_handled(flag_facts), plumbings, config.strict)
-    report.refused += _read_as_objects({name: flag_facts[name] for name in conflicting})
+    report.refused += read_as_objects({name: flag_facts[name] for name in conflicting})
     for name, sites in conflicting.items():
         if not flag_facts[name].object_reads:
             message = f"{name}: not pruned: it is given another value at {', '.join(sites)}"
@@ -985,9 +367,9 @@ def _cleanup(repository: _Repository, config: Config, project_root: Path, jobs: 
     if not config.strict:
         refused = {refusal.flag for refusal in report.refused}
         deciding = [flag for flag in config.flags if flag.name not in conflicting and flag.name not in refused]
-        report.refused += _ambiguous(repository, deciding, flag_facts)
+        report.refused += ambiguous_names(repository, deciding, flag_facts)
         named = {refusal.flag for refusal in report.refused}
-        report.refused += _ambiguous_parameters([flag for flag in deciding if flag.name not in named], plumbings)
+        report.refused += ambiguous_parameters([flag for flag in deciding if flag.name not in named], plumbings)
     # Other flags read as objects are tried: a fold may take every such read with the dead code
     # (`callable(self.namer)` with namer = None); a read left after the cleanup refuses the flag.
     tried_as_objects = frozenset(name for name in flag_names - frozenset(conflicting) if flag_facts[name].object_reads)
@@ -1018,16 +400,16 @@ def _cleanup(repository: _Repository, config: Config, project_root: Path, jobs: 
             left = repository.facts(tried_as_objects & frozenset(active))
             still_objects = {name: flag_facts[name] for name, facts in left.items() if facts.object_reads}
             if still_objects:
-                report.refused += _read_as_objects(still_objects)
+                report.refused += read_as_objects(still_objects)
                 continue
             # A flag whose writes of another value were to go but that something still reads
             # (a skipped file, a kept statement) would keep them: its reads would disagree with
             # its definitions; so would a write the rewrite could not remove. Such a flag is
             # refused as before the config became the decision.
-            to_go = {name: _to_go(flag, flag_facts, plumbings, tests, cascade.unread(flag)) for name, flag in active.items()}
+            to_go = {name: writes_to_go(flag, flag_facts, plumbings, tests, cascade.unread(flag)) for name, flag in active.items()}
             undecided = [flag for flag in active.values() if to_go[flag.name] and not cascade.decided(flag, to_go[flag.name])]
             if undecided:
-                report.refused += [_still_written(flag, to_go[flag.name]) for flag in undecided]
+                report.refused += [still_written(flag, to_go[flag.name]) for flag in undecided]
                 continue
             edited = {
                 path: (source, rewritten.text)
@@ -1260,7 +642,7 @@ class _Cascade:
     def _empty_is_default(self, pair: tuple[str, str]) -> bool:
         if pair not in self._empty_defaults:
             callee, keyword = pair
-            self._empty_defaults[pair] = empty_dict_is_default(_trees(self.repository, callee), callee, keyword)
+            self._empty_defaults[pair] = empty_dict_is_default(trees_naming(self.repository, callee), callee, keyword)
         return self._empty_defaults[pair]
 
     def _droppable_hooks(self, path: Path) -> frozenset[str]:

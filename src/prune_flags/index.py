@@ -57,7 +57,7 @@ class Write:
     site: Site
     kind: str  # "attribute", "class", "module", "global", "setattr", "augmented", "del", "unpack",
     # "keyword" (name=... at a call), "parameter" (a parameter, its default the value), "environ",
-    # "argument" (a positional argument passing a flag parameter, engine.plumbing), "template" (a
+    # "argument" (a positional argument passing a flag parameter, plumbing.plumbing), "template" (a
     # store through an accessor template, `options["x"] = v`)
     value: object  # the literal written, ITSELF, or UNKNOWN
     # Whose the write is: for a parameter, its function; for a class-level field, its class;
@@ -404,7 +404,7 @@ class _Scanner(ast.NodeVisitor):
     def _parameter_defaults(self, node: ast.AST) -> dict[str, ast.expr]:
         """Parameters named like a candidate, each a write of kind "parameter" (its default's
         literal value, else UNKNOWN: whether it is the flag depends on the chains of calls linking
-        it, see engine.plumbing), and those with a literal default, which a read passes along."""
+        it, see plumbing.plumbing), and those with a literal default, which a read passes along."""
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             return {}
         arguments = node.args
