@@ -201,7 +201,8 @@ def droppable_hooks(
 ) -> frozenset[str]:
     """The hooks of a module's classes (`Config.__post_init__`, by dotted path) whose method may go
     once its body folds away: nothing in the repository names the hook but its definitions (no
-    `super().__del__()` that would then find none), and no ancestor defines it, which the class's
+    `super().__del__()` in a class derived from it, that would then find none), and no ancestor
+    defines it, which the class's
     bases (plain names or `object`, each defined in the repository) show. A base from outside the
     repository might define it, and then the empty method was what overrode it. Only hooks that
     `folding` says the cleanup may empty are looked at."""
@@ -214,25 +215,36 @@ def droppable_hooks(
             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in HOOKS and folding(s)
         ]
         for hook in hooks:
-            if not _hook_named_elsewhere(repository, hook) and not _inherits(repository, node, hook):
+            if _inherits(repository, node, hook):
+                continue
+            # `super().__post_init__()` reaches the class's hook only from a class derived from it.
+            derived = with_subclasses(repository, frozenset([node.name])) != {node.name}
+            if not _hook_named_elsewhere(repository, hook, derived):
                 found.add(f"{dotted}.{hook}")
     return frozenset(found)
 
 
-def _hook_named_elsewhere(repository: _Repository, hook: str) -> bool:
-    """Whether any file names the hook other than by defining it: a call, a string, a store."""
+def _hook_named_elsewhere(repository: _Repository, hook: str, through_super: bool) -> bool:
+    """Whether any file names the hook other than by defining it: a call, a string, a store;
+    a call through `super()` only when `through_super` (a class derived from the hook's may make it)."""
     for path in repository.mentioning(frozenset([hook])):
         tree = repository.tree(path, repository.text(path))
         if tree is None:
             return True
         for node in ast.walk(tree):
             if (
-                (isinstance(node, ast.Attribute) and node.attr == hook)
+                (isinstance(node, ast.Attribute) and node.attr == hook and (through_super or not _of_super(node)))
                 or (isinstance(node, ast.Name) and node.id == hook)
                 or (isinstance(node, ast.Constant) and node.value == hook)
             ):
                 return True
     return False
+
+
+def _of_super(node: ast.Attribute) -> bool:
+    """`super().name`, `super(Cls, self).name`."""
+    value = node.value
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super"
 
 
 def _inherits(repository: _Repository, node: ast.ClassDef, hook: str) -> bool:
