@@ -54,7 +54,7 @@ from prune_flags.scoping import (
     with_subclasses,
 )
 from prune_flags.shapes import ast_dotted
-from prune_flags.values import UNKNOWN, same_value
+from prune_flags.values import UNKNOWN, plain_value, same_value
 
 if TYPE_CHECKING:
     from prune_flags.engine import _Cascade, _Repository
@@ -288,9 +288,6 @@ def _derived_field(repository: _Repository, cascade: _Cascade, name: str) -> Der
     return Derived(flag, reason, "removed-write")
 
 
-_VALUES = (bool, type(None), int, float, str, tuple)  # what a flag may be fixed at
-
-
 def _one_literal(facts: NameFacts, kinds: tuple[str, ...]) -> object:
     """The one literal every write of a name gives, each a class's own of one of the kinds; else UNKNOWN."""
     values = []
@@ -303,17 +300,9 @@ def _one_literal(facts: NameFacts, kinds: tuple[str, ...]) -> object:
 
 def _one(values: list[object]) -> object:
     """The one value all are (a flag's kind of value), else UNKNOWN."""
-    if not values or not _immutable(values[0]) or not all(same_value(value, values[0]) for value in values):
+    if not values or not plain_value(values[0]) or not all(same_value(value, values[0]) for value in values):
         return UNKNOWN
     return values[0]
-
-
-def _immutable(value: object) -> bool:
-    """A value each read may get a copy of: a scalar, or a tuple of such (`([],)` is not: a read
-    of the field shares its list)."""
-    if isinstance(value, tuple):
-        return all(_immutable(item) for item in value)
-    return isinstance(value, _VALUES)
 
 
 def _plain(repository: _Repository, classes: frozenset[str]) -> bool:
@@ -459,13 +448,13 @@ def _passed(
 
 def _instance(receiver: ast.expr) -> bool:
     """Whether a method's receiver is plainly an instance, which passes self: a variable or an
-    attribute chain not spelt as a class (`Canvas`, `self.__class__`), or a class called
+    attribute chain not spelt as a class (`Canvas`, `cls`, `self.__class__`), or a class called
     (`Canvas()`); never `type(self)` or `super(Canvas, self)`'s like, whose calls may pass self."""
     if isinstance(receiver, ast.Call):
         called = ast_dotted(receiver.func).rsplit(".", 1)[-1]
         return called[:1].isupper() or called == "super" and not receiver.args
     last = ast_dotted(receiver).rsplit(".", 1)[-1]
-    return bool(last) and not last[:1].isupper() and not last.startswith("__")
+    return bool(last) and not last[:1].isupper() and not last.startswith("__") and last != "cls"
 
 
 def _call_values(call: ast.Call, parameters: dict[str, int | None], method: bool) -> dict[str, object] | None:

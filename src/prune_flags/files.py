@@ -189,6 +189,17 @@ def _create_beside(target: Path) -> tuple[int, Path]:
     return os.open(temporary, flags, 0o666), temporary
 
 
+def internal_module_names(files: Iterable[Path], root: Path) -> frozenset[str]:
+    """Every directory and module name in the tree: an import whose first part is one of them
+    comes from the repository."""
+    names: set[str] = set()
+    for path in files:
+        relative = Path(os.path.relpath(path, root))
+        names.update(part for part in relative.parent.parts if part not in ("..", "."))
+        names.add(path.stem)
+    return frozenset(names)
+
+
 def mentions_any(data: str, names: Iterable[str]) -> bool:
     """Whether any name occurs in data as a whole word: files that fail this are left unparsed."""
     return bool(names_in(data, names))

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, NamedTuple
 
+from prune_flags.files import internal_module_names
 from prune_flags.helpers import Binding, module_bindings
 from prune_flags.shapes import ast_dotted
 from prune_flags.values import same_value
@@ -138,13 +139,7 @@ def repository_names(root: Path, paths: Iterable[Path]) -> frozenset[str]:
     """Top-level names an import could find in the repository: each directory and module name on
     the paths of its files (a superset: `scripts/json.py` makes `json` the repository's), and what
     the repository's root and its `src/` hold."""
-    names: set[str] = set()
-    for path in paths:
-        try:
-            parts = path.relative_to(root).parts
-        except ValueError:
-            parts = path.parts
-        names.update(part.removesuffix(".py") for part in parts)
+    names = set(internal_module_names(paths, root))
     for directory in (root, root / "src"):
         if directory.is_dir():
             names.update(entry.name.removesuffix(".py") for entry in directory.iterdir())

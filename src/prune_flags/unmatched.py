@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from prune_flags.helpers import pure_expression
 from prune_flags.index import Site
 from prune_flags.report import FlagWarning
 from prune_flags.shapes import ast_dotted, spells_option
@@ -82,8 +83,6 @@ def _in_string_position(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> 
 
 def _impure_operands(call: ast.Call, naming: ast.expr) -> bool:
     """Whether a call's operands other than the one naming the flag have effects."""
-    from prune_flags.helpers import pure_expression
-
     operands = [*(a for a in call.args if a is not naming), *(k.value for k in call.keywords if k.value is not naming)]
     return not all(pure_expression(operand) for operand in operands)
 

@@ -25,6 +25,16 @@ def same_value(left: object, right: object) -> bool:
     return left == right
 
 
+def plain_value(value: object) -> bool:
+    """Values a flag can be fixed at: immutable literals whose repr reads back as themselves (a
+    tuple of such too; `([],)` is not: each read would share its list)."""
+    if isinstance(value, tuple):
+        return all(plain_value(item) for item in value)
+    if isinstance(value, float):
+        return value == value and value not in (float("inf"), float("-inf"))
+    return value is None or isinstance(value, (bool, int, str))
+
+
 PURE_BUILTINS: Final = frozenset(
     {
         "abs", "all", "any", "bool", "callable", "chr", "dict", "divmod", "float", "frozenset",

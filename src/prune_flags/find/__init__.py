@@ -20,7 +20,8 @@ from prune_flags.find.candidates import discover
 from prune_flags.find.estimate import count_folds
 from prune_flags.find.facts import Candidate, Decided, FileFacts, FindResult, Override, Templates
 from prune_flags.find.render import config_toml, evidence, to_json
-from prune_flags.find.run import decide, find, internal_module_names
+from prune_flags.files import internal_module_names
+from prune_flags.find.run import decide, find
 from prune_flags.find.scan import scan_file
 
 __all__ = [

@@ -6,13 +6,13 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import replace
 from pathlib import Path
 
 from prune_flags.config import Config, find_project_root
-from prune_flags.files import discover_python_files
+from prune_flags.files import discover_python_files, internal_module_names
 from prune_flags.find.candidates import discover
 from prune_flags.find.estimate import estimate_all
 from prune_flags.find.facts import SHAPE_KEYS, Decided, FileFacts, FindResult, Override, Templates
@@ -23,17 +23,6 @@ from prune_flags.pool import chunked_map, process_pool
 from prune_flags.report import OVERRIDDEN, Skipped
 
 PARALLEL_MIN_BYTES = 2_000_000  # below this one process parses faster than a pool starts
-
-
-def internal_module_names(files: Iterable[Path], root: Path) -> frozenset[str]:
-    """Every directory and module name in the tree: an import whose first part is one of them
-    comes from the repository."""
-    names: set[str] = set()
-    for path in files:
-        relative = Path(os.path.relpath(path, root))
-        names.update(part for part in relative.parent.parts if part not in ("..", "."))
-        names.add(path.stem)
-    return frozenset(names)
 
 
 def find(

@@ -8,18 +8,9 @@ from collections.abc import Iterable
 from typing import Callable
 
 from prune_flags.index import literal
-from prune_flags.values import UNKNOWN
+from prune_flags.values import UNKNOWN, plain_value
 
 # -- scanning one file -----------------------------------------------------------------------
-
-
-def is_plain(value: object) -> bool:
-    """Values a flag can be fixed at: immutable literals whose repr reads back as themselves."""
-    if isinstance(value, tuple):
-        return all(is_plain(item) for item in value)
-    if isinstance(value, float):
-        return value == value and value not in (float("inf"), float("-inf"))
-    return value is None or isinstance(value, (bool, int, str))
 
 
 def parameter_defaults(args: ast.arguments) -> list[tuple[int | None, ast.arg, ast.expr | None]]:
@@ -49,7 +40,7 @@ def plain_literal(node: ast.expr | None) -> object:
         value = literal(node)
     else:
         return UNKNOWN  # the common case, without literal_eval's exception
-    return value if value is not UNKNOWN and is_plain(value) else UNKNOWN
+    return value if value is not UNKNOWN and plain_value(value) else UNKNOWN
 
 
 def is_field_call(value: ast.expr | None) -> bool:
