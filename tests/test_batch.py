@@ -15,8 +15,11 @@ from typer.testing import CliRunner, Result
 
 from prune_flags.batch.command import batch
 from prune_flags.batch.display import print_table
+from prune_flags.batch.job import commit_message
 from prune_flags.batch.repos import parse_repo_list
 from prune_flags.batch.result import RepoResult
+from prune_flags.config import Config, parse_flag_options
+from prune_flags.report import Change, FileResult, FlagWarning, Refusal, Report
 
 FLAGGED = """\
 class Node:
@@ -151,8 +154,10 @@ def test_fleet_gets_one_pushed_commit_per_flagged_repository_and_a_rerun_redoes_
         message = git(origin, "log", "-1", "--format=%an <%ae>%n%B", BRANCH)
         assert message.startswith("Campaign Bot <bot@example.com>\nRemove stale flag fast\n")
         assert "- fast = False: 4 changes in 1 file" in message
+        assert line["flags"] == {"fast": "pruned"}
     for origin in clean_origins:
         assert branch_head(origin) is None
+        assert lines[origin.name]["flags"] == {"fast": "nowhere"}
     assert "12 repositories: 10 changed, 2 unchanged, 0 failed, 0 skipped" in result.stderr
 
     pushed = {origin.name: branch_head(origin) for origin in flagged_origins}
@@ -482,3 +487,30 @@ def test_a_report_line_with_a_wrong_previous_is_refused(line: dict[str, object],
 def test_a_report_line_without_previous_still_reads() -> None:
     # Reports written before `previous` existed resume as before.
     assert RepoResult.from_json({"repo": "/r/a", "status": "skipped"}).previous is None
+
+
+def test_the_commit_message_says_which_flags_were_left_and_why() -> None:
+    config = Config(flags=tuple(parse_flag_options(["fast=False", "slow=True", "named=1"])))
+    ambiguous = Refusal("slow", "ambiguous", ("a.py:1", "b.py:1"), "slow: not pruned: ...", ("a.slow", "b.slow"))
+    report = Report(
+        flags={"fast": "False", "slow": "True", "named": "1"},
+        files=[FileResult(Path("node.py"), "node.py", "x\n", "", (Change(1, "fast", "removed-field", "..."),))],
+        refused=[ambiguous],
+        warnings=[FlagWarning("named", "nowhere", (), None, "named: appears nowhere in the files in scope")],
+    )
+
+    assert report.verdicts == {"fast": "pruned", "slow": "ambiguous", "named": "nowhere"}
+    body = commit_message(report, config).split("\n\n")[1]
+    assert body == (
+        "- fast = False: 1 change in 1 file\n"
+        "- slow = True: left as it is (ambiguous)\n"
+        "- named = 1: left as it is (nowhere)"
+    )
+
+
+def test_a_report_line_with_flags_not_an_object_of_words_is_refused() -> None:
+    with pytest.raises(ValueError) as raised:
+        RepoResult.from_json({"repo": "/r/a", "status": "changed", "flags": {"fast": 1}})
+    assert str(raised.value) == '"flags" is not an object of flag names and verdicts'
+    line = {"repo": "/r/a", "status": "changed", "flags": {"fast": "pruned"}}
+    assert RepoResult.from_json(line).to_json()["flags"] == {"fast": "pruned"}

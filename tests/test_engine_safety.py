@@ -16,7 +16,7 @@ from typing import Callable
 import pytest
 from typer.testing import CliRunner
 
-from prune_flags import engine
+from prune_flags import deep, engine
 from prune_flags.cli import app
 from prune_flags.config import load_config
 from prune_flags.context import RewriteContext
@@ -288,10 +288,10 @@ def test_a_deep_but_valid_file_that_needs_a_rewrite_is_rewritten(tmp_path: Path)
 def test_a_file_too_deep_even_for_the_big_stack_is_skipped_with_its_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(engine, "DEEP_RECURSION", 1000)
+    monkeypatch.setattr(deep, "DEEP_RECURSION", 1000)
     root = make_tree(tmp_path / "repo", {"deep.py": deep_module(600), "other.py": "FAST = False\nprint(FAST)\n"})
     report = run(root, "FAST=False")
-    assert [(s.display, s.error) for s in report.skipped] == [("deep.py", engine.too_deep("analyse"))]
+    assert [(s.display, s.error) for s in report.skipped] == [("deep.py", deep.too_deep("analyse"))]
     assert new_texts(report) == {"other.py": "print(False)\n"}  # deep.py's FAST is its own
 
 

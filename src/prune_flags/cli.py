@@ -86,7 +86,8 @@ def _run(
     contents: Optional[Mapping[Path, bytes]] = None,
     strict: bool = False,
 ) -> Report:
-    from prune_flags.engine import NoPythonFiles, run  # libcst is imported only once the options are valid
+    from prune_flags.engine import run  # libcst is imported only once the options are valid
+    from prune_flags.repository import NoPythonFiles
 
     targets = list(paths or [Path(".")])
     for target in targets:

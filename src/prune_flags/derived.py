@@ -57,7 +57,8 @@ from prune_flags.shapes import ast_dotted
 from prune_flags.values import UNKNOWN, plain_value, same_value
 
 if TYPE_CHECKING:
-    from prune_flags.engine import _Cascade, _Repository
+    from prune_flags.engine import _Cascade
+    from prune_flags.repository import Repository
 
     Cleanup = Callable[[Config], tuple[Report, _Cascade]]
 
@@ -76,7 +77,7 @@ class Derived:
     cause: str = ""  # the configured flag whose cleanup made it constant
 
 
-def settle(repository: _Repository, config: Config, first: tuple[Report, _Cascade], cleanup: Cleanup) -> Report:
+def settle(repository: Repository, config: Config, first: tuple[Report, _Cascade], cleanup: Cleanup) -> Report:
     """The run's report, with the flags the cleanup derived carried out: run again with them until
     none is new, keeping the last run that is no worse than the first (see the module's doc)."""
     report, cascade = first
@@ -131,7 +132,7 @@ def _credited(report: Report, config: Config, derived: dict[str, Derived]) -> Re
 
 
 def discover(
-    repository: _Repository, config: Config, cascade: _Cascade, known: dict[str, Derived]
+    repository: Repository, config: Config, cascade: _Cascade, known: dict[str, Derived]
 ) -> dict[str, Derived]:
     """The fields and parameters the last run left constant that are not flags yet."""
     fields, calls = [], []  # per changed file: (path, shapes before, shapes after)
@@ -257,7 +258,7 @@ def _shapes(tree: ast.Module, lines: list[tuple[int, int]]) -> tuple[Shapes, Sha
     return fields, calls
 
 
-def _derived_field(repository: _Repository, cascade: _Cascade, name: str) -> Derived | None:
+def _derived_field(repository: Repository, cascade: _Cascade, name: str) -> Derived | None:
     """The field as a flag when every write of it is one literal of its class chain's own and was
     not before the run, every use is that chain's, and nothing outside can see it."""
     if repository.skipped_holding(frozenset([name])):
@@ -305,7 +306,7 @@ def _one(values: list[object]) -> object:
     return values[0]
 
 
-def _plain(repository: _Repository, classes: frozenset[str]) -> bool:
+def _plain(repository: Repository, classes: frozenset[str]) -> bool:
     """Whether the classes, their subclasses and bases are all the repository's own plain classes:
     no decorator, metaclass or keyword, every base defined in the repository (only such a class's
     attributes are all its code sets: a framework's base may set or read them)."""
@@ -336,12 +337,12 @@ def _sets_by_name(node: ast.ClassDef) -> bool:
     return False
 
 
-def _spelt(repository: _Repository, name: str) -> bool:
+def _spelt(repository: Repository, name: str) -> bool:
     """Whether a string spells the name (`__all__`, `getattr(mod, "Runner")`): used where no read shows."""
     return bool(repository.facts(frozenset([name]))[name].string_reads)
 
 
-def _scoped(repository: _Repository, flag: Flag, facts: NameFacts) -> bool:
+def _scoped(repository: Repository, flag: Flag, facts: NameFacts) -> bool:
     """Whether the scoping rules take every use of the name as the flag's or plainly another
     definition's (over the texts as the cleanup left them)."""
     try:
@@ -351,7 +352,7 @@ def _scoped(repository: _Repository, flag: Flag, facts: NameFacts) -> bool:
     return isinstance(scope_flag(repository, flag, scope, facts), dict)
 
 
-def _derived_parameters(repository: _Repository, cascade: _Cascade, callee: str) -> Iterable[Derived]:
+def _derived_parameters(repository: Repository, cascade: _Cascade, callee: str) -> Iterable[Derived]:
     """The parameters without a default of the one function of this name that every call passes
     one literal, which not every call passed before the run."""
     found = _the_function(repository, callee)
@@ -379,7 +380,7 @@ def _derived_parameters(repository: _Repository, cascade: _Cascade, callee: str)
             yield Derived(flag, reason, "removed-argument")
 
 
-def _the_function(repository: _Repository, name: str) -> tuple[Path, str, ast.FunctionDef, bool] | None:
+def _the_function(repository: Repository, name: str) -> tuple[Path, str, ast.FunctionDef, bool] | None:
     """The only definition of the name in the repository, when it is a plain module-level function
     or method of a module-level class (no decorator, no `*args` or `**kwargs`, no dunder): its
     file, qualified name in its module, node and whether it is a method."""
@@ -418,7 +419,7 @@ def _without_default(function: ast.FunctionDef, method: bool) -> dict[str, int |
 
 
 def _passed(
-    repository: _Repository, callee: str, parameters: dict[str, int | None], method: bool, original: bool
+    repository: Repository, callee: str, parameters: dict[str, int | None], method: bool, original: bool
 ) -> dict[str, list[object]]:
     """For each parameter, the literal each call passes it (UNKNOWN for anything else), over the
     texts before or after the run; nothing when the function is used but as the callee of plain

@@ -11,26 +11,11 @@ from __future__ import annotations
 
 import ast
 import os
-import re
-import sys
-import threading
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from prune_flags.config import Config, Flag, find_project_root
-from prune_flags.files import (
-    SourceError,
-    SourceFile,
-    decode_source,
-    discover_python_files,
-    mentions_any,
-    names_in,
-    read_bytes,
-    read_source,
-    remove_stale_temporaries,
-    write_atomic,
-)
+from prune_flags.files import SourceError, SourceFile, mentions_any, names_in, read_source, remove_stale_temporaries, write_atomic
 from prune_flags.helpers import (
     Helper,
     HelperCall,
@@ -44,29 +29,23 @@ from prune_flags.helpers import (
     rebound,
     reexports,
 )
-from prune_flags.index import CallSite, NameFacts, Site, Write, module_level_names, parse_ast, scan, scan_calls
+from prune_flags.index import NameFacts, Site, Write, module_level_names, parse_ast
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags.defaults import empty_dict_is_default
 from prune_flags.library import KeywordPlace, LibraryDefault, LibraryKeywords, library_keywords, repository_names
 from prune_flags.derived import settle
 from prune_flags import warm
 from prune_flags.pool import process_pool
-from prune_flags.shapes import Template, ast_dotted, parse_template, parse_writer, spellings, module_strings
-from prune_flags.report import OVERRIDDEN, REMOVED_TEST, Change, FileResult, FlagWarning, Refusal, Report, Skipped
+from prune_flags.shapes import ast_dotted
+from prune_flags.report import OVERRIDDEN, REMOVED_TEST, Change, FileResult, FlagWarning, Report, Skipped
 from prune_flags.unmatched import appearances, unmatched
-from prune_flags.pinned import TestPlan, is_test_path
-from prune_flags.plumbing import Plumbing, plumbing, trees_naming
-from prune_flags.scoping import HOOKS, Foreign, droppable_hooks, string_named, foreign_spans, owner_spans, qualified, with_subclasses, without_foreign
-from prune_flags.verdicts import (
-    ambiguous_names,
-    ambiguous_parameters,
-    conflicts,
-    pinning_plan,
-    read_as_objects,
-    scope_refusals,
-    still_written,
-    writes_to_go,
-)
+from prune_flags.pinned import is_test_path
+from prune_flags.plumbing import trees_naming
+from prune_flags.scoping import HOOKS, droppable_hooks, owner_spans, qualified, with_subclasses
+from prune_flags.deep import deeply, too_deep
+from prune_flags.model import Model, build, resolve_flags
+from prune_flags.repository import Progress, Repository, load
+from prune_flags.verdicts import read_as_objects, still_written
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -74,251 +53,8 @@ if TYPE_CHECKING:
     from prune_flags.formatting import BlackSettings
 
 
-_FEW_NAMES = 16  # lookups answered by reading every file's bytes before the files' words are indexed
-_BYTE_WORD = re.compile(rb"\w+")
-
-
-@dataclass
-class _Repository:
-    """The files in scope: their bytes, their texts (decoded only for files that mention a name
-    the run asks about), their current texts once rewritten, and the `ast` trees parsed so far."""
-
-    cwd: Path
-    writers: tuple[Template, ...] = ()  # the config's writer templates: calls that write flags
-    accessors: tuple[Template, ...] = ()  # the config's accessor templates: expressions that read flags
-    option_calls: tuple[str, ...] = ()  # the config's wrappers of add_argument: they define options
-    flag_constants: dict[str, str] = field(default_factory=dict)  # see name_constants
-    raw: dict[Path, bytes] = field(default_factory=dict)
-    sources: dict[Path, SourceFile] = field(default_factory=dict)
-    rewritten: dict[Path, str] = field(default_factory=dict)
-    skipped: dict[Path, str] = field(default_factory=dict)
-    # Scoped flags: per file, the classes and functions where the name is another definition's;
-    # the index leaves out what is in them (see scoping).
-    foreign: dict[str, Foreign] = field(default_factory=dict)
-    _trees: dict[tuple[Path, str], ast.Module] = field(default_factory=dict)
-    _candidate_cache: dict[frozenset[str], list[Path]] = field(default_factory=dict)
-    _word_files: dict[bytes, list[Path]] | None = None  # each word of the files' bytes -> the files
-
-    def display(self, path: Path) -> str:
-        return Path(os.path.relpath(path, self.cwd)).as_posix()
-
-    def source(self, path: Path) -> SourceFile | None:
-        """The decoded file, decoding it on first need; None (and skipped) when it cannot be."""
-        if path not in self.sources and path not in self.skipped:
-            try:
-                self.sources[path] = decode_source(path, self.raw[path])
-            except SourceError as err:
-                self.skipped[path] = str(err)
-        return self.sources.get(path)
-
-    def text(self, path: Path, original: bool = False) -> str:
-        source = self.sources[path]
-        return source.text if original else self.rewritten.get(path, source.text)
-
-    def _candidates(self, names: frozenset[str]) -> list[Path]:
-        """Files whose bytes contain one of the names: the only ones worth decoding; and rewritten
-        files whose text came to name one (a helper's call inlined as `CHANNEL`, with its import)."""
-        if names not in self._candidate_cache:
-            holding = set().union(*(self._files_with(word) for name in names for word in spellings(name)))
-            self._candidate_cache[names] = [path for path in self.raw if path in holding]
-        cached = self._candidate_cache[names]
-        gained = [path for path, text in self.rewritten.items() if path not in cached and mentions_any(text, names)]
-        return [path for path in cached + gained if path not in self.skipped and self.source(path)]
-
-    def _files_with(self, name: str) -> list[Path]:
-        """The files holding a name. The first few lookups read every file's bytes; past that,
-        every file's words are indexed once, so that thousands of names (many flags,
-        or the fields a big cascade kills) cost a lookup each, not a pass over the tree each."""
-        key = frozenset([name])
-        if key not in self._candidate_cache:
-            if self._word_files is None and len(self._candidate_cache) > _FEW_NAMES:
-                self._word_files = {}
-                for path, data in self.raw.items():
-                    for word in set(_BYTE_WORD.findall(data)):
-                        self._word_files.setdefault(word, []).append(path)
-            needle = name.encode()
-            if self._word_files is not None and name.isidentifier() and name.isascii():
-                self._candidate_cache[key] = self._word_files.get(needle, [])
-            else:
-                self._candidate_cache[key] = [path for path, data in self.raw.items() if needle in data]
-        return self._candidate_cache[key]
-
-    def by_display(self) -> dict[str, Path]:
-        """Decoded files, and skipped ones (the index reads them too), by the path it names them with."""
-        return {self.display(path): path for path in [*self.sources, *self.skipped]}
-
-    def mentioning(self, names: frozenset[str], original: bool = False) -> list[Path]:
-        if not names:
-            return []
-        return [path for path in self._candidates(names) if mentions_any(self.text(path, original), names)]
-
-    def mentioning_write(self, name: str) -> bool:
-        """Whether any file has text that may assign `name` as an attribute or class attribute, or
-        define it as a private method (a public one is never removed)."""
-        word = re.escape(name)
-        pattern = re.compile(
-            rf"(\.|^[ \t]+){word}\s*(:[^=\n]*)?([-+*/%&|^@]|//|>>|<<|\*\*)?=(?!=)|\bdel\b.*\.{word}\b"
-            rf"|[\"']{word}[\"']" + (rf"|\b(def|class)\s+{word}\b" if name.startswith("_") else ""),
-            re.M,
-        )
-        return any(pattern.search(self.text(path)) for path in self._candidates(frozenset([name])))
-
-    def name_constants(self, flags: frozenset[str]) -> tuple[dict[str, str], frozenset[str]]:
-        """Module constants that hold a flag's name (`EXPRESS = "express-shipping"`): an accessor
-        or a writer call may name the flag through them, from any module that imports them (see
-        shapes.FlagNames). Also those among them that another module binds to another string:
-        a use of one may be the flag's (the index counts it) or not (no pass acts on it).
-        Without accessors or writers, none is looked for."""
-        if not (self.accessors or self.writers):
-            return {}, frozenset()
-        found: dict[str, str] = {}
-        for path in self.mentioning(flags):
-            tree = self.tree(path, self.text(path))
-            constants = module_strings(tree) if tree is not None else {}
-            found.update((name, value) for name, value in constants.items() if value is not None and value in flags)
-        ambiguous = set()
-        for path in self.mentioning(frozenset(found)):
-            tree = self.tree(path, self.text(path))
-            constants = module_strings(tree) if tree is not None else {}
-            ambiguous.update(name for name, value in constants.items() if name in found and found[name] != value)
-        return found, frozenset(ambiguous)
-
-    def defines(self, name: str) -> bool:
-        """Whether a function or class of this name is defined in the files in scope."""
-        pattern = re.compile(rf"\b(def|class)\s+{re.escape(name)}\b")
-        return any(pattern.search(self.text(path)) for path in self._candidates(frozenset([name])))
-
-    def calls(self, callees: frozenset[str]) -> list[CallSite]:
-        found: list[CallSite] = []
-        for path in self.mentioning(callees):
-            tree = self.tree(path, self.text(path))
-            if tree is not None:
-                found += scan_calls(tree, self.display(path), callees)
-        return found
-
-    def tree(self, path: Path, text: str) -> ast.Module | None:
-        key = (path, text)
-        if key not in self._trees:
-            try:
-                self._trees[key] = deeply(parse_ast, text)
-            except SyntaxError as err:
-                self.skipped[path] = f"does not parse: {err.msg} (line {err.lineno})"
-                return None
-            except RecursionError:
-                self.skipped[path] = too_deep("parse")
-                return None
-            if len(self._trees) > TREE_CACHE:  # trees of a big tree do not all fit in memory at once
-                del self._trees[next(iter(self._trees))]
-        return self._trees[key]
-
-    def facts(self, names: frozenset[str], original: bool = False) -> dict[str, NameFacts]:
-        merged: dict[str, NameFacts] = {name: NameFacts() for name in names}
-        constants = {constant: name for constant, name in self.flag_constants.items() if name in names}
-        for path in self.mentioning(names | frozenset(constants), original):
-            for name, facts in (self.scanned(path, self.text(path, original), names) or {}).items():
-                merged[name].merge(facts)
-        for path in self.skipped_holding(names):  # found skipped by the loop above too
-            for name, facts in self._skipped_reads(path, names).items():
-                merged[name].merge(facts)
-        return merged
-
-    def scanned(self, path: Path, text: str, names: frozenset[str]) -> dict[str, NameFacts] | None:
-        """The facts about `names` in one text of a file; None, and the file skipped, when it does
-        not parse or nests too deeply to walk."""
-        tree = self.tree(path, text)
-        if tree is None:
-            return None
-        display = self.display(path)
-        try:
-            found = deeply(
-                scan, tree, display, names, self.writers, self.accessors, text, self.flag_constants, self.option_calls
-            )
-        except RecursionError:
-            self.skipped[path] = too_deep("analyse")
-            return None
-        for name, facts in found.items():
-            if owners := self.foreign.get(name, {}).get(display):
-                found[name] = without_foreign(facts, foreign_spans(tree, owners))
-        return found
-
-    def skipped_holding(self, names: frozenset[str]) -> list[Path]:
-        """Skipped files whose bytes hold one of the names."""
-        if not self.skipped or not names:
-            return []
-        holding = set().union(*(self._files_with(name) for name in names))
-        return [path for path in self.skipped if path in holding]
-
-    def skipped_displays(self) -> frozenset[str]:
-        return frozenset(self.display(path) for path in self.skipped)
-
-    def _skipped_reads(self, path: Path, names: frozenset[str]) -> dict[str, NameFacts]:
-        """What a skipped file reads of `names`, in its original text: it runs as it is, so what it
-        reads must stay defined. A file `ast` parses is scanned, its asserts being plain reads (they
-        do not go with what they check); in one that does not, each place naming a name reads it.
-        A bare name that the file binds at its top level is its own, not another module's."""
-        source = self.sources.get(path)
-        text = source.text if source is not None else self.raw[path].decode("utf-8", "replace")
-        display = self.display(path)
-        try:
-            shapes = (self.writers, self.accessors)
-            found = deeply(scan, deeply(parse_ast, text), display, names, *shapes, text, {}, self.option_calls)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return {name: _mentions(text, name, display) for name in names_in(text, names)}
-        for facts in found.values():
-            facts.attribute_reads += [read.site for read in facts.assert_reads]
-            facts.assert_reads = []
-            if any(write.kind in ("module", "module-def", "global") for write in facts.writes):
-                facts.name_reads = []
-        return found
-
-
-def _mentions(text: str, name: str, display: str) -> NameFacts:
-    """The reads of `name` in a text `ast` cannot parse: every place it is spelt, but for bare
-    ones (not `.name`) when the file binds it at its top level (`name = ...`, `def name`)."""
-    word = re.escape(name)
-    own = re.search(rf"^((def|class)\s+{word}\b|{word}\s*(:[^=\n]*)?=(?!=))", text, re.M) is not None
-    reads = []
-    for match in re.finditer(rf"(?<!\w){word}(?!\w)", text):
-        if not own or text[max(0, match.start() - 80) : match.start()].rstrip().endswith("."):
-            reads.append(Site(display, text.count("\n", 0, match.start()) + 1))
-    return NameFacts(string_reads=sorted(set(reads), key=lambda site: site.line))
-
-
-class NoPythonFiles(Exception):
-    """The paths hold no Python file in scope: most likely the wrong directory, so it is said."""
-
-
-Progress = Callable[[int, int], None]  # (files read, files in scope)
-TREE_CACHE = 512  # parsed files kept between index queries
 Task = TypeVar("Task")
 Outcome = TypeVar("Outcome")
-
-
-def load(
-    paths: Sequence[Path],
-    config: Config,
-    cwd: Path,
-    project_root: Path,
-    progress: Progress | None = None,
-    contents: Mapping[Path, bytes] | None = None,
-) -> _Repository:
-    repository = _Repository(
-        cwd,
-        tuple(parse_writer(pattern) for pattern in config.writers),
-        tuple(parse_template(pattern) for pattern in config.accessors),
-        option_calls=config.option_calls,
-    )
-    files = discover_python_files(paths, project_root, config.exclude)
-    if not files:
-        raise NoPythonFiles(", ".join(str(path) for path in paths))
-    for done, path in enumerate(files, 1):
-        if progress is not None:
-            progress(done, len(files))
-        try:
-            repository.raw[path] = contents[path] if contents and path in contents else read_bytes(path)
-        except SourceError as err:
-            repository.skipped[path] = str(err)
-    return repository
 
 
 def run(
@@ -338,41 +74,12 @@ def run(
     return settle(repository, config, first, lambda more: _cleanup(repository, more, project_root, jobs))
 
 
-def _cleanup(repository: _Repository, config: Config, project_root: Path, jobs: int | None) -> tuple[Report, _Cascade]:
+def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: int | None) -> tuple[Report, _Cascade]:
     """One cleanup of the loaded files with the config's flags, and the cascade that did it."""
-    flags = [
-        replace(flag, name=flag.key, scope="") if string_named(repository, flag, bool(config.accessors)) else flag
-        for flag in config.flags
-    ]
-    config = replace(config, flags=tuple(flags))
+    config = resolve_flags(repository, config)
     report = Report(flags={flag.name: flag.source for flag in config.flags})
     flag_names = frozenset(flag.name for flag in config.flags)
-    repository.flag_constants, ambiguous = repository.name_constants(flag_names)
-    flag_facts = repository.facts(flag_names)
-    report.refused += scope_refusals(repository, config.flags, flag_facts)
-    if repository.foreign:
-        flag_facts = repository.facts(flag_names)  # without what is other definitions'
-    plumbings = {flag.name: plumbing(repository, flag, flag_facts[flag.name], config.strict) for flag in config.flags}
-    tests = pinning_plan(repository, config, flag_facts, plumbings)
-    # A flag read as an object that something also gives another value (`USE_X = Flag(...)`) is
-    # refused as read as an object: what the user must do is declare how it is read.
-    conflicting = conflicts(repository, config.flags, tests.without_handled(flag_facts), plumbings, config.strict)
-    report.refused += read_as_objects({name: flag_facts[name] for name in conflicting})
-    for name, sites in conflicting.items():
-        if not flag_facts[name].object_reads:
-            message = f"{name}: not pruned: it is given another value at {', '.join(sites)}"
-            if config.strict:
-                message += " (strict: a flag given another value is refused)"
-            report.refused.append(Refusal(name, "another-value", tuple(site.split(" ")[0] for site in sites), message))
-    if not config.strict:
-        refused = {refusal.flag for refusal in report.refused}
-        deciding = [flag for flag in config.flags if flag.name not in conflicting and flag.name not in refused]
-        report.refused += ambiguous_names(repository, deciding, flag_facts)
-        named = {refusal.flag for refusal in report.refused}
-        report.refused += ambiguous_parameters([flag for flag in deciding if flag.name not in named], plumbings)
-    # Other flags read as objects are tried: a fold may take every such read with the dead code
-    # (`callable(self.namer)` with namer = None); a read left after the cleanup refuses the flag.
-    tried_as_objects = frozenset(name for name in flag_names - frozenset(conflicting) if flag_facts[name].object_reads)
+    model = build(repository, config)
     library = _library_keywords(repository, flag_names, config, project_root) if config.library_keywords else LibraryKeywords()
     workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1))
     try:
@@ -382,34 +89,26 @@ def _cleanup(repository: _Repository, config: Config, project_root: Path, jobs: 
         # this ends.
         while True:
             repository.rewritten.clear()
-            refused = frozenset(refusal.flag for refusal in report.refused)
-            active = {flag.name: flag for flag in config.flags if flag.name not in refused}
-            flag_owners = {name: plumbings[name].owners for name in active}
-            cascade = _Cascade(repository, config, active, flag_owners, workers)
-            constants = repository.flag_constants
-            cascade.name_constants = {c: name for c, name in constants.items() if name in active and c not in ambiguous}
-            cascade.option_flags = {name: flag_facts[name].option_strings for name in active if flag_facts[name].is_option}
-            cascade.option_arities = {name: flag_facts[name].option_arity for name in cascade.option_flags}
-            cascade.tests = tests
-            cascade.plumbings = {name: plumbings[name] for name in active}
+            cascade = _Cascade(repository, config, model, workers)
+            active = cascade.flags
             cascade.library_keywords = library.files
             cascade.run()
             if cascade.unsettled:
                 continue
             # (named at their lines in the original texts, which are the ones the report speaks of)
-            left = repository.facts(tried_as_objects & frozenset(active))
-            still_objects = {name: flag_facts[name] for name, facts in left.items() if facts.object_reads}
+            left = repository.facts(frozenset(name for name in active if model.flags[name].tried_as_object))
+            still_objects = {name: model.flags[name].facts for name, found in left.items() if found.object_reads}
             if still_objects:
-                report.refused += read_as_objects(still_objects)
+                model = model.refusing(read_as_objects(still_objects))
                 continue
             # A flag whose writes of another value were to go but that something still reads
             # (a skipped file, a kept statement) would keep them: its reads would disagree with
             # its definitions; so would a write the rewrite could not remove. Such a flag is
             # refused as before the config became the decision.
-            to_go = {name: writes_to_go(flag, flag_facts, plumbings, tests, cascade.unread(flag)) for name, flag in active.items()}
+            to_go = {name: model.writes_to_go(name, cascade.unread(flag)) for name, flag in active.items()}
             undecided = [flag for flag in active.values() if to_go[flag.name] and not cascade.decided(flag, to_go[flag.name])]
             if undecided:
-                report.refused += [still_written(flag, to_go[flag.name]) for flag in undecided]
+                model = model.refusing(still_written(flag, to_go[flag.name]) for flag in undecided)
                 continue
             edited = {
                 path: (source, rewritten.text)
@@ -430,6 +129,7 @@ def _cleanup(repository: _Repository, config: Config, project_root: Path, jobs: 
             repository.skipped.update(problems)
     finally:
         workers.close()
+    report.refused = list(model.refused)
     for path, text in finished.items():
         source = repository.sources[path]
         report.files.append(
@@ -445,7 +145,7 @@ def _cleanup(repository: _Repository, config: Config, project_root: Path, jobs: 
     return report, cascade
 
 
-def _library_keywords(repository: _Repository, flags: frozenset[str], config: Config, root: Path) -> LibraryKeywords:
+def _library_keywords(repository: Repository, flags: frozenset[str], config: Config, root: Path) -> LibraryKeywords:
     """The keywords at library calls that may go (library.py): one probe for the whole run."""
     trees = [
         (path, tree)
@@ -456,7 +156,7 @@ def _library_keywords(repository: _Repository, flags: frozenset[str], config: Co
     return library_keywords(trees, flags, names, root, config.library_python)
 
 
-def _unmatched(repository: _Repository, flags: Sequence[Flag], report: Report) -> list[FlagWarning]:
+def _unmatched(repository: Repository, flags: Sequence[Flag], report: Report) -> list[FlagWarning]:
     """A warning for each flag the run neither changed anything of nor refused: nothing of it was
     in a form the tool acts on, so the config likely misses how it is read (see unmatched)."""
     acted = {refusal.flag for refusal in report.refused}
@@ -516,26 +216,22 @@ def _finish(black: BlackSettings | None, source: SourceFile, text: str) -> str:
 class _Cascade:
     """Inline, fold and prune until no name loses its last reader."""
 
-    def __init__(
-        self,
-        repository: _Repository,
-        config: Config,
-        flags: dict[str, Flag],
-        flag_owners: dict[str, frozenset[str]],
-        workers: Workers,
-    ) -> None:
+    def __init__(self, repository: Repository, config: Config, model: Model, workers: Workers) -> None:
         self.repository = repository
         self.workers = workers
-        self.flag_owners = flag_owners
-        self.name_constants: dict[str, str] = {}
-        self.option_flags: dict[str, frozenset[str]] = {}  # flags a command-line option defines -> its strings
-        self.option_arities: dict[str, int | None] = {}  # ... -> the words it takes after them (None: not known)
+        self.flags = model.pruned
+        self.flag_owners = {name: model.flags[name].plumbing.owners for name in self.flags}
+        self.plumbings = {name: model.flags[name].plumbing for name in self.flags}  # parameters, calls passing them
+        self.tests = model.tests  # what becomes of the tests that write a flag
+        self.name_constants = {constant: name for constant, name in model.name_constants.items() if name in self.flags}
+        facts = {name: model.flags[name].facts for name in self.flags}
+        # Flags a command-line option defines -> its strings, and the words it takes after them
+        # (None: not known).
+        self.option_flags = {name: facts[name].option_strings for name in self.flags if facts[name].is_option}
+        self.option_arities = {name: facts[name].option_arity for name in self.option_flags}
         self._empty_defaults: dict[tuple[str, str], bool] = {}  # (callee, keyword) -> see _emptiable_keywords
-        self.tests = TestPlan()  # what becomes of the tests that write a flag
-        self.plumbings: dict[str, Plumbing] = {}  # each flag's parameters and the calls passing them
         self.library_keywords: dict[Path, dict[KeywordPlace, LibraryDefault]] = {}  # see library.py
         self.config = config
-        self.flags = flags
         self.dead: dict[str, Death] = {}
         # Where each dead name that is not a flag is written or asserted on, in the original texts:
         # elsewhere the word is another thing (`output_grads` a parameter where `self.output_grads`
@@ -1164,49 +860,6 @@ class Workers:
 # concatenated strings, a long chain of `+`), which Python itself compiles, is walked again in a
 # thread of its own with room for this many frames: 512 MiB of stack, about 17 KiB a frame, more
 # than a frame of LibCST or of the `ast` parser in C takes, so the limit is met before the stack ends.
-DEEP_RECURSION = 30_000
-DEEP_STACK = 512 * 1024 * 1024
-Result = TypeVar("Result")
-
-
-def deeply(function: Callable[..., Result], *args: object) -> Result:
-    """`function(*args)`; if it runs out of recursion, once more in a thread with a big stack and a
-    high recursion limit (the limit is the process's: restored after; the caller waits, so nothing
-    else recurses meanwhile). A RecursionError there too is the caller's to report."""
-    try:
-        return function(*args)
-    except RecursionError:
-        pass
-    outcome: list[tuple[bool, object]] = []
-
-    def target() -> None:
-        try:
-            outcome.append((True, function(*args)))
-        except BaseException as error:  # handed to the caller's thread
-            outcome.append((False, error))
-
-    limit, size = sys.getrecursionlimit(), threading.stack_size()
-    try:
-        sys.setrecursionlimit(max(limit, DEEP_RECURSION))
-        threading.stack_size(DEEP_STACK)
-        thread = threading.Thread(target=target, name="prune-flags-deep")
-        thread.start()
-        thread.join()
-    except (RuntimeError, ValueError, MemoryError):  # no thread with such a stack here
-        raise RecursionError("no thread with a big enough stack") from None
-    finally:
-        sys.setrecursionlimit(limit)
-        threading.stack_size(size)
-    succeeded, value = outcome[0]
-    if not succeeded:
-        raise value  # type: ignore[misc]
-    return value  # type: ignore[return-value]
-
-
-def too_deep(what: str) -> str:
-    return f"nests too deeply to {what}, even with a raised recursion limit; left untouched"
-
-
 def _brief(error: Exception) -> str:
     """An unexpected error in one line: its type and the start of its message."""
     first = str(error).strip().split("\n", 1)[0]

@@ -17,7 +17,7 @@ from prune_flags.shapes import ast_dotted
 from prune_flags.values import UNKNOWN, same_value
 
 if TYPE_CHECKING:
-    from prune_flags.engine import _Repository
+    from prune_flags.repository import Repository
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class Plumbing:
 _FLAG_NODE = ("", "")  # the flag's own definitions, among the functions a chain of calls links
 
 
-def plumbing(repository: _Repository, flag: Flag, facts: NameFacts, strict: bool = False) -> Plumbing:
+def plumbing(repository: Repository, flag: Flag, facts: NameFacts, strict: bool = False) -> Plumbing:
     """The flag's parameters and the calls that pass them. Under strict, a parameter is the flag
     when it defaults to the configured value, as before the config became the decision; otherwise
     when a chain of calls links it to the flag (see _linked_parameters), whatever its default, and
@@ -90,7 +90,7 @@ def _other_values(flag: Flag, writes: list[Write], functions: frozenset[tuple[st
 
 
 def _keywords_to_go(
-    repository: _Repository, flag: Flag, facts: NameFacts, owners: frozenset[str], unchecked: frozenset[str]
+    repository: Repository, flag: Flag, facts: NameFacts, owners: frozenset[str], unchecked: frozenset[str]
 ) -> list[Write]:
     """The keywords that go with a flag parameter (or field): at a call of an owner, without side
     effects. A function or constructor is matched by its last name: every definition of that name
@@ -109,7 +109,7 @@ def _keywords_to_go(
 
 
 def _linked_parameters(
-    repository: _Repository, flag: Flag, facts: NameFacts, parameters: list[Write]
+    repository: Repository, flag: Flag, facts: NameFacts, parameters: list[Write]
 ) -> tuple[list[Write], list[Write]]:
     """The parameters of the flag's name that are the flag, and those that may or may not be.
 
@@ -180,7 +180,7 @@ class _KeywordLanding:
     hands its **kwargs on, in those of the functions it hands them to (at any depth); through
     `super().__init__`, in the constructors of the enclosing class's bases."""
 
-    def __init__(self, repository: _Repository, binding: frozenset[str]) -> None:
+    def __init__(self, repository: Repository, binding: frozenset[str]) -> None:
         self.repository = repository
         self.binding = binding  # callees that have a parameter of the name: the keyword stops there
         self._forwards: dict[str, frozenset[str] | None] = {}
@@ -208,7 +208,7 @@ class _KeywordLanding:
 
 
 def _keyword_forwarders(
-    repository: _Repository, facts: NameFacts, owners: frozenset[str], binding: set[str]
+    repository: Repository, facts: NameFacts, owners: frozenset[str], binding: set[str]
 ) -> frozenset[str]:
     """Functions a flag keyword is passed to that hand their **kwargs on only to owners, at any
     depth (`_apply(x, compact_ids=True)` with `def _apply(self, x, **kwargs): return
@@ -227,14 +227,14 @@ def _keyword_forwarders(
     return frozenset(found)
 
 
-def trees_naming(repository: _Repository, name: str) -> list[ast.Module]:
+def trees_naming(repository: Repository, name: str) -> list[ast.Module]:
     """The trees of the files that mention a name."""
     trees = [repository.tree(path, repository.text(path)) for path in repository.mentioning(frozenset([name]))]
     return [tree for tree in trees if tree is not None]
 
 
 def _positional_passes(
-    repository: _Repository, flag: Flag, parameters: list[Write], strict: bool
+    repository: Repository, flag: Flag, parameters: list[Write], strict: bool
 ) -> tuple[list[str], list[Write], dict[str, tuple[int, bool]]]:
     """Calls that fill a flag parameter by position, and whether that argument can go with the
     parameter: when it is the call's last positional argument, nothing starred after it, or when
@@ -273,7 +273,7 @@ def _positional_passes(
     return problems, arguments, positions
 
 
-def _subclass_passes(repository: _Repository, parameter: Write) -> list[str]:
+def _subclass_passes(repository: Repository, parameter: Write) -> list[str]:
     """Calls that fill a base's constructor parameter by position through a subclass (`Quick(x,
     False)` with `Node.__init__(self, x, fast=False)`, when Quick inherits that `__init__`) or
     from a subclass's own `__init__` (`super().__init__(x, False)`): no argument of them goes."""
@@ -326,7 +326,7 @@ def _fills_at(call: CallSite, parameter: Write) -> bool:
 _UNSEEN = 1 << 20  # arguments forwarders that call each other in a cycle may pass on
 
 
-def _forwarded(repository: _Repository, calls: list[CallSite], strict: bool) -> dict[str, int]:
+def _forwarded(repository: Repository, calls: list[CallSite], strict: bool) -> dict[str, int]:
     """For each function forwarding its `*args` in one of the calls, how many positional arguments
     its callers may put into them: what they pass beyond its own positional parameters (a method's
     self implied through an attribute), and what a caller forwarding its own `*args` may put
@@ -362,7 +362,7 @@ def _forwarded(repository: _Repository, calls: list[CallSite], strict: bool) -> 
     return {name: spill(name, frozenset()) for name in list(signatures)}
 
 
-def positional_fields(repository: _Repository, facts: NameFacts) -> list[str]:
+def positional_fields(repository: Repository, facts: NameFacts) -> list[str]:
     """Calls that fill a flag's field by position (`Options(3, False)` of a dataclass or a
     NamedTuple, or of a subclass): removing the field would shift them onto the next one."""
     problems = []

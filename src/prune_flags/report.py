@@ -11,6 +11,7 @@ from typing import Sequence
 
 OVERRIDDEN = "overridden"  # the action of a removed write that gave a flag another value
 REMOVED_TEST = "removed-test"  # the action of a deleted test that existed only to exercise another value
+PRUNED = "pruned"  # a flag's verdict when nothing refused it (Report.verdicts)
 _SHOWN_VALUE = 60  # characters of an overridden value's source shown in its reason
 
 
@@ -107,6 +108,14 @@ class Report:
     def conflicts(self) -> list[str]:
         """Each refused flag's message."""
         return [refusal.message for refusal in self.refused]
+
+    @property
+    def verdicts(self) -> dict[str, str]:
+        """Each flag's outcome in one word, in the config's order: why it was refused (its first
+        refusal's word), else why nothing of it matched (its warning's), else `pruned`."""
+        words = {warning.flag: warning.why for warning in self.warnings}
+        words.update((refusal.flag, refusal.why) for refusal in reversed(self.refused))
+        return {name: words.get(name, PRUNED) for name in self.flags}
 
     @property
     def changed_files(self) -> list[FileResult]:

@@ -24,7 +24,7 @@ from prune_flags.report import Refusal
 from prune_flags.shapes import ast_dotted
 
 if TYPE_CHECKING:
-    from prune_flags.engine import _Repository
+    from prune_flags.repository import Repository
 
 HOME, FOREIGN, UNKNOWN = "home", "foreign", "unknown"
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -59,7 +59,7 @@ class Scope:
     parameter: bool = False
 
 
-def string_named(repository: _Repository, flag: Flag, accessors: bool) -> bool:
+def string_named(repository: Repository, flag: Flag, accessors: bool) -> bool:
     """Whether a dotted key is a flag's string name (`"cart.page_size"`, which an accessor reads),
     not a qualified key: with accessors, a key whose first part names no module in scope."""
     first = flag.scope.split(".")[0]
@@ -67,7 +67,7 @@ def string_named(repository: _Repository, flag: Flag, accessors: bool) -> bool:
     return accessors and bool(flag.scope) and not any(first in module.split(".") for module in modules)
 
 
-def resolve(repository: _Repository, flag: Flag) -> Scope:
+def resolve(repository: Repository, flag: Flag) -> Scope:
     """Where a qualified key's definition lives, or a ConfigError naming the key when its module,
     class, function or parameter does not exist. A class attribute or module constant may be gone
     (a run before removed it): the flag is then read where it is still read, as any flag whose
@@ -134,7 +134,7 @@ def definitions(name: str, facts: NameFacts) -> tuple[dict[str, list[Site]], dic
     return found, classes
 
 
-def unrelated(repository: _Repository, keys: list[str], classes: Mapping[str, str]) -> list[set[str]]:
+def unrelated(repository: Repository, keys: list[str], classes: Mapping[str, str]) -> list[set[str]]:
     """The definitions grouped by what links them: a class's attribute is one with its ancestors'
     (a subclass overrides it), through the chain of bases the repository's class statements spell
     (by the bases' last names); siblings under a base that does not define it are not linked, nor
@@ -159,7 +159,7 @@ def unrelated(repository: _Repository, keys: list[str], classes: Mapping[str, st
     return list(groups.values())
 
 
-def class_bases(repository: _Repository, names: frozenset[str]) -> dict[str, set[str]]:
+def class_bases(repository: Repository, names: frozenset[str]) -> dict[str, set[str]]:
     """The bases' last names of each class named (every class statement of that name in the
     files in scope), and of their bases in turn, as far as the repository defines them."""
     bases: dict[str, set[str]] = {}
@@ -176,7 +176,7 @@ def class_bases(repository: _Repository, names: frozenset[str]) -> dict[str, set
     return bases
 
 
-def with_subclasses(repository: _Repository, names: frozenset[str]) -> frozenset[str]:
+def with_subclasses(repository: Repository, names: frozenset[str]) -> frozenset[str]:
     """Classes' names and those of the classes the repository derives from them, at any depth
     (by the bases' last names)."""
     found, frontier = set(names), set(names)
@@ -197,7 +197,7 @@ HOOKS = ("__post_init__", "__del__")  # methods only the runtime calls: emptied,
 
 
 def droppable_hooks(
-    repository: _Repository, tree: ast.Module, folding: Callable[[ast.FunctionDef | ast.AsyncFunctionDef], bool]
+    repository: Repository, tree: ast.Module, folding: Callable[[ast.FunctionDef | ast.AsyncFunctionDef], bool]
 ) -> frozenset[str]:
     """The hooks of a module's classes (`Config.__post_init__`, by dotted path) whose method may go
     once its body folds away: nothing in the repository names the hook but its definitions (no
@@ -224,7 +224,7 @@ def droppable_hooks(
     return frozenset(found)
 
 
-def _hook_named_elsewhere(repository: _Repository, hook: str, through_super: bool) -> bool:
+def _hook_named_elsewhere(repository: Repository, hook: str, through_super: bool) -> bool:
     """Whether any file names the hook other than by defining it: a call, a string, a store;
     a call through `super()` only when `through_super` (a class derived from the hook's may make it)."""
     for path in repository.mentioning(frozenset([hook])):
@@ -247,7 +247,7 @@ def _of_super(node: ast.Attribute) -> bool:
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super"
 
 
-def _inherits(repository: _Repository, node: ast.ClassDef, hook: str) -> bool:
+def _inherits(repository: Repository, node: ast.ClassDef, hook: str) -> bool:
     """Whether an ancestor of the class may define the hook: one the repository does not define
     (or not by a plain name) may; one that does defines it in its body."""
     seen: set[str] = set()
@@ -341,7 +341,7 @@ def all_sites(facts: NameFacts) -> list[Site]:
 Foreign = dict[str, frozenset[str]]  # display path -> the dotted paths of the owners a flag is foreign in
 
 
-def scope_flag(repository: _Repository, flag: Flag, scope: Scope, facts: NameFacts) -> Foreign | Refusal:
+def scope_flag(repository: Repository, flag: Flag, scope: Scope, facts: NameFacts) -> Foreign | Refusal:
     """Where a scoped flag's name is another definition's; or, when a place could be either's,
     the refusal naming it."""
     verdicts = _verdicts(repository, flag, scope, facts)
@@ -371,7 +371,7 @@ def _homes_in(verdicts: Mapping[tuple[str, str], Mapping[str, set[int]]], path: 
 
 
 def _verdicts(
-    repository: _Repository, flag: Flag, scope: Scope, facts: NameFacts
+    repository: Repository, flag: Flag, scope: Scope, facts: NameFacts
 ) -> dict[tuple[str, str], dict[str, set[int]]]:
     """For each (file, innermost class or function, "" at module level) where the name is used:
     the lines where it is the flag's, another definition's, or could be either's."""
@@ -402,7 +402,7 @@ def _verdicts(
 class _Judge:
     """Whose a use of the name at one line is, by the kind of definition the key scopes."""
 
-    def __init__(self, repository: _Repository, flag: Flag, scope: Scope, facts: NameFacts) -> None:
+    def __init__(self, repository: Repository, flag: Flag, scope: Scope, facts: NameFacts) -> None:
         self.flag, self.scope = flag, scope
         keys, classes = definitions(flag.name, facts)
         if scope.owner and not scope.parameter:

@@ -19,7 +19,7 @@ from prune_flags.unmatched import lookups_with_effects
 from prune_flags.values import UNKNOWN, same_value
 
 if TYPE_CHECKING:
-    from prune_flags.engine import _Repository
+    from prune_flags.repository import Repository
 
 
 def overridable(write: Write) -> bool:
@@ -43,7 +43,7 @@ def overridden(flag: Flag, facts: NameFacts) -> list[Write]:
 
 
 def conflicts(
-    repository: _Repository,
+    repository: Repository,
     flags: Sequence[Flag],
     facts: dict[str, NameFacts],
     plumbings: Mapping[str, Plumbing],
@@ -79,7 +79,7 @@ def conflicts(
 
 
 def pinning_plan(
-    repository: _Repository, config: Config, facts: Mapping[str, NameFacts], plumbings: Mapping[str, Plumbing]
+    repository: Repository, config: Config, facts: Mapping[str, NameFacts], plumbings: Mapping[str, Plumbing]
 ) -> TestPlan:
     """What becomes of the tests that write a flag (see pinned.py): planned over the original
     texts of the test files holding such writes. Under strict, nothing (each is a conflict)."""
@@ -121,19 +121,6 @@ def _carries(write: Write, pipes: Plumbing) -> bool:
     return carried and (write.kind != "keyword" or write.owner in pipes.owners)
 
 
-def writes_to_go(
-    flag: Flag, facts: Mapping[str, NameFacts], plumbings: Mapping[str, Plumbing], tests: TestPlan, unread: bool
-) -> list[Write]:
-    """What must go for the config's value to be all the code says of a flag: its overridden
-    writes and arguments, and the tests' writes the tests pass removes (each once); once nothing
-    reads it, also every argument and parameter passing it that the rewrite removes (one left
-    behind would pass it to a parameter that went)."""
-    pipes = plumbings[flag.name]
-    writes = overridden(flag, facts[flag.name]) + tests.writes(flag.name, facts[flag.name]) + list(pipes.overridden)
-    writes += list(pipes.removed) if unread else []
-    return list({id(write): write for write in writes}.values())
-
-
 def still_written(flag: Flag, writes: list[Write]) -> Refusal:
     """The refusal of a flag whose writes (see _to_go) did not all go: those giving it another
     value, and the arguments and parameters passing it."""
@@ -154,7 +141,7 @@ def _gives_another_value(flag: Flag, write: Write) -> bool:
     return not same_value(write.value, flag.value)
 
 
-def ambiguous_names(repository: _Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]) -> list[Refusal]:
+def ambiguous_names(repository: Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]) -> list[Refusal]:
     """Flags whose writes of another value would go while unrelated definitions carry the name:
     a module constant in two modules, or attributes of two classes that no chain of bases in the
     repository links. A write or read of it may be either's, so none is guessed: the flag is
@@ -216,9 +203,9 @@ def ambiguous_parameters(flags: Sequence[Flag], plumbings: Mapping[str, Plumbing
     return found
 
 
-def scope_refusals(repository: _Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]) -> list[Refusal]:
+def scope_refusals(repository: Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]) -> list[Refusal]:
     """Scoped flags (qualified keys): where their names are other definitions' (kept from the
-    index from now on, see _Repository.scanned), or the refusal of one still ambiguous. A key that
+    index from now on, see Repository.scanned), or the refusal of one still ambiguous. A key that
     names nothing is a config error (raised)."""
     refused = []
     for flag in flags:

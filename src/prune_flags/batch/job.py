@@ -21,7 +21,7 @@ from prune_flags.batch.repo_config import config_for
 from prune_flags.batch.repos import RepoSpec
 from prune_flags.batch.result import DONE, RepoResult
 from prune_flags.config import Config, ConfigError
-from prune_flags.report import Report, render_diff
+from prune_flags.report import PRUNED, Report, render_diff
 
 
 class RepoError(Exception):
@@ -106,6 +106,7 @@ class _Job:
         from prune_flags.engine import run  # libcst only where repositories are processed
 
         report = run(config_for(self.campaign.config, self.clone), [self.clone], self.clone)
+        result = replace(result, flags=report.verdicts)
         if self.campaign.dry_run:
             return self._write_patch(report, result)
         return self._commit(report, result)
@@ -238,9 +239,12 @@ def commit_message(report: Report, config: Config) -> str:
         for change in result.changes:
             changes[change.flag] += 1
             files.setdefault(change.flag, set()).add(result.display)
+    verdicts = report.verdicts
     lines = [
         f"- {flag.name} = {flag.source}: {_count(changes[flag.name], 'change')} "
         f"in {_count(len(files[flag.name]), 'file')}"
+        if verdicts.get(flag.name, PRUNED) == PRUNED
+        else f"- {flag.name} = {flag.source}: left as it is ({verdicts[flag.name]})"
         for flag in config.flags
     ]
     body = "\n".join(lines)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Literal, Mapping, get_args
 
 Status = Literal["changed", "unchanged", "failed", "skipped"]
@@ -31,6 +31,9 @@ class RepoResult:
     # that a rerun's report still says what became of it; None for the others, and for a line
     # written before this field existed.
     previous: Status | None = None
+    # Each flag's verdict in this repository (Report.verdicts): `pruned`, or why it was refused
+    # or left as it is; empty for a failed repository, and for a line written before this field.
+    flags: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
         line = asdict(self)
@@ -59,6 +62,9 @@ class RepoResult:
         if not isinstance(warnings, list):
             raise ValueError('"warnings" is not a list')
         values["warnings"] = tuple(str(warning) for warning in warnings)
+        flags = values.get("flags", {})
+        if not isinstance(flags, dict) or not all(isinstance(word, str) for word in flags.values()):
+            raise ValueError('"flags" is not an object of flag names and verdicts')
         return cls(**values)  # type: ignore[arg-type]
 
     def skipped(self) -> RepoResult:

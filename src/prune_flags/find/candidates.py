@@ -17,12 +17,12 @@ from prune_flags.find.facts import (
     FileFacts,
     Override,
 )
-from prune_flags.find.merge import Repository
+from prune_flags.find.merge import ScannedRepository
 from prune_flags.scoping import qualified
 from prune_flags.values import same_value
 
 
-class Candidates(Repository):
+class Candidates(ScannedRepository):
     """The merged facts, judged name by name."""
 
     # -- what can give a name another value ---------------------------------------------------

@@ -18,7 +18,7 @@ SAFE_BASES = frozenset(
 
 
 @dataclass
-class Repository:
+class ScannedRepository:
     """Every file's facts merged by name."""
 
     internal_modules: frozenset[str]

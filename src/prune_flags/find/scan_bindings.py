@@ -27,7 +27,7 @@ class Bindings(ScanState):
         """`use_x = config.bool_state(name="app_use_x", default=False)` at module level: a flag
         object's definition at its literal `default=` (find proposes no other value; none without
         a literal default). Whether it is a flag is decided by the repository: read only through
-        the accessors, by its identifier (see Repository.object_holds). A string in the call
+        the accessors, by its identifier (see Candidates.object_holds). A string in the call
         that spells the name is its registration, no write of it."""
         target, call = node.targets[0], node.value
         if not (
