@@ -12,13 +12,11 @@ from typing import Callable, Iterator, List, Mapping, Optional
 import typer
 
 from prune_flags.config import ConfigError, load_config
+from prune_flags.exits import EXIT_CHANGES, EXIT_SKIPPED, usage_error, use_color
 from prune_flags.batch.command import batch
 from prune_flags.find_command import find
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, Report, explain_lines, render_diff
 
-EXIT_CHANGES = 1
-EXIT_USAGE = 2
-EXIT_SKIPPED = 123
 
 app = typer.Typer(
     add_completion=False,
@@ -54,26 +52,15 @@ StrictOption = typer.Option(
 PROGRESS_THRESHOLD = 200  # files: below this a run is too quick for a bar
 
 
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"prune-flags: error: {message}", err=True)
-    return typer.Exit(EXIT_USAGE)
-
-
-def _use_color(color: Optional[bool]) -> bool:
-    if color is not None:
-        return color
-    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
-
-
 def _check_report(report_file: Optional[Path]) -> None:
     """A report that cannot be written is a usage error found before any file is touched."""
     if report_file is None:
         return
     folder = report_file.parent if str(report_file.parent) else Path(".")
     if not folder.is_dir():
-        raise _fail(f"{report_file}: --report: no directory {folder} to write it in")
+        raise usage_error(f"{report_file}: --report: no directory {folder} to write it in")
     if not os.access(folder, os.W_OK) or (report_file.exists() and not os.access(report_file, os.W_OK)):
-        raise _fail(f"{report_file}: --report: not writable")
+        raise usage_error(f"{report_file}: --report: not writable")
 
 
 def _run(
@@ -92,15 +79,15 @@ def _run(
     targets = list(paths or [Path(".")])
     for target in targets:
         if not target.exists():
-            raise _fail(f"{target}: no such file or directory")
+            raise usage_error(f"{target}: no such file or directory")
     if config_file is not None and config_file.is_dir():
-        raise _fail(f"{config_file}: --config: is a directory; give the TOML file itself")
+        raise usage_error(f"{config_file}: --config: is a directory; give the TOML file itself")
     if config_file is not None and not config_file.is_file():
-        raise _fail(f"{config_file}: --config: no such file")
+        raise usage_error(f"{config_file}: --config: no such file")
     try:
         config = load_config(targets, config_file, flags or [])
     except ConfigError as err:
-        raise _fail(str(err)) from None
+        raise usage_error(str(err)) from None
     if no_format:
         config = replace(config, format="none")
     if strict:
@@ -111,9 +98,9 @@ def _run(
         with _progress_bar() as progress:
             return run(config, targets, Path.cwd(), progress, jobs, contents)
     except NoPythonFiles as err:
-        raise _fail(f"{err}: no Python files to clean up (none found, or all excluded by .gitignore or exclude)")
+        raise usage_error(f"{err}: no Python files to clean up (none found, or all excluded by .gitignore or exclude)")
     except ConfigError as err:  # a qualified key that names nothing among the files
-        raise _fail(str(err)) from None
+        raise usage_error(str(err)) from None
 
 
 @contextlib.contextmanager
@@ -192,7 +179,7 @@ def diff(
     _check_report(report)
     result = _run(paths, config, flag, no_format, quiet, jobs, strict=strict)
     sys.stdout.flush()
-    sys.stdout.buffer.write(render_diff(result.changed_files, color=_use_color(color)))
+    sys.stdout.buffer.write(render_diff(result.changed_files, color=use_color(color)))
     sys.stdout.buffer.flush()
     code = _finish(result, report, explain, quiet)
     raise typer.Exit(code or (EXIT_CHANGES if result.changed_files else 0))

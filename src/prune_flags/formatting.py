@@ -27,6 +27,7 @@ if sys.version_info >= (3, 11):
 else:
     import tomli as tomllib
 
+from prune_flags.index import merged_spans
 from prune_flags.precommit import CONFIG_NAME, Hook, hooks
 
 if TYPE_CHECKING:
@@ -374,7 +375,7 @@ def touched_line_ranges(old: str, new: str) -> list[tuple[int, int]]:
     changed, points = _edits(_split_lines(old), _split_lines(new))
     if not points:
         return changed
-    return _merged(changed + _statements_across(new, points))
+    return merged_spans(changed + _statements_across(new, points), gap=1)
 
 
 def changed_line_ranges(old: str, new: str) -> list[tuple[int, int]]:
@@ -437,17 +438,6 @@ def _statements_across(text: str, points: list[int]) -> list[tuple[int, int]]:
 _BETWEEN_STATEMENTS = frozenset(
     (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
 )
-
-
-def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Sorted ranges with those that overlap or touch joined."""
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(ranges):
-        if merged and start <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return merged
 
 
 def _split_lines(text: str) -> list[str]:

@@ -1014,6 +1014,19 @@ def statement_spans(body: list[ast.stmt]) -> list[tuple[int, int, ast.stmt]]:
     return [(first_line(statement), statement.end_lineno or statement.lineno, statement) for statement in body]
 
 
+def merged_spans(spans: Iterable[tuple[int, int]], gap: int = 0) -> list[tuple[int, int]]:
+    """Line spans, sorted, with those that share a line (or are at most `gap` lines apart)
+    joined: statements either nest or follow one another, but two simple ones may share a line
+    (`a = 1; b = 2`); ranges that touch are joined with a gap of 1."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1] + gap:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def first_line(statement: ast.stmt) -> int:
     """A statement's first line, its decorators included."""
     decorators = getattr(statement, "decorator_list", None)

@@ -22,15 +22,7 @@ from prune_flags.batch.repos import RefusedLine, RepoSpec, read_repo_list
 from prune_flags.batch.result import RepoResult
 from prune_flags.batch.state import ReportLog, StateError, load_results
 from prune_flags.config import ConfigError, load_config
-
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-
-
-def _usage(message: str) -> typer.Exit:
-    typer.echo(f"prune-flags: error: {message}", err=True)
-    return typer.Exit(EXIT_USAGE)
-
+from prune_flags.exits import EXIT_FAILED, usage_error
 
 def run_batch(
     repos: Path,
@@ -59,7 +51,7 @@ def run_batch(
         executor_context = open_executor(executor, workers, scheduler) if specs else None
         results = _run(campaign, specs, refused, previous, report_file, executor_context)
     except ExecutorError as err:
-        raise _usage(str(err)) from None
+        raise usage_error(str(err)) from None
     print_table(results)
     counts: Counter[str] = Counter(result.status for result in results)
     typer.echo(f"{len(results)} repositories: {count_line(counts)}", err=True)
@@ -107,30 +99,30 @@ def _prepare(
 ) -> tuple[Campaign, list[RepoSpec], list[RefusedLine]]:
     """The campaign and the list, or a usage error (exit 2) before any repository is touched."""
     if scheduler is not None and executor is not ExecutorKind.dask:
-        raise _usage("--scheduler needs --executor dask")
+        raise usage_error("--scheduler needs --executor dask")
     if push and dry_run:
-        raise _usage("--push and --dry-run exclude each other: a dry run commits nothing to push")
+        raise usage_error("--push and --dry-run exclude each other: a dry run commits nothing to push")
     if not is_branch_name(branch):
-        raise _usage(f"--branch {branch!r} is not a valid git branch name")
+        raise usage_error(f"--branch {branch!r} is not a valid git branch name")
     if message is not None and not message.strip():
-        raise _usage("--message is empty; git refuses an empty commit message")
+        raise usage_error("--message is empty; git refuses an empty commit message")
     if not config.is_file():
-        raise _usage(f"{config}: --config: no such file")
+        raise usage_error(f"{config}: --config: no such file")
     try:
         campaign_config = load_config([], config)
     except ConfigError as err:
-        raise _usage(str(err)) from None
+        raise usage_error(str(err)) from None
     try:
         specs, refused = read_repo_list(repos)
     except OSError as err:
-        raise _usage(f"{repos}: --repos: cannot read: {err.strerror or err}") from None
+        raise usage_error(f"{repos}: --repos: cannot read: {err.strerror or err}") from None
     except UnicodeDecodeError as err:
-        raise _usage(f"{repos}: --repos: not UTF-8 at byte {err.start}") from None
+        raise usage_error(f"{repos}: --repos: not UTF-8 at byte {err.start}") from None
     absolute_workdir = Path(os.path.abspath(workdir))
     try:
         absolute_workdir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise _usage(f"{workdir}: --workdir: cannot create: {err.strerror or err}") from None
+        raise usage_error(f"{workdir}: --workdir: cannot create: {err.strerror or err}") from None
     campaign = Campaign(
         config=campaign_config,
         workdir=absolute_workdir,
@@ -147,4 +139,4 @@ def _previous(report_file: Path) -> dict[str, RepoResult]:
     try:
         return load_results(report_file)
     except StateError as err:
-        raise _usage(f"--report: {err}") from None
+        raise usage_error(f"--report: {err}") from None

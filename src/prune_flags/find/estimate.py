@@ -19,7 +19,7 @@ from prune_flags.find.syntax import (
     parameter_defaults,
     plain_literal,
 )
-from prune_flags.index import module_level_names, template_read
+from prune_flags.index import merged_spans, module_level_names, template_read
 from prune_flags.pool import chunked_map
 from prune_flags.shapes import Template, ast_unfold
 from prune_flags.values import UNKNOWN, same_value
@@ -347,7 +347,7 @@ def _span_trees(
     None if one does not parse alone. Runs a few lines apart are parsed as one, lines between
     included (whole statements too, or the headers of those around the next run)."""
     trees = []
-    for start, end in _merged(spans, gap=_SPAN_GAP):
+    for start, end in merged_spans(spans, gap=_SPAN_GAP):
         chunk = lines[start - 1 : end]
         indented = chunk[0][:1] in (" ", "\t")
         try:
@@ -363,19 +363,6 @@ def _span_trees(
 
 
 _SPAN_GAP = 20  # lines between two runs that are parsed with them rather than apart
-
-
-def _merged(spans: Iterable[tuple[int, int]], gap: int = 0) -> list[tuple[int, int]]:
-    """Line spans with those that share a line (or are at most `gap` lines apart) joined:
-    statements either nest or follow one another, but two simple ones may share a line
-    (`a = 1; b = 2`)."""
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1] + gap:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return merged
 
 
 _CountTask = tuple[

@@ -18,7 +18,7 @@ from prune_flags.constants import constant_value
 from prune_flags.docstrings import without_parameter
 from prune_flags.passes.body import BodyEditor, without_element
 from prune_flags.passes.prune import _overrode
-from prune_flags.passes.scopes import all_params, flag_parameters, linked_flags
+from prune_flags.passes.scopes import all_params, flag_parameters, linked_flags, mentions
 from prune_flags.report import OVERRIDDEN
 from prune_flags.values import same_value
 
@@ -117,41 +117,18 @@ def _holds(value: cst.BaseExpression, flag: Flag) -> bool:
     return same_value(constant_value(value), flag.value)
 
 
-class _Mentions(cst.CSTVisitor):
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.found = False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.found = self.found or node.value == self.name
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # a keyword's name is not a use of the variable
-        return False
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)  # nor is an attribute's
-        return False
-
-
-def _mentions(node: cst.CSTNode, name: str) -> bool:
-    visitor = _Mentions(name)
-    node.visit(visitor)
-    return visitor.found
-
-
 def _bound_before_read(function: cst.FunctionDef, name: str) -> bool:
     """Whether the parameter can go: the body no longer uses the name, or first binds it
     unconditionally (`use_cache = model.supports_cache()`) before anything reads it."""
     statements = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
     for statement in statements:
-        if not _mentions(statement, name):
+        if name not in mentions(statement).names:
             continue
         if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
             small = statement.body[0]
             if isinstance(small, cst.Assign) and len(small.targets) == 1:
                 target = small.targets[0].target
-                return isinstance(target, cst.Name) and target.value == name and not _mentions(small.value, name)
+                return isinstance(target, cst.Name) and target.value == name and name not in mentions(small.value).names
         return False
     return True
 

@@ -168,7 +168,7 @@ Lookup = Callable[[cst.BaseExpression], "Carried | None"]  # what a lookup by na
 _ESCAPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Del, cst.Global, cst.Nonlocal)
 
 
-class _Mentions(cst.CSTVisitor):
+class Mentions(cst.CSTVisitor):
     """The names a statement mentions (read, bound or deleted), and those it mentions inside a
     nested function, class or lambda, deletes, or declares global or nonlocal (another scope's
     code may bind them, a call away): a local carrying a flag may be none of those."""
@@ -202,10 +202,10 @@ class _Mentions(cst.CSTVisitor):
         super().on_leave(original_node)
 
 
-def _mentions(node: cst.CSTNode) -> _Mentions:
-    mentions = _Mentions()
-    node.visit(mentions)
-    return mentions
+def mentions(node: cst.CSTNode) -> Mentions:
+    found = Mentions()
+    node.visit(found)
+    return found
 
 
 def _carried_value(
@@ -251,7 +251,7 @@ def flag_locals(
         return {}  # the common case, decided without walking the body
     counter = _StoreCounter()
     function.body.visit(counter)
-    escaping = _mentions(function.body).escaping | {p.name.value for p in all_params(function)}
+    escaping = mentions(function.body).escaping | {p.name.value for p in all_params(function)}
     carried: dict[str, Carried] = {}
     seen: set[str] = set()  # the names mentioned so far, in source order
     for statement in function.body.body:
@@ -260,9 +260,9 @@ def flag_locals(
             if target is not None and counter.counts.get(target) == 1 and target not in escaping | seen:
                 assert isinstance(small, cst.Assign)
                 value = _carried_value(small.value, flags, names, carried, lookup)
-                if value is not None and target not in _mentions(small.value).names:
+                if value is not None and target not in mentions(small.value).names:
                     carried[target] = value
-            seen |= _mentions(small).names
+            seen |= mentions(small).names
     return carried
 
 
