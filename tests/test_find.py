@@ -553,9 +553,16 @@ def test_parameter_reads_are_counted_inside_its_function_only(tmp_path: Path) ->
     flag = found(tmp_path)["html"]
     # The read in other() is a global of that name (undefined here), not the parameter.
     assert (flag.reads, flag.condition_reads, flag.branches, flag.lines) == (1, 1, 1, 2)
-    # With a module-level `html`, that is the flag; the parameter of another default is a local.
+    # With a module-level `html`, find's own rules take that as the flag (the parameter of
+    # another default a local), but apply cannot tell whether the parameter is the flag, as no
+    # call links it: it would refuse the name as ambiguous, so find holds it back.
     write_tree(tmp_path, {"render.py": module + "html = None\n"})
-    assert found(tmp_path)["html"].kinds == ("module-constant",)
+    assert discovered(tmp_path)["html"].kinds == ("module-constant",)
+    result = find([tmp_path], tmp_path, jobs=1)
+    assert result.candidates == ()
+    assert [(refusal.flag, refusal.why, refusal.scope_with) for refusal in result.held_back] == [
+        ("html", "ambiguous", ("render.render.html",))
+    ]
 
 
 def test_parameter_config_out_then_apply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -958,6 +965,42 @@ AMBIGUOUS = {
     "car.py": "class Car:\n    fast = True\n\n    def go(self):\n        return 2 if self.fast else 1\n",
     "engine.py": "class Engine:\n    fast = False\n\n    def run(self):\n        if self.fast:\n            return 1\n        return 0\n",
 }
+
+
+PASSED_TO_KWARGS = {
+    "engine.py": (
+        "class Engine:\n    def __init__(self):\n        self.fast = False\n\n"
+        "    def go(self):\n        if self.fast:\n            return 1\n        return 2\n\n\n"
+        "def helper(x, **options):\n    return x\n\n\nhelper(1, fast=False)\n"
+    ),
+}
+
+
+def test_a_name_apply_would_refuse_is_held_back_with_applys_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`fast` holds one literal everywhere, so find's own rules propose it; but it is also passed
+    to a function of the repository that does not take it as the flag, so the model of a flag
+    (the one apply plans from) refuses it: find holds it back, says why as apply does, lists the
+    refusal under `held_back`, and exits 0 (nobody named it)."""
+    write_tree(tmp_path, PASSED_TO_KWARGS)
+    monkeypatch.chdir(tmp_path)
+    assert list(discovered(tmp_path)) == ["fast"]  # find's own rules alone
+    applied = CliRunner().invoke(
+        prune_flags_app, ["diff", "--flag", "fast=False", "--report", "apply.json", "."], catch_exceptions=False
+    )
+    assert applied.exit_code == 123
+    message = next(line for line in applied.stderr.splitlines() if "fast: not pruned" in line)
+
+    result = CliRunner().invoke(find_app(), ["find"], catch_exceptions=False)
+    assert (result.exit_code, result.stdout) == (0, "lines  branches  reads  name  value  defined at\n")
+    assert result.stderr == (
+        message.replace("prune-flags: ", "prune-flags: not proposed, as apply would refuse it: ")
+        + "\n0 candidates in 1 files; 1 name held back\n"
+    )
+    report = json.loads(CliRunner().invoke(find_app(), ["find", "--json"], catch_exceptions=False).stdout)
+    assert report["candidates"] == []
+    assert report["held_back"] == json.loads((tmp_path / "apply.json").read_text())["refused"]
 
 
 def test_a_named_flag_apply_refuses_is_refused_with_applys_words(

@@ -25,12 +25,11 @@ from prune_flags.config import (
     parse_flag_options,
     parse_table,
 )
+from prune_flags.exits import EXIT_SKIPPED, usage_error, use_color
 
 if TYPE_CHECKING:
     from prune_flags.find import Candidate, FindResult
 
-EXIT_USAGE = 2
-EXIT_SKIPPED = 123
 HEADER = ("lines", "branches", "reads", "name", "value", "defined at")
 
 PathsArgument = typer.Argument(
@@ -98,7 +97,9 @@ def find(
     Flags you name (in the config's flags table, or with --flag) are decided as apply decides
     them, by the cleanup's own run: listed at your value with the writes of another value apply
     would override, "(named; overrides path:line)", or refused with apply's message (stderr,
-    and `refused` in the JSON). Names nobody named are proposed by find's own, stricter rules.
+    and `refused` in the JSON). Names nobody named are proposed by find's own, stricter rules,
+    and only where apply would prune them: one the model of a flag refuses is held back, with
+    apply's message (stderr, and `held_back` in the JSON).
 
     Example: prune-flags find --config-out stale.toml megatron/ && prune-flags diff --config stale.toml megatron/
     """
@@ -107,18 +108,18 @@ def find(
     if no_format:
         settings = replace(settings, format="none")
     if jobs is not None and jobs < 1:
-        raise _fail(f"-j/--jobs: expected a positive number, got {jobs}")
+        raise usage_error(f"-j/--jobs: expected a positive number, got {jobs}")
     # Imported here, as cli.py imports the engine: LibCST loads only once the options are valid.
     from prune_flags.find import config_toml, find as find_candidates, to_json
 
     try:
         result = find_candidates(targets, Path.cwd(), settings, jobs, exact)
     except ConfigError as err:  # a qualified key that names nothing among the files
-        raise _fail(str(err)) from None
+        raise usage_error(str(err)) from None
     if json_output:
         typer.echo(json.dumps(to_json(result), indent=2))
     else:
-        typer.echo(render_table(result.candidates, _use_color(color)), nl=False)
+        typer.echo(render_table(result.candidates, use_color(color)), nl=False)
     if report is not None:
         report.write_text(json.dumps(to_json(result), indent=2) + "\n", encoding="utf-8")
     if config_out is not None:
@@ -126,19 +127,14 @@ def find(
     raise typer.Exit(_finish(result))
 
 
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"prune-flags: error: {message}", err=True)
-    return typer.Exit(EXIT_USAGE)
-
-
 def _settings(targets: List[Path], config_file: Optional[Path], flag_options: List[str]) -> Config:
     """The keys apply would use (exclude, format, keep_asserts, ...), found as apply finds them,
     with the flags named there and by --flag, none being required."""
     for target in targets:
         if not target.exists():
-            raise _fail(f"{target}: no such file or directory")
+            raise usage_error(f"{target}: no such file or directory")
     if config_file is not None and not config_file.is_file():
-        raise _fail(f"{config_file}: --config: no such file")
+        raise usage_error(f"{config_file}: --config: no such file")
     start = Path(os.path.abspath(targets[0]))
     start = start if start.is_dir() else start.parent
     root = find_project_root(start)
@@ -155,15 +151,9 @@ def _settings(targets: List[Path], config_file: Optional[Path], flag_options: Li
         settings = parse_table(found[1], found[0]) if found else Config(flags=(), root=root)
         return apply_overrides(settings, overrides, required=False)
     except ConfigError as err:
-        raise _fail(str(err)) from None
+        raise usage_error(str(err)) from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-        raise _fail(f"{config_file}: {err}") from None
-
-
-def _use_color(color: Optional[bool]) -> bool:
-    if color is not None:
-        return color
-    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        raise usage_error(f"{config_file}: {err}") from None
 
 
 def render_table(candidates: tuple[Candidate, ...], color: bool = False) -> str:
@@ -203,6 +193,8 @@ def _finish(result: FindResult) -> int:
     """Refused named flags and skipped files on stderr, as apply names them, and a summary line."""
     for refusal in result.refused:
         typer.echo(f"prune-flags: {refusal.message}", err=True)
+    for refusal in result.held_back:
+        typer.echo(f"prune-flags: not proposed, as apply would refuse it: {refusal.message}", err=True)
     for skipped in result.skipped:
         typer.echo(f"prune-flags: skipped {skipped.display}: {skipped.error}", err=True)
     count = len(result.candidates)
@@ -212,6 +204,9 @@ def _finish(result: FindResult) -> int:
     refused = len({refusal.flag for refusal in result.refused})
     if refused:
         summary += f"; {refused} named flag{'s' if refused != 1 else ''} refused"
+    held = len({refusal.flag for refusal in result.held_back})
+    if held:
+        summary += f"; {held} name{'s' if held != 1 else ''} held back"
     if count and not result.exact:
         summary += "; counted from the folds alone, at least what the cleanup does (--exact: the cleanup's own counts)"
     typer.echo(summary, err=True)

@@ -162,6 +162,8 @@ class FindResult:
     exact: bool = False  # counted by the engine, cascade included; else folds counted from the tree
     named: tuple[Flag, ...] = ()  # the flags the user named (config and --flag)
     refused: tuple[Refusal, ...] = ()  # those of them apply refuses, as its report says
+    # Names find's own rules found that the model of a flag refuses: apply would leave them.
+    held_back: tuple[Refusal, ...] = ()
     # The config's keys that say how flags are read, written and declared as options: the
     # config written keeps them, or apply would not see the flags it lists.
     shapes: tuple[tuple[str, tuple[str, ...]], ...] = ()

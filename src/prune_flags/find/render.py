@@ -9,7 +9,8 @@ from prune_flags.find.facts import Candidate, FindResult
 
 def to_json(result: FindResult) -> dict[str, object]:
     """The candidates with their evidence; named flags say so, with the writes they override;
-    `flags` (each key named, with its value) and `refused` as in apply's report."""
+    `flags` (each key named, with its value) and `refused` as in apply's report; `held_back`, the
+    names find's rules found that apply would refuse, in the same form."""
     return {
         "version": 1,
         "files": result.files,
@@ -37,6 +38,7 @@ def to_json(result: FindResult) -> dict[str, object]:
         ],
         "skipped": [{"path": s.display, "error": s.error} for s in result.skipped],
         "refused": [refusal.to_json() for refusal in result.refused],
+        "held_back": [refusal.to_json() for refusal in result.held_back],
     }
 
 

@@ -15,6 +15,7 @@ from prune_flags.config import Config, find_project_root
 from prune_flags.files import discover_python_files, internal_module_names
 from prune_flags.find.candidates import discover
 from prune_flags.find.estimate import estimate_all
+from prune_flags.find.judge import pruned_by_model
 from prune_flags.find.facts import SHAPE_KEYS, Decided, FileFacts, FindResult, Override, Templates
 from prune_flags.find.measure import MeasureIndex, measure, measure_all
 from prune_flags.find.scan import collector_paused, scan_file
@@ -55,7 +56,7 @@ def find(
     )
     with pool_context as pool, collector_paused():
         all_facts = _scan_all(pool, files, displays, internal, exact, templates)
-        candidates = list(discover(all_facts, internal, decided))
+        candidates, held_back = pruned_by_model(discover(all_facts, internal, decided), settings, paths, cwd)
         counted = [] if exact else estimate_all(candidates, files, all_facts, pool, templates)
     if exact:
         index = _measure_index(files, all_facts, {c.name for c in candidates})
@@ -74,6 +75,7 @@ def find(
         exact=exact,
         named=settings.flags,
         refused=decided.refused,
+        held_back=held_back,
         shapes=tuple(
             (key, tuple(getattr(settings, key))) for key in SHAPE_KEYS if getattr(settings, key)
         ),
