@@ -37,14 +37,15 @@ import builtins
 import difflib
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
+from prune_flags.ancestry import DECORATED, KEYWORDS, UNDEFINED, UNNAMED_BASE, ancestry, class_statements
 from prune_flags.config import Config, ConfigError, Flag
 from prune_flags.index import ITSELF, NameFacts, literal
 from prune_flags.report import OVERRIDDEN, Report
 from prune_flags.scoping import (
-    class_bases,
     definitions,
     owner_spans,
     qualified,
@@ -311,17 +312,12 @@ def _plain(repository: Repository, classes: frozenset[str]) -> bool:
     no decorator, metaclass or keyword, every base defined in the repository (only such a class's
     attributes are all its code sets: a framework's base may set or read them)."""
     family = with_subclasses(repository, classes)
-    bases = class_bases(repository, family)
-    family |= frozenset(base for found in bases.values() for base in found if base != "object")
-    seen = set()
-    for path in repository.mentioning(family):
-        tree = repository.tree(path, repository.text(path))
-        for node in ast.walk(tree) if tree is not None else ():
-            if isinstance(node, ast.ClassDef) and node.name in family:
-                if node.decorator_list or node.keywords or _sets_by_name(node):
-                    return False
-                seen.add(node.name)
-    return seen == family
+    # Every step looked up before the answer, as the answer needs when it is yes.
+    steps = list(ancestry(sorted(family), partial(class_statements, repository)))
+    return not any(
+        step.flaws & {UNDEFINED, DECORATED, KEYWORDS, UNNAMED_BASE} or any(_sets_by_name(node) for node in step.definitions)
+        for step in steps
+    )
 
 
 def _sets_by_name(node: ast.ClassDef) -> bool:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from prune_flags.ancestry import ancestry
 from prune_flags.index import NameFacts, is_string_statement, parameter_names
 from prune_flags.shapes import ast_dotted
 from prune_flags.values import FIELD_CONSTRUCTORS, PURE_BUILTINS
@@ -564,19 +565,10 @@ def _ancestry(cls: str, classes: Callable[[str], list[tuple[str, ast.ClassDef | 
     """The class and every class it derives from, when the repository defines each, once, plainly
     (see method_reach); None otherwise."""
     found: list[ast.ClassDef] = []
-    seen: set[str] = set()
-    frontier = [cls]
-    while frontier:
-        current = frontier.pop()
-        if current == "object" or current in seen:
-            continue
-        seen.add(current)
-        definitions = classes(current)
-        node = definitions[0][1] if len(definitions) == 1 else None
-        if node is None or node.keywords or node.decorator_list or not all(isinstance(base, ast.Name) for base in node.bases):
+    for step in ancestry([cls], lambda name: [node for _, node in classes(name)]):
+        if step.flaws:
             return None
-        found.append(node)
-        frontier += [base.id for base in node.bases]  # type: ignore[attr-defined]  (plain names)
+        found += step.definitions
     return found
 
 

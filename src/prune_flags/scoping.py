@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Callable, Mapping, NoReturn
 
+from prune_flags.ancestry import DOTTED_BASE, KEYWORDS, UNDEFINED, ancestry, base_name, class_statements, flaws
 from prune_flags.config import ConfigError, Flag
 from prune_flags.index import ITSELF, NameFacts, Site, first_line, nested_blocks
 from prune_flags.report import Refusal
@@ -162,18 +164,8 @@ def unrelated(repository: Repository, keys: list[str], classes: Mapping[str, str
 def class_bases(repository: Repository, names: frozenset[str]) -> dict[str, set[str]]:
     """The bases' last names of each class named (every class statement of that name in the
     files in scope), and of their bases in turn, as far as the repository defines them."""
-    bases: dict[str, set[str]] = {}
-    wanted = set(names)
-    while missing := frozenset(wanted - bases.keys()):
-        for name in missing:
-            bases[name] = set()
-        for path in repository.mentioning(missing):
-            tree = repository.tree(path, repository.text(path))
-            for node in ast.walk(tree) if tree is not None else ():
-                if isinstance(node, ast.ClassDef) and node.name in missing:
-                    bases[node.name].update(ast_dotted(base).rsplit(".", 1)[-1] for base in node.bases)
-        wanted |= {base for found in bases.values() for base in found if base and base != "object"}
-    return bases
+    steps = ancestry(sorted(names), partial(class_statements, repository))
+    return {step.name: {base_name(base) for node in step.definitions for base in node.bases} for step in steps}
 
 
 def with_subclasses(repository: Repository, names: frozenset[str]) -> frozenset[str]:
@@ -186,7 +178,7 @@ def with_subclasses(repository: Repository, names: frozenset[str]) -> frozenset[
             tree = repository.tree(path, repository.text(path))
             for node in ast.walk(tree) if tree is not None else ():
                 if isinstance(node, ast.ClassDef) and node.name not in found:
-                    if any(ast_dotted(base).rsplit(".", 1)[-1] in frontier for base in node.bases):
+                    if any(base_name(base) in frontier for base in node.bases):
                         derived.add(node.name)
         found |= derived
         frontier = derived
@@ -248,35 +240,21 @@ def _of_super(node: ast.Attribute) -> bool:
 
 
 def _inherits(repository: Repository, node: ast.ClassDef, hook: str) -> bool:
-    """Whether an ancestor of the class may define the hook: one the repository does not define
-    (or not by a plain name) may; one that does defines it in its body."""
-    seen: set[str] = set()
-    frontier = list(node.bases)
-    if node.keywords:
-        return True  # a metaclass may hand the class anything
-    while frontier:
-        base = frontier.pop()
-        if not isinstance(base, ast.Name):
-            return True  # `module.Base`, `Generic[T]`: not followed
-        if base.id == "object" or base.id in seen:
-            continue
-        seen.add(base.id)
-        definitions = [
-            found
-            for path in repository.mentioning(frozenset([base.id]))
-            for found in ast.walk(repository.tree(path, repository.text(path)) or ast.Module(body=[], type_ignores=[]))
-            if isinstance(found, ast.ClassDef) and found.name == base.id
-        ]
-        if not definitions:
-            return True
-        for definition in definitions:
-            if definition.keywords or any(
-                isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign, ast.AnnAssign)) and hook in _bound(s)
-                for s in definition.body
-            ):
-                return True
-            frontier.extend(definition.bases)
-    return False
+    """Whether an ancestor of the class may define the hook: one the repository does not define,
+    or gives a metaclass (which may hand the class anything), or not by a plain name, may; one it
+    defines does when its body binds the hook."""
+    if flaws([node]) & {KEYWORDS, DOTTED_BASE}:
+        return True
+    return any(
+        step.flaws & {UNDEFINED, KEYWORDS, DOTTED_BASE} or any(_binds_hook(definition, hook) for definition in step.definitions)
+        for step in ancestry([base_name(base) for base in node.bases], partial(class_statements, repository))
+    )
+
+
+def _binds_hook(node: ast.ClassDef, hook: str) -> bool:
+    return any(
+        isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign, ast.AnnAssign)) and hook in _bound(s) for s in node.body
+    )
 
 
 def _bound(statement: ast.stmt) -> set[str]:
