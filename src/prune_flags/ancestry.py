@@ -105,7 +105,7 @@ def class_statements(repository: Repository, name: str) -> list[ast.ClassDef | N
     found: list[ast.ClassDef | None] = []
     for path in repository.mentioning(frozenset([name])):
         tree = repository.tree(path, repository.text(path))
-        found += [None] if tree is None else _classes_in(tree).get(name, [])
+        found += [None] if tree is None else classes_in(tree).get(name, [])
     return found
 
 
@@ -113,7 +113,8 @@ def class_statements(repository: Repository, name: str) -> list[ast.ClassDef | N
 _CLASSES: WeakKeyDictionary[ast.Module, dict[str, list[ast.ClassDef]]] = WeakKeyDictionary()
 
 
-def _classes_in(tree: ast.Module) -> dict[str, list[ast.ClassDef]]:
+def classes_in(tree: ast.Module) -> dict[str, list[ast.ClassDef]]:
+    """A tree's class statements (at any depth) by name, walked once per tree."""
     if tree not in _CLASSES:
         found: dict[str, list[ast.ClassDef]] = {}
         for node in ast.walk(tree):

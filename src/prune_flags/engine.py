@@ -42,6 +42,7 @@ from prune_flags.unmatched import appearances, unmatched
 from prune_flags.pinned import is_test_path
 from prune_flags.plumbing import trees_naming
 from prune_flags.scoping import HOOKS, droppable_hooks, owner_spans, qualified, with_subclasses
+from prune_flags.ancestry import classes_in
 from prune_flags.deep import deeply, too_deep
 from prune_flags.model import Model, build, resolve_flags
 from prune_flags.repository import Progress, Repository, load
@@ -618,11 +619,7 @@ class _Cascade:
                         found[name].append(("", None))  # it may define one
                         continue
                     module = modules[path][0] if path in modules else ""
-                    found[name] += [
-                        (module if node in tree.body else "", node)
-                        for node in ast.walk(tree)
-                        if isinstance(node, ast.ClassDef) and node.name == name
-                    ]
+                    found[name] += [(module if node in tree.body else "", node) for node in classes_in(tree).get(name, [])]
             return found[name]
 
         return method_reach(helper, facts, classes, lambda name: with_subclasses(self.repository, frozenset([name])))
