@@ -6,6 +6,9 @@ from the trees (without --exact) are a lower bound: the cleanup run with one suc
 at least as many branches and removes at least as many lines (the cascade adds to both; the
 estimate never counts what the cleanup keeps). Files apply cannot rewrite (LibCST does not give
 them back) are left out of the bound's view, or find would count folds apply leaves in place.
+
+And on every fixture, what find proposes on its own (the config's flags left out, its templates
+kept) is what apply prunes: named all at once, apply refuses none of them.
 """
 
 from __future__ import annotations
@@ -16,13 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from prune_flags.config import load_config
+from prune_flags.config import Config, load_config
 from prune_flags.engine import run
 from prune_flags.find import find
 from prune_flags.find.measure import folded_branches
 from prune_flags.report import OVERRIDDEN, Report
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+ALL = sorted(path.name for path in FIXTURES.iterdir() if (path / "before").is_dir())
 CONFIGURED = sorted(
     path.name
     for path in FIXTURES.iterdir()
@@ -72,3 +76,17 @@ def test_find_decides_as_apply_and_counts_at_most_what_it_does(
         counts = f"{candidate.name}: find {candidate.branches} branches, {candidate.lines_removed} lines; apply {branches}, {removed}"
         assert candidate.branches <= branches, counts
         assert candidate.lines_removed <= removed, counts
+
+
+@pytest.mark.parametrize("fixture", ALL)
+def test_apply_prunes_what_find_proposes_on_its_own(tmp_path: Path, fixture: str) -> None:
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / fixture / "before", root)
+    (root / ".git").mkdir()
+    config = FIXTURES / fixture / "config.toml"
+    settings = load_config([root], config) if config.is_file() else Config(flags=())
+    shapes = replace(settings, flags=(), format="none")
+    proposed = find([root], root, shapes, jobs=1).candidates
+    if proposed:
+        report = run(replace(shapes, flags=tuple(candidate.flag() for candidate in proposed)), [root], root)
+        assert [refusal.message for refusal in report.refused] == []
