@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 from weakref import WeakKeyDictionary
 
+from prune_flags.index import definitions_in
 from prune_flags.shapes import ast_dotted
 
 if TYPE_CHECKING:
@@ -114,11 +115,11 @@ _CLASSES: WeakKeyDictionary[ast.Module, dict[str, list[ast.ClassDef]]] = WeakKey
 
 
 def classes_in(tree: ast.Module) -> dict[str, list[ast.ClassDef]]:
-    """A tree's class statements (at any depth) by name, walked once per tree."""
+    """A tree's class statements (at any depth) by name: the classes among its definitions."""
     if tree not in _CLASSES:
-        found: dict[str, list[ast.ClassDef]] = {}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef):
-                found.setdefault(node.name, []).append(node)
-        _CLASSES[tree] = found
+        _CLASSES[tree] = {
+            name: classes
+            for name, nodes in definitions_in(tree).items()
+            if (classes := [node for node in nodes if isinstance(node, ast.ClassDef)])
+        }
     return _CLASSES[tree]

@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Iterable, Iterator, Mapping, NamedTuple
+from weakref import WeakKeyDictionary
 
 from prune_flags.files import lines_naming
 from prune_flags.values import FIELD_CONSTRUCTORS, PURE_BUILTINS, UNKNOWN
@@ -1053,8 +1054,24 @@ class _Forwarder(NamedTuple):
 
 def scan_calls(tree: ast.AST, path: str, callees: frozenset[str]) -> list[CallSite]:
     """Every call of a function named in `callees` (by its last name), with how it passes arguments."""
+    return [
+        _call_site(node, Site(path, node.lineno), callee, enclosing)
+        for callee, node, enclosing in _calls_in(tree)
+        if callee in callees
+    ]
+
+
+# Each tree's calls, walked once for as long as the tree is kept: the plumbing of every flag asks
+# for the calls of its own functions over the same files.
+_CALLS: WeakKeyDictionary[ast.AST, list[tuple[str, ast.Call, _Forwarder | None]]] = WeakKeyDictionary()
+
+
+def _calls_in(tree: ast.AST) -> list[tuple[str, ast.Call, _Forwarder | None]]:
+    """Every call in a tree: its callee's last name, the call, and the enclosing function when that
+    has a `*args` parameter."""
+    if tree in _CALLS:
+        return _CALLS[tree]
     found = []
-    # (node, the enclosing function when it has a `*args` parameter)
     stack: list[tuple[ast.AST, _Forwarder | None]] = [(tree, None)]
     while stack:
         node, enclosing = stack.pop()
@@ -1066,9 +1083,10 @@ def scan_calls(tree: ast.AST, path: str, callees: frozenset[str]) -> list[CallSi
             enclosing = _Forwarder(node.name, vararg.arg, len(positional), method) if vararg is not None else None
         elif isinstance(node, ast.Lambda):
             enclosing = None
-        if isinstance(node, ast.Call) and (callee := ast_dotted(node.func).rsplit(".", 1)[-1]) in callees:
-            found.append(_call_site(node, Site(path, node.lineno), callee, enclosing))
+        if isinstance(node, ast.Call):
+            found.append((ast_dotted(node.func).rsplit(".", 1)[-1], node, enclosing))
         stack.extend((child, enclosing) for child in ast.iter_child_nodes(node))
+    _CALLS[tree] = found
     return found
 
 
@@ -1103,6 +1121,23 @@ def _call_site(call: ast.Call, site: Site, callee: str, enclosing: _Forwarder | 
     )
 
 
+DefStatement = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+# Each tree's functions and classes by name, walked once for as long as the tree is kept.
+_DEFINITIONS: WeakKeyDictionary[ast.AST, dict[str, list[DefStatement]]] = WeakKeyDictionary()
+
+
+def definitions_in(tree: ast.AST) -> dict[str, list[DefStatement]]:
+    """A tree's functions, methods and classes (at any depth) by name, in `ast.walk`'s order."""
+    if tree not in _DEFINITIONS:
+        found: dict[str, list[DefStatement]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.setdefault(node.name, []).append(node)
+        _DEFINITIONS[tree] = found
+    return _DEFINITIONS[tree]
+
+
 def keyword_forwards(trees: Iterable[ast.Module], function: str) -> frozenset[str] | None:
     """The callees (by last name) to which every function named `function` hands its `**kwargs`
     on (`self._inner(x, **kwargs)`), when that is all it does with them: a keyword passed to
@@ -1111,11 +1146,9 @@ def keyword_forwards(trees: Iterable[ast.Module], function: str) -> frozenset[st
     callees: set[str] = set()
     found = False
     for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef) and node.name == function:
+        for node in definitions_in(tree).get(function, ()):
+            if isinstance(node, ast.ClassDef):
                 return None
-            if not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function):
-                continue
             kwarg = node.args.kwarg
             if kwarg is None:
                 return None
@@ -1140,12 +1173,10 @@ def binds_everywhere(trees: Iterable[ast.Module], function: str, keyword: str) -
     then stays there, never travelling on through **kwargs. False when there is none."""
     found = False
     for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef) and node.name == function:
+        for node in definitions_in(tree).get(function, ()):
+            if isinstance(node, ast.ClassDef):
                 initializers = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
                 node = initializers[0] if initializers else node
-            elif not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function):
-                continue
             if isinstance(node, ast.ClassDef):
                 return False  # its fields, or a base's __init__, take the keyword: not told here
             arguments = node.args
@@ -1162,16 +1193,13 @@ def parameter_places(trees: Iterable[ast.Module], function: str, name: str) -> s
     method. None when one has no such parameter, or a class has no `__init__` of its own."""
     places: set[tuple[int | None, bool]] = set()
     for tree in trees:
-        for node in ast.walk(tree):
-            constructor = isinstance(node, ast.ClassDef) and node.name == function
-            if constructor:
-                assert isinstance(node, ast.ClassDef)
+        for node in definitions_in(tree).get(function, ()):
+            constructor = isinstance(node, ast.ClassDef)
+            if isinstance(node, ast.ClassDef):
                 initializers = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
                 if not initializers:
                     return None
                 node = initializers[0]
-            elif not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function):
-                continue
             arguments = node.args
             positional = [argument.arg for argument in (*arguments.posonlyargs, *arguments.args)]
             method = bool(positional) and positional[0] in ("self", "cls")

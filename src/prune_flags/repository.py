@@ -53,9 +53,13 @@ class Repository:
     _trees: dict[tuple[Path, str], ast.Module] = field(default_factory=dict)
     _candidate_cache: dict[frozenset[str], list[Path]] = field(default_factory=dict)
     _word_files: dict[bytes, list[Path]] | None = None  # each word of the files' bytes -> the files
+    _displays: dict[Path, str] = field(default_factory=dict)
 
     def display(self, path: Path) -> str:
-        return Path(os.path.relpath(path, self.cwd)).as_posix()
+        """The path as the report names it (relative to the working directory), worked out once."""
+        if path not in self._displays:
+            self._displays[path] = Path(os.path.relpath(path, self.cwd)).as_posix()
+        return self._displays[path]
 
     def source(self, path: Path) -> SourceFile | None:
         """The decoded file, decoding it on first need; None (and skipped) when it cannot be."""
@@ -144,6 +148,7 @@ class Repository:
         return any(pattern.search(self.text(path)) for path in self._candidates(frozenset([name])))
 
     def calls(self, callees: frozenset[str]) -> list[CallSite]:
+        """Every call of the functions named (by their last names) in the files as they now read."""
         found: list[CallSite] = []
         for path in self.mentioning(callees):
             tree = self.tree(path, self.text(path))

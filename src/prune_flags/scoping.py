@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Callable, Mapping, NoReturn
 
-from prune_flags.ancestry import DOTTED_BASE, KEYWORDS, UNDEFINED, ancestry, base_name, class_statements, flaws
+from prune_flags.ancestry import DOTTED_BASE, KEYWORDS, UNDEFINED, ancestry, base_name, class_statements, classes_in, flaws
 from prune_flags.config import ConfigError, Flag
 from prune_flags.index import ITSELF, NameFacts, Site, first_line, nested_blocks
 from prune_flags.report import Refusal
@@ -176,10 +176,9 @@ def with_subclasses(repository: Repository, names: frozenset[str]) -> frozenset[
         derived = set()
         for path in repository.mentioning(frozenset(frontier)):
             tree = repository.tree(path, repository.text(path))
-            for node in ast.walk(tree) if tree is not None else ():
-                if isinstance(node, ast.ClassDef) and node.name not in found:
-                    if any(base_name(base) in frontier for base in node.bases):
-                        derived.add(node.name)
+            for name, nodes in classes_in(tree).items() if tree is not None else ():
+                if name not in found and any(base_name(base) in frontier for node in nodes for base in node.bases):
+                    derived.add(name)
         found |= derived
         frontier = derived
     return frozenset(found)

@@ -56,14 +56,16 @@ def find(
     )
     with pool_context as pool, collector_paused():
         all_facts = _scan_all(pool, files, displays, internal, exact, templates)
-        candidates, held_back = pruned_by_model(discover(all_facts, internal, decided), settings, paths, cwd)
-        counted = [] if exact else estimate_all(candidates, files, all_facts, pool, templates)
+        candidates = list(discover(all_facts, internal, decided))
+        if not exact:  # those that fold nothing are no proposal: the model need not judge them
+            candidates = estimate_all(candidates, files, all_facts, pool, templates)
+        candidates, held_back = pruned_by_model(candidates, settings, paths, cwd)
     if exact:
         index = _measure_index(files, all_facts, {c.name for c in candidates})
         counted = measure_all(candidates, index, settings, cwd, workers)
     else:
         # Folds counted by name would count other definitions' too: the engine counts a scoped flag.
-        counted = [(measure(c, settings, cwd, files) or c) if c.scope else c for c in counted]
+        counted = [(measure(c, settings, cwd, files) or c) if c.scope else c for c in candidates]
     skipped = tuple(Skipped(facts.path, facts.error) for facts in all_facts if facts.error)
     seen = {entry.display for entry in skipped}
     skipped += tuple(entry for entry in decided.skipped if entry.display not in seen)
