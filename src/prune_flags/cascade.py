@@ -5,22 +5,25 @@ learnt so far (which names are dead, which asserts go), so line numbers in the
 report are always the original's and a round never builds on a half-done one.
 A round ends when the index, rebuilt only over files that mention the names in
 question, finds no new name without a reader.
+
+What the model planned and what the rounds learnt are in cascade_state.py.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from prune_flags.ancestry import classes_in
+from prune_flags.cascade_state import Learnt, Plan
 from prune_flags.config import Config, Flag
-from prune_flags.context import Death, RewriteContext, Rewritten
+from prune_flags.context import Death, RewriteContext
 from prune_flags.defaults import empty_dict_is_default
 from prune_flags.files import mentions_any, names_in
 from prune_flags.helpers import (
     Helper,
-    HelperCall,
     MethodReach,
     folded_helpers,
     helper_calls,
@@ -54,46 +57,17 @@ class Cascade:
         config: Config,
         model: Model,
         workers: Workers,
-        library_keywords: dict[Path, dict[KeywordPlace, LibraryDefault]],
+        library_keywords: Mapping[Path, dict[KeywordPlace, LibraryDefault]],
     ) -> None:
         self.repository = repository
         self.workers = workers
-        self.flags = model.pruned
-        self.flag_owners = {name: model.flags[name].plumbing.owners for name in self.flags}
-        self.plumbings = {name: model.flags[name].plumbing for name in self.flags}  # parameters, calls passing them
-        self.tests = model.tests  # what becomes of the tests that write a flag
-        self.name_constants = {constant: name for constant, name in model.name_constants.items() if name in self.flags}
-        facts = {name: model.flags[name].facts for name in self.flags}
-        # Flags a command-line option defines -> its strings, and the words it takes after them
-        # (None: not known).
-        self.option_flags = {name: facts[name].option_strings for name in self.flags if facts[name].is_option}
-        self.option_arities = {name: facts[name].option_arity for name in self.option_flags}
+        self.plan = Plan.of(config, model, library_keywords)
+        self.learnt = Learnt()
+        self._inputs: dict[Path, object] = {}  # per file, what its last rewrite depended on
         self._empty_defaults: dict[tuple[str, str], bool] = {}  # (callee, keyword) -> see _emptiable_keywords
-        self.library_keywords = library_keywords  # see library.py
-        self.config = config
-        self.dead: dict[str, Death] = {}
-        # Where each dead name that is not a flag is written or asserted on, in the original texts:
-        # elsewhere the word is another thing (`output_grads` a parameter where `self.output_grads`
-        # died), which no pass acts on, so those files are not parsed for it.
-        self.dead_places: dict[str, frozenset[str]] = {}
-        self.dead_globals: dict[Path, dict[str, Death]] = {}
-        self.removable_asserts: dict[Path, frozenset[int]] = {}
-        self.results: dict[Path, Rewritten] = {}
-        self._inputs: dict[Path, object] = {}
-        # Helpers a round folded to a constant or to a parameter ("module.qualname" -> helper): once
-        # found they stay, since every round rewrites from the original text.
-        self.helpers: dict[str, Helper] = {}
-        self.helper_calls: dict[Path, dict[str, HelperCall]] = {}  # per file: callee spelling -> call
-        # Method helpers (by key, as `helpers`) and which calls reach them; per file, the calls
-        # by (line, method name).
-        self.method_reaches: dict[str, MethodReach] = {}
-        self.method_calls: dict[Path, dict[tuple[int, str], HelperCall]] = {}
         self._modules: dict[Path, tuple[str, bool]] | None = None  # dotted names, on first need
         self._original_known: dict[str, NameFacts] = {}  # see _original_facts
         self._original_skipped: frozenset[Path] = frozenset()
-        # Names that only skipped files read (name -> those files): they keep their definitions,
-        # and every import of them stays.
-        self.kept: dict[str, set[str]] = {}
 
     def run(self) -> None:
         while True:
@@ -109,48 +83,48 @@ class Cascade:
         return any(path in self.repository.skipped for path in self.repository.rewritten)
 
     def _names(self) -> frozenset[str]:
-        globals_ = {name for names in self.dead_globals.values() for name in names}
+        globals_ = {name for names in self.learnt.dead_globals.values() for name in names}
         return (
-            frozenset(self.flags)
-            | frozenset(self.dead)
+            frozenset(self.plan.flags)
+            | frozenset(self.learnt.dead)
             | frozenset(globals_)
-            | frozenset(self.name_constants)
-            | frozenset(helper.name for helper in self.helpers.values())
-            | frozenset(s for name, strings in self.option_flags.items() if name in self.dead for s in strings)
-            | frozenset(callee for pipes in self.plumbings.values() for callee in pipes.positions)
+            | frozenset(self.plan.name_constants)
+            | frozenset(helper.name for helper in self.learnt.helpers.values())
+            | frozenset(s for name, strings in self.plan.option_flags.items() if name in self.learnt.dead for s in strings)
+            | frozenset(callee for pipes in self.plan.plumbings.values() for callee in pipes.positions)
         )
 
     def context(self, path: Path, by_original_lines: bool = True) -> RewriteContext:
         """What the rewrite of a file is given. Not for its original text (the safety gate's
         second run over the result), it has none of what is planned by the original's lines:
         assert lines, tests' edits, arguments passing a flag by position."""
-        option_flags = {name: strings for name, strings in self.option_flags.items() if name in self.dead}
+        option_flags = {name: strings for name, strings in self.plan.option_flags.items() if name in self.learnt.dead}
         # Only the dead names the file mentions (and the switches its option tables may spell
         # `--use-x`): what a worker is sent grows with the file, not with the run.
         dead = self._dead_in(path) | frozenset(option_flags)
         display = self.repository.display(path)
         return RewriteContext(
             path=display,
-            flags=self.flags,
+            flags=self.plan.flags,
             accessors=self.repository.accessors,
             writers=self.repository.writers,
             option_calls=self.repository.option_calls,
-            flag_owners=self.flag_owners,
+            flag_owners=self.plan.flag_owners,
             flag_functions=self._functions_in(display),
-            flag_positions={name: pipes.positions for name, pipes in self.plumbings.items() if pipes.positions and by_original_lines},
-            name_constants=self.name_constants,
+            flag_positions={name: pipes.positions for name, pipes in self.plan.plumbings.items() if pipes.positions and by_original_lines},
+            name_constants=self.plan.name_constants,
             option_flags=option_flags,
-            option_arities={name: self.option_arities[name] for name in option_flags},
-            emptiable_keywords=self._emptiable_keywords(path, option_flags.keys() | (self.dead.keys() & self.flags.keys())),
-            dead_names={name: self.dead[name] for name in dead},
-            dead_globals=self.dead_globals.get(path, {}),
-            helpers=self.helper_calls.get(path, {}),
-            library_keywords=self.library_keywords.get(path, {}) if by_original_lines else {},
-            method_calls=self.method_calls.get(path, {}) if by_original_lines else {},
-            removable_asserts=self.removable_asserts.get(path, frozenset()) if by_original_lines else frozenset(),
+            option_arities={name: self.plan.option_arities[name] for name in option_flags},
+            emptiable_keywords=self._emptiable_keywords(path, option_flags.keys() | (self.learnt.dead.keys() & self.plan.flags.keys())),
+            dead_names={name: self.learnt.dead[name] for name in dead},
+            dead_globals=self.learnt.dead_globals.get(path, {}),
+            helpers=self.learnt.helper_calls.get(path, {}),
+            library_keywords=self.plan.library_keywords.get(path, {}) if by_original_lines else {},
+            method_calls=self.learnt.method_calls.get(path, {}) if by_original_lines else {},
+            removable_asserts=self.learnt.removable_asserts.get(path, frozenset()) if by_original_lines else frozenset(),
             kept_imports=self._kept_in(path),
             foreign={name: owners[display] for name, owners in self.repository.foreign.items() if display in owners},
-            tests=self.tests.edits(display, self.flags) if by_original_lines else None,
+            tests=self.plan.tests.edits(display, self.plan.flags) if by_original_lines else None,
             droppable_hooks=self._droppable_hooks(path),
         )
 
@@ -188,7 +162,7 @@ class Cascade:
         if not mentions_any(text, frozenset(HOOKS)):
             return frozenset()
         tree = self.repository.tree(path, text)
-        changing = frozenset(self.flags) | frozenset(self.dead)
+        changing = frozenset(self.plan.flags) | frozenset(self.learnt.dead)
 
         def folding(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
             return any(
@@ -200,12 +174,12 @@ class Cascade:
 
     def _functions_in(self, display: str) -> dict[str, frozenset[str]]:
         """For each flag, the functions of a file whose parameter is the flag, by qualified name."""
-        found = {name: frozenset(s for p, s in pipes.functions if p == display) for name, pipes in self.plumbings.items()}
+        found = {name: frozenset(s for p, s in pipes.functions if p == display) for name, pipes in self.plan.plumbings.items()}
         return {name: scopes for name, scopes in found.items() if scopes}
 
     def _kept_in(self, path: Path) -> frozenset[str]:
         """The names kept for skipped files that this file mentions: its imports of them stay."""
-        return names_in(self.repository.sources[path].text, self.kept) if self.kept else frozenset()
+        return names_in(self.repository.sources[path].text, self.learnt.kept) if self.learnt.kept else frozenset()
 
     def _dead_in(self, path: Path) -> frozenset[str]:
         """The dead names a rewrite of the file acts on: the flags it names, and the other dead
@@ -213,13 +187,13 @@ class Cascade:
         display, text = self.repository.display(path), self.repository.sources[path].text
         # A dead flag counts where only a constant holding its name or its option's own string
         # (`--turbo`, its `dest` another name) names it.
-        aliases = {string: name for name, strings in self.option_flags.items() for string in strings}
-        aliases.update(self.name_constants)
+        aliases = {string: name for name, strings in self.plan.option_flags.items() for string in strings}
+        aliases.update(self.plan.name_constants)
         # ... and where it is only an argument passed by position to a function whose parameter it is.
-        aliases.update((callee, name) for name, pipes in self.plumbings.items() for callee in pipes.positions)
-        spelled = {aliases[word] for word in names_in(text, aliases) if aliases[word] in self.dead}
+        aliases.update((callee, name) for name, pipes in self.plan.plumbings.items() for callee in pipes.positions)
+        spelled = {aliases[word] for word in names_in(text, aliases) if aliases[word] in self.learnt.dead}
         return frozenset(
-            name for name in names_in(text, self.dead) if name in self.flags or display in self.dead_places.get(name, ())
+            name for name in names_in(text, self.learnt.dead) if name in self.plan.flags or display in self.learnt.dead_places.get(name, ())
         ) | spelled
 
     def _rewrite_round(self) -> list[Path]:
@@ -230,10 +204,10 @@ class Cascade:
             mentioned = self._dead_in(path)
             inputs = (
                 mentioned,
-                self.removable_asserts.get(path),
-                frozenset(self.dead_globals.get(path, {})),
-                frozenset(self.helper_calls.get(path, {}).items()),
-                frozenset(self.method_calls.get(path, {}).items()),
+                self.learnt.removable_asserts.get(path),
+                frozenset(self.learnt.dead_globals.get(path, {})),
+                frozenset(self.learnt.helper_calls.get(path, {}).items()),
+                frozenset(self.learnt.method_calls.get(path, {}).items()),
                 self._kept_in(path),
             )
             if self._inputs.get(path) != inputs:
@@ -243,9 +217,9 @@ class Cascade:
         for path, outcome in zip([task[0] for task in tasks], self.workers.rewrite(tasks)):
             if isinstance(outcome, str):
                 self.repository.skipped[path] = outcome
-                self.results.pop(path, None)
+                self.learnt.results.pop(path, None)
                 continue
-            self.results[path] = outcome
+            self.learnt.results[path] = outcome
             if self.repository.text(path) != outcome.text:
                 self.repository.rewritten[path] = outcome.text
                 changed.append(path)
@@ -254,13 +228,13 @@ class Cascade:
     def _learn(self, changed: list[Path]) -> bool:
         """Find the names that lost their last reader; True when there are new ones."""
         new_helpers = self._learn_helpers(changed)
-        fields, globals_ = set(self.flags), set(self.flags)
+        fields, globals_ = set(self.plan.flags), set(self.plan.flags)
         causes: dict[str, str] = {}
         for path in changed:
             before = self.repository.tree(path, self.repository.sources[path].text)
             if before is None:
                 continue
-            result = self.results[path]
+            result = self.learnt.results[path]
             module_names = module_level_names(before)
             for key, count in result.loads_before.items():
                 if count > result.loads_after.get(key, 0):
@@ -272,15 +246,15 @@ class Cascade:
                     causes.setdefault(name, result.causes[key])
         # A helper goes with its last caller however its calls were spelt: `channels._get_channel(ctx)`
         # drops only `._get_channel` loads, which alone make it a field candidate, never a global.
-        globals_ |= {h.name for h in self.helpers.values() if "." not in h.qualname and h.name in fields}
+        globals_ |= {h.name for h in self.learnt.helpers.values() if "." not in h.qualname and h.name in fields}
         fields, globals_ = self._unread_in(changed, fields, globals_)
         # A name nothing writes has nothing to remove: a cheap text test spares parsing its readers.
         # (A public method is never removed, but a method helper's.)
-        methods = {self.helpers[key].name for key in self.method_reaches}
+        methods = {self.learnt.helpers[key].name for key in self.learnt.method_reaches}
         fields = {
             name
-            for name in fields - set(self.dead)
-            if name in self.flags or name in methods or self.repository.mentioning_write(name)
+            for name in fields - set(self.learnt.dead)
+            if name in self.plan.flags or name in methods or self.repository.mentioning_write(name)
         }
         names = frozenset(fields | globals_)
         facts = self.repository.facts(names)
@@ -289,10 +263,10 @@ class Cascade:
             name
             for name in fields
             if not _live(self._field_reads(name, facts[name], skipped), skipped)
-            and (name in self.flags or not _constructed(facts[name]))
+            and (name in self.plan.flags or not _constructed(facts[name]))
             and not self.protected(name, facts[name])
         }
-        dead_fields = self._without_kept_asserts(dead_fields | set(self.dead), facts) - set(self.dead)
+        dead_fields = self._without_kept_asserts(dead_fields | set(self.learnt.dead), facts) - set(self.learnt.dead)
         dead_globals = {
             name: paths
             for name, paths in self._module_definitions(facts, globals_).items()
@@ -303,7 +277,7 @@ class Cascade:
         kept.update({name: facts[name].global_reads for name in dead_globals if facts[name].global_reads})
         dead_fields -= kept.keys()
         dead_globals = {name: paths for name, paths in dead_globals.items() if name not in kept}
-        learnt = self._keep_for_skipped(kept)
+        new = self._keep_for_skipped(kept)
         original = self._original_facts(frozenset(dead_fields) | frozenset(dead_globals))
         for name in sorted(dead_fields):
             if (
@@ -312,20 +286,20 @@ class Cascade:
                 or self._read_by_name_only(name, facts[name])
                 or self._lone_method(name, facts[name])
             ):
-                self.dead[name] = Death(self._cause(name, causes), self._reason(name, original[name]))
-                self.dead_places[name] = frozenset(  # (a parameter of its name is another variable)
+                self.learnt.dead[name] = Death(self._cause(name, causes), self._reason(name, original[name]))
+                self.learnt.dead_places[name] = frozenset(  # (a parameter of its name is another variable)
                     [write.site.path for write in original[name].writes if write.kind != "parameter"]
                     + [read.site.path for read in original[name].assert_reads]
                 )
-                learnt = True
+                new = True
         for name, paths in dead_globals.items():
             for path in paths:
-                self.dead_globals.setdefault(path, {})[name] = Death(
+                self.learnt.dead_globals.setdefault(path, {})[name] = Death(
                     self._cause(name, causes), self._reason(name, original[name], module_level=True)
                 )
-                learnt = True
+                new = True
         self._plan_asserts()
-        return learnt or new_helpers
+        return new or new_helpers
 
     def decided(self, flag: Flag, writes: list[Write]) -> bool:
         """Whether a flag has no reader left and each of its writes of another value went (a
@@ -334,9 +308,9 @@ class Cascade:
             return False
         by_display = self.repository.by_display()
         for write in writes:
-            result = self.results.get(by_display.get(write.site.path, Path()))
+            result = self.learnt.results.get(by_display.get(write.site.path, Path()))
             changes = result.changes if result is not None else ()
-            line = self.tests.change_line(flag.name, write)  # a deleted test's line, for the writes in it
+            line = self.plan.tests.change_line(flag.name, write)  # a deleted test's line, for the writes in it
             if not any(change.line == line and change.action in _WRITE_REMOVALS for change in changes):
                 return False
         return True
@@ -349,12 +323,12 @@ class Cascade:
 
     def unread(self, flag: Flag) -> bool:
         """Whether nothing reads a flag any more: its definitions, parameters and arguments go."""
-        return flag.name in self.dead or any(flag.name in names for names in self.dead_globals.values())
+        return flag.name in self.learnt.dead or any(flag.name in names for names in self.learnt.dead_globals.values())
 
     def kept_by_skipped(self) -> dict[str, str]:
         """For each skipped file (by display), what it keeps alive, said after why it was skipped."""
         by_file: dict[str, list[str]] = {}
-        for name, files in sorted(self.kept.items()):
+        for name, files in sorted(self.learnt.kept.items()):
             for display in files:
                 by_file.setdefault(display, []).append(name)
         return {
@@ -366,15 +340,15 @@ class Cascade:
     def _cause(self, name: str, causes: dict[str, str]) -> str:
         """The flag whose cleanup a dead name goes with: a flag's own, else the flag whose change
         took the name's last read."""
-        return name if name in self.flags else causes.get(name, name)
+        return name if name in self.plan.flags else causes.get(name, name)
 
     def _keep_for_skipped(self, kept: dict[str, list[Site]]) -> bool:
         """Note the names kept alive only by skipped files' reads, and which files; True when a
         name is new (the files importing it are rewritten again, keeping the import)."""
         new = False
         for name, reads in kept.items():
-            new = new or name not in self.kept
-            self.kept.setdefault(name, set()).update(read.path for read in reads)
+            new = new or name not in self.learnt.kept
+            self.learnt.kept.setdefault(name, set()).update(read.path for read in reads)
         return new
 
     def _learn_helpers(self, changed: list[Path]) -> bool:
@@ -393,23 +367,23 @@ class Cascade:
             if path not in self._modules:
                 continue  # another file has the same dotted name: a call cannot tell which it reaches
             module, is_package = self._modules[path]
-            flag_of = _flag_of_definitions(before, self.results[path].changes)
+            flag_of = _flag_of_definitions(before, self.learnt.results[path].changes)
             for helper in folded_helpers(before, after, text, self.repository.display(path), module, flag_of, is_package):
                 key = f"{helper.module}.{helper.qualname}"
-                if self.helpers.get(key) != helper:
+                if self.learnt.helpers.get(key) != helper:
                     found[key] = helper
         if found:
             facts = self.repository.facts(frozenset(helper.name for helper in found.values()))
             for key, helper in found.items():
                 reach = self._method_reach(helper, facts[helper.name]) if helper.method else None
                 if reach is not None:
-                    self.method_reaches[key] = reach
+                    self.learnt.method_reaches[key] = reach
                 else:  # (a method that another round had made a helper of another shape: not any more)
-                    self.method_reaches.pop(key, None)
+                    self.learnt.method_reaches.pop(key, None)
             found = {
                 key: helper
                 for key, helper in found.items()
-                if key in self.method_reaches
+                if key in self.learnt.method_reaches
                 or (
                     helper.method in ("", "static")
                     and not rebound(facts[helper.name])
@@ -419,10 +393,10 @@ class Cascade:
             }
         if not found:
             return False
-        self.helpers.update(found)
-        self.helper_calls, self.method_calls = {}, {}
+        self.learnt.helpers.update(found)
+        self.learnt.helper_calls, self.learnt.method_calls = {}, {}
         assert self._modules is not None  # named before any helper was found
-        for path in self.repository.mentioning(frozenset(h.name for h in self.helpers.values()), original=True):
+        for path in self.repository.mentioning(frozenset(h.name for h in self.learnt.helpers.values()), original=True):
             if path not in self._modules:
                 continue
             tree = self.repository.tree(path, self.repository.sources[path].text)
@@ -430,12 +404,12 @@ class Cascade:
                 continue
             module, is_package = self._modules[path]
             display = self.repository.display(path)
-            calls = helper_calls(tree, display, module, self.helpers.values(), is_package)
+            calls = helper_calls(tree, display, module, self.learnt.helpers.values(), is_package)
             if calls:
-                self.helper_calls[path] = calls
-            through = method_calls(tree, display, module, self.method_reaches.values(), is_package) if self.method_reaches else {}
+                self.learnt.helper_calls[path] = calls
+            through = method_calls(tree, display, module, self.learnt.method_reaches.values(), is_package) if self.learnt.method_reaches else {}
             if through:
-                self.method_calls[path] = through
+                self.learnt.method_calls[path] = through
         return True
 
     def _method_reach(self, helper: Helper, facts: NameFacts) -> MethodReach | None:
@@ -469,8 +443,8 @@ class Cascade:
         definitions = [write for write in facts.writes if write.kind in ("registered-def", "class-def", "module-def")]
         if len(definitions) != 1:
             return False
-        methods = [self.helpers[key] for key in self.method_reaches if self.helpers[key].name == name]
-        return any(helper.qualname in result.inlined_helpers for helper in methods for result in self.results.values())
+        methods = [self.learnt.helpers[key] for key in self.learnt.method_reaches if self.learnt.helpers[key].name == name]
+        return any(helper.qualname in result.inlined_helpers for helper in methods for result in self.learnt.results.values())
 
     def _unread_in(self, changed: list[Path], fields: set[str], globals_: set[str]) -> tuple[set[str], set[str]]:
         """The candidates that no changed file reads any more. A read left in a file just rewritten
@@ -490,16 +464,16 @@ class Cascade:
         options.legacy`), whose reads were all inlined: it goes too, and with it the tables that
         name it (`choices=["use-x", "old-io"]`, passes/tables.py). A name only a table spells is
         not known to be the flag's (unmatched.py warns of it)."""
-        if name not in self.flags or facts.writes or facts.name_reads or facts.object_reads:
+        if name not in self.plan.flags or facts.writes or facts.name_reads or facts.object_reads:
             return False
-        return any(c.flag == name and c.action == "inlined" for result in self.results.values() for c in result.changes)
+        return any(c.flag == name and c.action == "inlined" for result in self.learnt.results.values() for c in result.changes)
 
     def _field_reads(self, name: str, facts: NameFacts, skipped: frozenset[str] = frozenset()) -> list[Site]:
         """What keeps a field alive (NameFacts.field_reads); a flag's name in a table literal (an
         option registry, a dict entry setting it) is no read of it: it goes with the flag
         (passes/tables.py), but where a skipped file holds it. Under strict, a field's is, as
         before: a dict entry may give the flag another value, which no write in the index shows."""
-        if name not in self.flags or self.config.strict:
+        if name not in self.plan.flags or self.plan.config.strict:
             return facts.field_reads
         return facts.attribute_reads + facts.string_reads + [site for site in facts.table_mentions if site.path in skipped]
 
@@ -530,7 +504,7 @@ class Cascade:
 
     def _kept(self, name: str, facts: NameFacts) -> bool:
         """Whether `keep` names it."""
-        for kept in self.config.keep:
+        for kept in self.plan.config.keep:
             owner, _, kept_name = kept.rpartition(".")
             if kept_name != name:
                 continue
@@ -547,7 +521,7 @@ class Cascade:
         for name in names:
             for write in facts[name].writes:
                 path = by_display[write.site.path]
-                if write.kind in ("module", "module-def") and name not in self.dead_globals.get(path, {}):
+                if write.kind in ("module", "module-def") and name not in self.learnt.dead_globals.get(path, {}):
                     found.setdefault(name, []).append(path)
         return found
 
@@ -559,7 +533,7 @@ class Cascade:
             for name in list(dead):
                 reads = facts[name].assert_reads if name in facts else []
                 if reads and (
-                    self.config.keep_asserts or any(r.subjects is None or not r.subjects <= dead for r in reads)
+                    self.plan.config.keep_asserts or any(r.subjects is None or not r.subjects <= dead for r in reads)
                 ):
                     dead.discard(name)
                     changed = True
@@ -568,7 +542,7 @@ class Cascade:
     def _plan_asserts(self) -> None:
         """The asserts to remove, by line in the original file (the rewrite works on the original)."""
         by_display = self.repository.by_display()
-        dead = set(self.dead)
+        dead = set(self.learnt.dead)
         facts = self._original_facts(frozenset(dead))
         for name in dead:
             for read in facts[name].assert_reads:
@@ -576,7 +550,7 @@ class Cascade:
                 # in it is inlined: the prune pass looks at the inlined test before removing it.
                 if read.subjects is None or read.subjects <= dead:
                     path = by_display[read.site.path]
-                    self.removable_asserts[path] = self.removable_asserts.get(path, frozenset()) | {read.site.line}
+                    self.learnt.removable_asserts[path] = self.learnt.removable_asserts.get(path, frozenset()) | {read.site.line}
 
     def _original_facts(self, names: frozenset[str]) -> dict[str, NameFacts]:
         """Facts about names in the original texts, each name scanned once a run: the texts do not
@@ -591,7 +565,7 @@ class Cascade:
         return {name: self._original_known[name] for name in names}
 
     def _reason(self, name: str, original: NameFacts, module_level: bool = False) -> str:
-        flag = self.flags.get(name)
+        flag = self.plan.flags.get(name)
         if flag is not None:
             return f"the flag is fixed at {flag.source} and every read of it was inlined"
         reads = original.global_reads if module_level else original.field_reads

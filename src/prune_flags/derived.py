@@ -147,7 +147,7 @@ def discover(
             (old_fields, old_calls), (new_fields, new_calls) = _shapes(before, old), _shapes(after, new)
             fields.append((path, old_fields, new_fields))
             calls.append((path, old_calls, new_calls))
-    taken = {flag.name for flag in config.flags} | known.keys() | cascade.dead.keys()
+    taken = {flag.name for flag in config.flags} | known.keys() | cascade.learnt.dead.keys()
     found = [
         replace(derived, cause=_cause(cascade, known, fields, name))
         for name in sorted(_changed(fields) - taken)
@@ -195,7 +195,7 @@ def _cause(cascade: Cascade, known: dict[str, Derived], changed: Changed, name: 
     change on such a write's lines, else of the last change above it (the branch that held it)."""
     for path, old, new in changed:
         left = _counted(new.get(name))
-        changes = sorted(cascade.results[path].changes, key=lambda change: change.line)
+        changes = sorted(cascade.learnt.results[path].changes, key=lambda change: change.line)
         for shape, first, last in old.get(name, ()):
             if left[shape]:
                 left[shape] -= 1
@@ -204,9 +204,9 @@ def _cause(cascade: Cascade, known: dict[str, Derived], changed: Changed, name: 
             above = [change for change in changes if change.line < first]
             for change in on or above[-1:]:
                 flag = known[change.flag].cause if change.flag in known else change.flag
-                if flag in cascade.flags and flag not in known:
+                if flag in cascade.plan.flags and flag not in known:
                     return flag
-    return next(iter(cascade.flags), "")
+    return next(iter(cascade.plan.flags), "")
 
 
 def _lines(node: ast.AST) -> Shape:

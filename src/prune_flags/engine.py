@@ -66,7 +66,7 @@ def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: i
         while True:
             repository.rewritten.clear()
             cascade = Cascade(repository, config, model, workers, library.files)
-            active = cascade.flags
+            active = cascade.plan.flags
             cascade.run()
             if cascade.unsettled:
                 continue
@@ -88,7 +88,7 @@ def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: i
             edited = {
                 path: (source, rewritten.text)
                 for path, source in list(repository.sources.items())
-                if (rewritten := cascade.results.get(path)) is not None
+                if (rewritten := cascade.learnt.results.get(path)) is not None
                 and path not in repository.skipped
                 and rewritten.text != source.text
             }
@@ -108,7 +108,7 @@ def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: i
     for path, text in finished.items():
         source = repository.sources[path]
         report.files.append(
-            FileResult(path, repository.display(path), source.text, text, cascade.results[path].changes, source.encoding)
+            FileResult(path, repository.display(path), source.text, text, cascade.learnt.results[path].changes, source.encoding)
         )
     kept = cascade.kept_by_skipped()
     report.skipped.extend(
