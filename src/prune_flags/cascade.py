@@ -6,7 +6,8 @@ report are always the original's and a round never builds on a half-done one.
 A round ends when the index, rebuilt only over files that mention the names in
 question, finds no new name without a reader.
 
-What the model planned and what the rounds learnt are in cascade_state.py.
+What the model planned and what the rounds learnt are in cascade_state.py; what a file's
+rewrite is given in cascade_context.py.
 """
 
 from __future__ import annotations
@@ -14,14 +15,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from prune_flags.ancestry import classes_in
+from prune_flags.cascade_context import Contexts
 from prune_flags.cascade_state import Learnt, Plan
 from prune_flags.config import Config, Flag
 from prune_flags.context import Death, RewriteContext
-from prune_flags.defaults import empty_dict_is_default
-from prune_flags.files import mentions_any, names_in
 from prune_flags.helpers import (
     Helper,
     MethodReach,
@@ -38,11 +38,9 @@ from prune_flags.index import NameFacts, Site, Write, module_level_names
 from prune_flags.library import KeywordPlace, LibraryDefault
 from prune_flags.model import Model
 from prune_flags.pinned import is_test_path
-from prune_flags.plumbing import trees_naming
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, Change
 from prune_flags.repository import Repository
-from prune_flags.scoping import HOOKS, droppable_hooks, owner_spans, qualified, with_subclasses
-from prune_flags.shapes import ast_dotted
+from prune_flags.scoping import owner_spans, qualified, with_subclasses
 
 if TYPE_CHECKING:
     from prune_flags.engine import Workers
@@ -64,10 +62,10 @@ class Cascade:
         self.plan = Plan.of(config, model, library_keywords)
         self.learnt = Learnt()
         self._inputs: dict[Path, object] = {}  # per file, what its last rewrite depended on
-        self._empty_defaults: dict[tuple[str, str], bool] = {}  # (callee, keyword) -> see _emptiable_keywords
         self._modules: dict[Path, tuple[str, bool]] | None = None  # dotted names, on first need
         self._original_known: dict[str, NameFacts] = {}  # see _original_facts
         self._original_skipped: frozenset[Path] = frozenset()
+        self.contexts = Contexts(repository, self.plan, self.learnt)
 
     def run(self) -> None:
         while True:
@@ -94,125 +92,23 @@ class Cascade:
             | frozenset(callee for pipes in self.plan.plumbings.values() for callee in pipes.positions)
         )
 
-    def context(self, path: Path, by_original_lines: bool = True) -> RewriteContext:
-        """What the rewrite of a file is given. Not for its original text (the safety gate's
-        second run over the result), it has none of what is planned by the original's lines:
-        assert lines, tests' edits, arguments passing a flag by position."""
-        option_flags = {name: strings for name, strings in self.plan.option_flags.items() if name in self.learnt.dead}
-        # Only the dead names the file mentions (and the switches its option tables may spell
-        # `--use-x`): what a worker is sent grows with the file, not with the run.
-        dead = self._dead_in(path) | frozenset(option_flags)
-        display = self.repository.display(path)
-        return RewriteContext(
-            path=display,
-            flags=self.plan.flags,
-            accessors=self.repository.accessors,
-            writers=self.repository.writers,
-            option_calls=self.repository.option_calls,
-            flag_owners=self.plan.flag_owners,
-            flag_functions=self._functions_in(display),
-            flag_positions={name: pipes.positions for name, pipes in self.plan.plumbings.items() if pipes.positions and by_original_lines},
-            name_constants=self.plan.name_constants,
-            option_flags=option_flags,
-            option_arities={name: self.plan.option_arities[name] for name in option_flags},
-            emptiable_keywords=self._emptiable_keywords(path, option_flags.keys() | (self.learnt.dead.keys() & self.plan.flags.keys())),
-            dead_names={name: self.learnt.dead[name] for name in dead},
-            dead_globals=self.learnt.dead_globals.get(path, {}),
-            helpers=self.learnt.helper_calls.get(path, {}),
-            library_keywords=self.plan.library_keywords.get(path, {}) if by_original_lines else {},
-            method_calls=self.learnt.method_calls.get(path, {}) if by_original_lines else {},
-            removable_asserts=self.learnt.removable_asserts.get(path, frozenset()) if by_original_lines else frozenset(),
-            kept_imports=self._kept_in(path),
-            foreign={name: owners[display] for name, owners in self.repository.foreign.items() if display in owners},
-            tests=self.plan.tests.edits(display, self.plan.flags) if by_original_lines else None,
-            droppable_hooks=self._droppable_hooks(path),
-        )
-
-    def _emptiable_keywords(self, path: Path, gone: Iterable[str]) -> frozenset[tuple[str, str]]:
-        """The calls of the file (callee by last name, keyword) whose dict argument names only gone
-        flags (`init(extra={"use_x": True})`), where an empty dict is surely the same as none
-        (defaults.empty_dict_is_default): the keyword goes with its last entry."""
-        gone = frozenset(gone)
-        text = self.repository.sources[path].text
-        quoted = any(f'"{name}"' in text or f"'{name}'" in text for name in gone)  # a dict key spells it so
-        tree = self.repository.tree(path, text) if quoted else None
-        if tree is None:
-            return frozenset()
-        found = set()
-        for node in ast.walk(tree):
-            for keyword in node.keywords if isinstance(node, ast.Call) else ():
-                value = keyword.value
-                if keyword.arg is None or not isinstance(value, ast.Dict) or not value.keys:
-                    continue
-                if all(isinstance(key, ast.Constant) and key.value in gone for key in value.keys):
-                    found.add((ast_dotted(node.func).rsplit(".", 1)[-1], keyword.arg))  # type: ignore[union-attr]
-        return frozenset(pair for pair in found if self._empty_is_default(pair))
-
-    def _empty_is_default(self, pair: tuple[str, str]) -> bool:
-        if pair not in self._empty_defaults:
-            callee, keyword = pair
-            self._empty_defaults[pair] = empty_dict_is_default(trees_naming(self.repository, callee), callee, keyword)
-        return self._empty_defaults[pair]
-
-    def _droppable_hooks(self, path: Path) -> frozenset[str]:
-        """The file's hooks that may go once emptied (scoping.droppable_hooks), among those whose
-        body names a flag or a dead name: no other can fold away, and the question costs a look
-        at every file naming the hook."""
-        text = self.repository.sources[path].text
-        if not mentions_any(text, frozenset(HOOKS)):
-            return frozenset()
-        tree = self.repository.tree(path, text)
-        changing = frozenset(self.plan.flags) | frozenset(self.learnt.dead)
-
-        def folding(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-            return any(
-                (isinstance(node, ast.Name) and node.id in changing) or (isinstance(node, ast.Attribute) and node.attr in changing)
-                for node in ast.walk(hook)
-            )
-
-        return droppable_hooks(self.repository, tree, folding) if tree is not None else frozenset()
-
-    def _functions_in(self, display: str) -> dict[str, frozenset[str]]:
-        """For each flag, the functions of a file whose parameter is the flag, by qualified name."""
-        found = {name: frozenset(s for p, s in pipes.functions if p == display) for name, pipes in self.plan.plumbings.items()}
-        return {name: scopes for name, scopes in found.items() if scopes}
-
-    def _kept_in(self, path: Path) -> frozenset[str]:
-        """The names kept for skipped files that this file mentions: its imports of them stay."""
-        return names_in(self.repository.sources[path].text, self.learnt.kept) if self.learnt.kept else frozenset()
-
-    def _dead_in(self, path: Path) -> frozenset[str]:
-        """The dead names a rewrite of the file acts on: the flags it names, and the other dead
-        names it writes or asserts on."""
-        display, text = self.repository.display(path), self.repository.sources[path].text
-        # A dead flag counts where only a constant holding its name or its option's own string
-        # (`--turbo`, its `dest` another name) names it.
-        aliases = {string: name for name, strings in self.plan.option_flags.items() for string in strings}
-        aliases.update(self.plan.name_constants)
-        # ... and where it is only an argument passed by position to a function whose parameter it is.
-        aliases.update((callee, name) for name, pipes in self.plan.plumbings.items() for callee in pipes.positions)
-        spelled = {aliases[word] for word in names_in(text, aliases) if aliases[word] in self.learnt.dead}
-        return frozenset(
-            name for name in names_in(text, self.learnt.dead) if name in self.plan.flags or display in self.learnt.dead_places.get(name, ())
-        ) | spelled
-
     def _rewrite_round(self) -> list[Path]:
         tasks: list[tuple[Path, str, RewriteContext, bool]] = []
         for path in self.repository.mentioning(self._names(), original=True):
             source = self.repository.sources[path]  # decoded: it mentions a name
             # What the rewrite of this file depends on: a dead name its text never mentions changes nothing.
-            mentioned = self._dead_in(path)
+            mentioned = self.contexts.dead_in(path)
             inputs = (
                 mentioned,
                 self.learnt.removable_asserts.get(path),
                 frozenset(self.learnt.dead_globals.get(path, {})),
                 frozenset(self.learnt.helper_calls.get(path, {}).items()),
                 frozenset(self.learnt.method_calls.get(path, {}).items()),
-                self._kept_in(path),
+                self.contexts.kept_in(path),
             )
             if self._inputs.get(path) != inputs:
                 self._inputs[path] = inputs
-                tasks.append((path, source.text, self.context(path), path.name == "__init__.py"))
+                tasks.append((path, source.text, self.contexts.context(path), path.name == "__init__.py"))
         changed = []
         for path, outcome in zip([task[0] for task in tasks], self.workers.rewrite(tasks)):
             if isinstance(outcome, str):

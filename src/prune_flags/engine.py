@@ -95,7 +95,7 @@ def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: i
             black = _black_settings(config, project_root, report) if edited else None  # read once for all files
             finished = {path: _finish(black, source, text) for path, (source, text) in edited.items()}
             checks = [
-                (text, cascade.context(path, by_original_lines=False), path.name == "__init__.py")
+                (text, cascade.contexts.context(path, by_original_lines=False), path.name == "__init__.py")
                 for path, text in finished.items()
             ]
             problems = {path: problem for path, problem in zip(finished, workers.map(recheck, checks)) if problem}
@@ -190,7 +190,7 @@ def _finish(black: BlackSettings | None, source: SourceFile, text: str) -> str:
 
 def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
     """The safety gate after the edit: the result parses, and a second run changes nothing.
-    (The context is not the original's: see Cascade.context.)"""
+    (The context is not the original's: see Contexts.context.)"""
     from prune_flags.rewrite import FileFailure, rewrite  # LibCST, in the process that rewrites (see warm)
 
     text, context, is_package_init = task
