@@ -7,7 +7,7 @@ A round ends when the index, rebuilt only over files that mention the names in
 question, finds no new name without a reader.
 
 What the model planned and what the rounds learnt are in cascade_state.py; what a file's
-rewrite is given in cascade_context.py.
+rewrite is given in cascade_context.py; which names may really go in cascade_liveness.py.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from prune_flags.ancestry import classes_in
 from prune_flags.cascade_context import Contexts
+from prune_flags.cascade_liveness import Liveness
 from prune_flags.cascade_state import Learnt, Plan
 from prune_flags.config import Config, Flag
 from prune_flags.context import Death, RewriteContext
@@ -32,15 +33,13 @@ from prune_flags.helpers import (
     method_reach,
     module_names,
     rebound,
-    reexports,
 )
 from prune_flags.index import NameFacts, Site, Write, module_level_names
 from prune_flags.library import KeywordPlace, LibraryDefault
 from prune_flags.model import Model
-from prune_flags.pinned import is_test_path
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, Change
 from prune_flags.repository import Repository
-from prune_flags.scoping import owner_spans, qualified, with_subclasses
+from prune_flags.scoping import owner_spans, with_subclasses
 
 if TYPE_CHECKING:
     from prune_flags.engine import Workers
@@ -63,9 +62,8 @@ class Cascade:
         self.learnt = Learnt()
         self._inputs: dict[Path, object] = {}  # per file, what its last rewrite depended on
         self._modules: dict[Path, tuple[str, bool]] | None = None  # dotted names, on first need
-        self._original_known: dict[str, NameFacts] = {}  # see _original_facts
-        self._original_skipped: frozenset[Path] = frozenset()
         self.contexts = Contexts(repository, self.plan, self.learnt)
+        self.liveness = Liveness(repository, self.plan, self.learnt)
 
     def run(self) -> None:
         while True:
@@ -143,7 +141,7 @@ class Cascade:
         # A helper goes with its last caller however its calls were spelt: `channels._get_channel(ctx)`
         # drops only `._get_channel` loads, which alone make it a field candidate, never a global.
         globals_ |= {h.name for h in self.learnt.helpers.values() if "." not in h.qualname and h.name in fields}
-        fields, globals_ = self._unread_in(changed, fields, globals_)
+        fields, globals_ = self.liveness.unread_in(changed, fields, globals_)
         # A name nothing writes has nothing to remove: a cheap text test spares parsing its readers.
         # (A public method is never removed, but a method helper's.)
         methods = {self.learnt.helpers[key].name for key in self.learnt.method_reaches}
@@ -158,31 +156,31 @@ class Cascade:
         dead_fields = {
             name
             for name in fields
-            if not _live(self._field_reads(name, facts[name], skipped), skipped)
+            if not _live(self.liveness.field_reads(name, facts[name], skipped), skipped)
             and (name in self.plan.flags or not _constructed(facts[name]))
-            and not self.protected(name, facts[name])
+            and not self.liveness.protected(name, facts[name])
         }
-        dead_fields = self._without_kept_asserts(dead_fields | set(self.learnt.dead), facts) - set(self.learnt.dead)
+        dead_fields = self.liveness.without_kept_asserts(dead_fields | set(self.learnt.dead), facts) - set(self.learnt.dead)
         dead_globals = {
             name: paths
-            for name, paths in self._module_definitions(facts, globals_).items()
-            if not _live(facts[name].global_reads, skipped) and not self.protected(name, facts[name])
+            for name, paths in self.liveness.module_definitions(facts, globals_).items()
+            if not _live(facts[name].global_reads, skipped) and not self.liveness.protected(name, facts[name])
         }
         # A name only skipped files read would be dead but for them: it stays, with its imports.
-        kept = {name: reads for name in dead_fields if (reads := self._field_reads(name, facts[name], skipped))}
+        kept = {name: reads for name in dead_fields if (reads := self.liveness.field_reads(name, facts[name], skipped))}
         kept.update({name: facts[name].global_reads for name in dead_globals if facts[name].global_reads})
         dead_fields -= kept.keys()
         dead_globals = {name: paths for name, paths in dead_globals.items() if name not in kept}
         new = self._keep_for_skipped(kept)
-        original = self._original_facts(frozenset(dead_fields) | frozenset(dead_globals))
+        original = self.liveness.original_facts(frozenset(dead_fields) | frozenset(dead_globals))
         for name in sorted(dead_fields):
             if (
                 any(w.kind in _FIELD_WRITES for w in facts[name].writes)
                 or facts[name].assert_reads
-                or self._read_by_name_only(name, facts[name])
-                or self._lone_method(name, facts[name])
+                or self.liveness.read_by_name_only(name, facts[name])
+                or self.liveness.lone_method(name, facts[name])
             ):
-                self.learnt.dead[name] = Death(self._cause(name, causes), self._reason(name, original[name]))
+                self.learnt.dead[name] = Death(self._cause(name, causes), self.liveness.reason(name, original[name]))
                 self.learnt.dead_places[name] = frozenset(  # (a parameter of its name is another variable)
                     [write.site.path for write in original[name].writes if write.kind != "parameter"]
                     + [read.site.path for read in original[name].assert_reads]
@@ -191,10 +189,10 @@ class Cascade:
         for name, paths in dead_globals.items():
             for path in paths:
                 self.learnt.dead_globals.setdefault(path, {})[name] = Death(
-                    self._cause(name, causes), self._reason(name, original[name], module_level=True)
+                    self._cause(name, causes), self.liveness.reason(name, original[name], module_level=True)
                 )
                 new = True
-        self._plan_asserts()
+        self.liveness.plan_asserts()
         return new or new_helpers
 
     def decided(self, flag: Flag, writes: list[Write]) -> bool:
@@ -283,8 +281,8 @@ class Cascade:
                 or (
                     helper.method in ("", "static")
                     and not rebound(facts[helper.name])
-                    and not self.protected(helper.name, facts[helper.name])
-                    and not self.interface(helper.name)
+                    and not self.liveness.protected(helper.name, facts[helper.name])
+                    and not self.liveness.interface(helper.name)
                 )
             }
         if not found:
@@ -312,7 +310,7 @@ class Cascade:
         """Which calls reach a method helper (helpers.method_reach), unless its name or its class
         is an interface (a test names the method, a package's `__init__.py` re-exports the class)
         or `keep` names it."""
-        if self.interface(helper.name) or self._reexported(helper.owner) or self._kept(helper.name, facts):
+        if self.liveness.interface(helper.name) or self.liveness.reexported(helper.owner) or self.liveness.named_by_keep(helper.name, facts):
             return None
         assert self._modules is not None  # named before any helper was found
         modules = self._modules
@@ -331,145 +329,6 @@ class Cascade:
             return found[name]
 
         return method_reach(helper, facts, classes, lambda name: with_subclasses(self.repository, frozenset([name])))
-
-    def _lone_method(self, name: str, facts: NameFacts) -> bool:
-        """Whether the name's one definition in the repository is a method helper's that the run
-        inlined somewhere: once nothing reads the name it goes, public or not. One whose calls
-        only went with dead code stays, a method of its class like any other."""
-        definitions = [write for write in facts.writes if write.kind in ("registered-def", "class-def", "module-def")]
-        if len(definitions) != 1:
-            return False
-        methods = [self.learnt.helpers[key] for key in self.learnt.method_reaches if self.learnt.helpers[key].name == name]
-        return any(helper.qualname in result.inlined_helpers for helper in methods for result in self.learnt.results.values())
-
-    def _unread_in(self, changed: list[Path], fields: set[str], globals_: set[str]) -> tuple[set[str], set[str]]:
-        """The candidates that no changed file reads any more. A read left in a file just rewritten
-        keeps a name alive whatever the rest of the repository does, so most candidates (`.shape`,
-        `len`) never cost a repository-wide index."""
-        names = frozenset(fields | globals_)
-        for path in changed:
-            found = self.repository.scanned(path, self.repository.text(path), names) if names else None
-            if found is None:
-                continue
-            fields = {name for name in fields if name not in found or not self._field_reads(name, found[name])}
-            globals_ = {name for name in globals_ if name not in found or not found[name].global_reads}
-        return fields, globals_
-
-    def _read_by_name_only(self, name: str, facts: NameFacts) -> bool:
-        """A flag no code defines or writes, read only through accessor templates (`"use-x" in
-        options.legacy`), whose reads were all inlined: it goes too, and with it the tables that
-        name it (`choices=["use-x", "old-io"]`, passes/tables.py). A name only a table spells is
-        not known to be the flag's (unmatched.py warns of it)."""
-        if name not in self.plan.flags or facts.writes or facts.name_reads or facts.object_reads:
-            return False
-        return any(c.flag == name and c.action == "inlined" for result in self.learnt.results.values() for c in result.changes)
-
-    def _field_reads(self, name: str, facts: NameFacts, skipped: frozenset[str] = frozenset()) -> list[Site]:
-        """What keeps a field alive (NameFacts.field_reads); a flag's name in a table literal (an
-        option registry, a dict entry setting it) is no read of it: it goes with the flag
-        (passes/tables.py), but where a skipped file holds it. Under strict, a field's is, as
-        before: a dict entry may give the flag another value, which no write in the index shows."""
-        if name not in self.plan.flags or self.plan.config.strict:
-            return facts.field_reads
-        return facts.attribute_reads + facts.string_reads + [site for site in facts.table_mentions if site.path in skipped]
-
-    def interface(self, name: str) -> bool:
-        """Whether a helper's name is an interface, whose calls stay as they are: a package's
-        `__init__.py` re-exports it (callers outside the repository may call it), or a test
-        names it (a test exercises it: `assert checkout(None) == "form"` must not become
-        `assert "form" == "form"`)."""
-        return self._reexported(name, tests=True)
-
-    def _reexported(self, name: str, tests: bool = False) -> bool:
-        """Whether a package's `__init__.py` re-exports the name (or, with `tests`, a test names it)."""
-        for path in self.repository.mentioning(frozenset([name]), original=True):
-            if tests and is_test_path(self.repository.display(path)):
-                return True
-            if path.name == "__init__.py":
-                tree = self.repository.tree(path, self.repository.sources[path].text)
-                if tree is None or reexports(tree, name):
-                    return True
-        return False
-
-    def protected(self, name: str, facts: NameFacts) -> bool:
-        """Never deleted: what something outside the code may call (but a method helper, whose
-        calls all went), and what `keep` names."""
-        if any(write.kind == "registered-def" for write in facts.writes) and not self._lone_method(name, facts):
-            return True
-        return self._kept(name, facts)
-
-    def _kept(self, name: str, facts: NameFacts) -> bool:
-        """Whether `keep` names it."""
-        for kept in self.plan.config.keep:
-            owner, _, kept_name = kept.rpartition(".")
-            if kept_name != name:
-                continue
-            # `pkg.mod.helper` or `pkg.mod.Class.method`: the owner is the module, or module and class.
-            modules = {qualified(write.site.path, "") for write in facts.writes}
-            if any(module.endswith(owner) or module.endswith(owner.rpartition(".")[0]) for module in modules):
-                return True
-        return False
-
-    def _module_definitions(self, facts: dict[str, NameFacts], names: set[str]) -> dict[str, list[Path]]:
-        """Module-level names among `names` not yet known dead, with the files that define them."""
-        by_display = self.repository.by_display()
-        found: dict[str, list[Path]] = {}
-        for name in names:
-            for write in facts[name].writes:
-                path = by_display[write.site.path]
-                if write.kind in ("module", "module-def") and name not in self.learnt.dead_globals.get(path, {}):
-                    found.setdefault(name, []).append(path)
-        return found
-
-    def _without_kept_asserts(self, dead: set[str], facts: dict[str, NameFacts]) -> set[str]:
-        """An assert is a reader unless everything it checks is dead (or keep_asserts says it always is)."""
-        changed = True
-        while changed:
-            changed = False
-            for name in list(dead):
-                reads = facts[name].assert_reads if name in facts else []
-                if reads and (
-                    self.plan.config.keep_asserts or any(r.subjects is None or not r.subjects <= dead for r in reads)
-                ):
-                    dead.discard(name)
-                    changed = True
-        return dead
-
-    def _plan_asserts(self) -> None:
-        """The asserts to remove, by line in the original file (the rewrite works on the original)."""
-        by_display = self.repository.by_display()
-        dead = set(self.learnt.dead)
-        facts = self._original_facts(frozenset(dead))
-        for name in dead:
-            for read in facts[name].assert_reads:
-                # An assert that checks more (`... or FAST`) may check only dead names once a flag
-                # in it is inlined: the prune pass looks at the inlined test before removing it.
-                if read.subjects is None or read.subjects <= dead:
-                    path = by_display[read.site.path]
-                    self.learnt.removable_asserts[path] = self.learnt.removable_asserts.get(path, frozenset()) | {read.site.line}
-
-    def _original_facts(self, names: frozenset[str]) -> dict[str, NameFacts]:
-        """Facts about names in the original texts, each name scanned once a run: the texts do not
-        change, and every round asks again about all the names known dead (unless a file was
-        skipped meanwhile, which takes its facts out)."""
-        skipped = frozenset(self.repository.skipped)
-        if skipped != self._original_skipped:
-            self._original_known, self._original_skipped = {}, skipped
-        missing = names - self._original_known.keys()
-        if missing:
-            self._original_known.update(self.repository.facts(frozenset(missing), original=True))
-        return {name: self._original_known[name] for name in names}
-
-    def _reason(self, name: str, original: NameFacts, module_level: bool = False) -> str:
-        flag = self.plan.flags.get(name)
-        if flag is not None:
-            return f"the flag is fixed at {flag.source} and every read of it was inlined"
-        reads = original.global_reads if module_level else original.field_reads
-        sites = [*reads, *(r.site for r in original.assert_reads)]
-        if not sites:
-            return "nothing reads it"
-        shown = ", ".join(str(site) for site in sorted(set(sites), key=lambda s: (s.path, s.line))[:4])
-        return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"
 
 
 # The actions of a removed write: the prune and parameter passes', and the tests pass's (a write

@@ -278,9 +278,9 @@ def _derived_field(repository: Repository, cascade: Cascade, name: str) -> Deriv
     if len(groups) != 1 or not set(keys) <= set(classes):
         return None
     chain = frozenset(classes[key] for key in groups[0])
-    if not _plain(repository, chain) or cascade.protected(name, facts) or cascade.interface(name):
+    if not _plain(repository, chain) or cascade.liveness.protected(name, facts) or cascade.liveness.interface(name):
         return None
-    if any(cascade.interface(cls) or _spelt(repository, cls) for cls in chain):
+    if any(cascade.liveness.interface(cls) or _spelt(repository, cls) for cls in chain):
         return None
     key = min(groups[0])
     flag = Flag(name, value, repr(value), scope=key[: -len(name) - 1], origin="derived")
@@ -352,10 +352,10 @@ def _derived_parameters(repository: Repository, cascade: Cascade, callee: str) -
     """The parameters without a default of the one function of this name that every call passes
     one literal, which not every call passed before the run."""
     found = _the_function(repository, callee)
-    if found is None or cascade.protected(callee, repository.facts(frozenset([callee]))[callee]):
+    if found is None or cascade.liveness.protected(callee, repository.facts(frozenset([callee]))[callee]):
         return
     path, scope, function, method = found
-    if cascade.interface(callee) or _spelt(repository, callee):
+    if cascade.liveness.interface(callee) or _spelt(repository, callee):
         return
     if method and not _plain(repository, frozenset([scope.split(".")[0]])):
         return
