@@ -7,39 +7,27 @@ A round ends when the index, rebuilt only over files that mention the names in
 question, finds no new name without a reader.
 
 What the model planned and what the rounds learnt are in cascade_state.py; what a file's
-rewrite is given in cascade_context.py; which names may really go in cascade_liveness.py.
+rewrite is given in cascade_context.py; the helpers a round folded in cascade_helpers.py; which
+names may really go in cascade_liveness.py.
 """
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING
 
-from prune_flags.ancestry import classes_in
 from prune_flags.cascade_context import Contexts
+from prune_flags.cascade_helpers import FoldedHelpers
 from prune_flags.cascade_liveness import Liveness
 from prune_flags.cascade_state import Learnt, Plan
 from prune_flags.config import Config, Flag
 from prune_flags.context import Death, RewriteContext
-from prune_flags.helpers import (
-    Helper,
-    MethodReach,
-    folded_helpers,
-    helper_calls,
-    made_shapes,
-    method_calls,
-    method_reach,
-    module_names,
-    rebound,
-)
 from prune_flags.index import NameFacts, Site, Write, module_level_names
 from prune_flags.library import KeywordPlace, LibraryDefault
 from prune_flags.model import Model
-from prune_flags.report import OVERRIDDEN, REMOVED_TEST, Change
+from prune_flags.report import OVERRIDDEN, REMOVED_TEST
 from prune_flags.repository import Repository
-from prune_flags.scoping import owner_spans, with_subclasses
 
 if TYPE_CHECKING:
     from prune_flags.engine import Workers
@@ -61,9 +49,9 @@ class Cascade:
         self.plan = Plan.of(config, model, library_keywords)
         self.learnt = Learnt()
         self._inputs: dict[Path, object] = {}  # per file, what its last rewrite depended on
-        self._modules: dict[Path, tuple[str, bool]] | None = None  # dotted names, on first need
         self.contexts = Contexts(repository, self.plan, self.learnt)
         self.liveness = Liveness(repository, self.plan, self.learnt)
+        self.folded = FoldedHelpers(repository, self.learnt, self.liveness)
 
     def run(self) -> None:
         while True:
@@ -121,7 +109,7 @@ class Cascade:
 
     def _learn(self, changed: list[Path]) -> bool:
         """Find the names that lost their last reader; True when there are new ones."""
-        new_helpers = self._learn_helpers(changed)
+        new_helpers = self.folded.learn(changed)
         fields, globals_ = set(self.plan.flags), set(self.plan.flags)
         causes: dict[str, str] = {}
         for path in changed:
@@ -245,91 +233,6 @@ class Cascade:
             self.learnt.kept.setdefault(name, set()).update(read.path for read in reads)
         return new
 
-    def _learn_helpers(self, changed: list[Path]) -> bool:
-        """Functions this round reduced to one `return` of a constant or of a parameter (issue 5,
-        step 2), then, for each file that mentions one, how it spells their calls and the imports
-        it needs for them. True when there are new ones."""
-        found: dict[str, Helper] = {}
-        for path in changed:
-            text = self.repository.text(path)
-            after = self.repository.tree(path, text)
-            before = self.repository.tree(path, self.repository.sources[path].text)
-            if after is None or not made_shapes(before, after):
-                continue
-            if self._modules is None:
-                self._modules = module_names(self.repository.raw, lambda p: p in self.repository.raw)
-            if path not in self._modules:
-                continue  # another file has the same dotted name: a call cannot tell which it reaches
-            module, is_package = self._modules[path]
-            flag_of = _flag_of_definitions(before, self.learnt.results[path].changes)
-            for helper in folded_helpers(before, after, text, self.repository.display(path), module, flag_of, is_package):
-                key = f"{helper.module}.{helper.qualname}"
-                if self.learnt.helpers.get(key) != helper:
-                    found[key] = helper
-        if found:
-            facts = self.repository.facts(frozenset(helper.name for helper in found.values()))
-            for key, helper in found.items():
-                reach = self._method_reach(helper, facts[helper.name]) if helper.method else None
-                if reach is not None:
-                    self.learnt.method_reaches[key] = reach
-                else:  # (a method that another round had made a helper of another shape: not any more)
-                    self.learnt.method_reaches.pop(key, None)
-            found = {
-                key: helper
-                for key, helper in found.items()
-                if key in self.learnt.method_reaches
-                or (
-                    helper.method in ("", "static")
-                    and not rebound(facts[helper.name])
-                    and not self.liveness.protected(helper.name, facts[helper.name])
-                    and not self.liveness.interface(helper.name)
-                )
-            }
-        if not found:
-            return False
-        self.learnt.helpers.update(found)
-        self.learnt.helper_calls, self.learnt.method_calls = {}, {}
-        assert self._modules is not None  # named before any helper was found
-        for path in self.repository.mentioning(frozenset(h.name for h in self.learnt.helpers.values()), original=True):
-            if path not in self._modules:
-                continue
-            tree = self.repository.tree(path, self.repository.sources[path].text)
-            if tree is None:
-                continue
-            module, is_package = self._modules[path]
-            display = self.repository.display(path)
-            calls = helper_calls(tree, display, module, self.learnt.helpers.values(), is_package)
-            if calls:
-                self.learnt.helper_calls[path] = calls
-            through = method_calls(tree, display, module, self.learnt.method_reaches.values(), is_package) if self.learnt.method_reaches else {}
-            if through:
-                self.learnt.method_calls[path] = through
-        return True
-
-    def _method_reach(self, helper: Helper, facts: NameFacts) -> MethodReach | None:
-        """Which calls reach a method helper (helpers.method_reach), unless its name or its class
-        is an interface (a test names the method, a package's `__init__.py` re-exports the class)
-        or `keep` names it."""
-        if self.liveness.interface(helper.name) or self.liveness.reexported(helper.owner) or self.liveness.named_by_keep(helper.name, facts):
-            return None
-        assert self._modules is not None  # named before any helper was found
-        modules = self._modules
-        found: dict[str, list[tuple[str, ast.ClassDef | None]]] = {}
-
-        def classes(name: str) -> list[tuple[str, ast.ClassDef | None]]:
-            if name not in found:
-                found[name] = []
-                for path in self.repository.mentioning(frozenset([name])):
-                    tree = self.repository.tree(path, self.repository.text(path))
-                    if tree is None:
-                        found[name].append(("", None))  # it may define one
-                        continue
-                    module = modules[path][0] if path in modules else ""
-                    found[name] += [(module if node in tree.body else "", node) for node in classes_in(tree).get(name, [])]
-            return found[name]
-
-        return method_reach(helper, facts, classes, lambda name: with_subclasses(self.repository, frozenset([name])))
-
 
 # The actions of a removed write: the prune and parameter passes', and the tests pass's (a write
 # in a deleted test).
@@ -337,24 +240,10 @@ _WRITE_REMOVALS = (OVERRIDDEN, "removed-write", "removed-write-kept-value", "rem
 _FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option", "class-def", "setattr", "writer")
 
 
-def _flag_of_definitions(before: ast.Module | None, changes: Sequence[Change]) -> Callable[[str], str]:
-    """The flag whose cleanup changed a function or class of a module (by its dotted path there):
-    the first change within its original lines, else the module's first (a helper a fold in a
-    function it calls made)."""
-    flagged = [change for change in changes if change.flag]
-    spans = {dotted: (start, end) for dotted, start, end, _ in owner_spans(before)} if before is not None else {}
-
-    def flag_of(dotted: str) -> str:
-        start, end = spans.get(dotted, (0, -1))
-        inside = (change.flag for change in flagged if start <= change.line <= end)
-        return next(inside, flagged[0].flag if flagged else "")
-
-    return flag_of
-
-
 def _live(reads: list[Site], skipped: frozenset[str]) -> list[Site]:
     """The reads outside skipped files: those a rewrite may remove."""
     return [read for read in reads if read.path not in skipped]
+
 
 def _constructed(facts: NameFacts) -> bool:
     """A class-level field also passed by keyword (`Config(field=...)`, a dataclass) cannot go

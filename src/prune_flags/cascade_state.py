@@ -1,5 +1,9 @@
 """What the parts of the cascade share: what the model planned for it (`Plan`, the same every
 round) and what its rounds learnt so far (`Learnt`, which every round's rewrites are given).
+
+The parts are the rounds (cascade.py), what a file's rewrite is given (cascade_context.py), the
+helpers a round folded (cascade_helpers.py) and which names a round left without a reader may
+really go (cascade_liveness.py); each reads these two and nothing of the others' state.
 """
 
 from __future__ import annotations
