@@ -63,7 +63,7 @@ class Cascade:
     def unsettled(self) -> bool:
         """A file rewritten in an earlier round was skipped since (its rewrite or its analysis
         failed): what was learnt from its rewritten text no longer holds, and the run starts
-        over (see run)."""
+        over (see engine._cleanup)."""
         return any(path in self.repository.skipped for path in self.repository.rewritten)
 
     def _names(self) -> frozenset[str]:
