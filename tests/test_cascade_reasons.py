@@ -1,6 +1,7 @@
 """The cascade's reasons and the context each rewrite gets, exactly (issue #8, item 6).
 
-A mutation run over `_Cascade._reason` and `_Cascade.context` in engine.py left mutants alive:
+A mutation run over `_Cascade._reason` and `_Cascade.context` in engine.py (now `Liveness.reason` in
+cascade_liveness.py and `Contexts.context` in cascade_context.py) left mutants alive:
 the reason texts, how many sites a reason shows and in which order, its singular and plural, the
 reads a field counts (attribute reads) against those a module-level name counts (bare names too),
 and the RewriteContext fields `path`, `writers`, `option_flags` and `removable_asserts`. Each test
@@ -59,7 +60,7 @@ def removed_writes(changes) -> dict[tuple[str, int], str]:
     return {(path, line): reason for path, line, _, action, reason in changes if action == "removed-write"}
 
 
-# -- _Cascade._reason ---------------------------------------------------------------------------
+# -- Liveness.reason ----------------------------------------------------------------------------
 NODE = """\
     class Node:
         def __init__(self):
@@ -202,7 +203,7 @@ def test_reasons_in_the_explain_lines_and_the_json_report(
     assert changes[("alpha.py", 3, "removed-write")] == "fast has no reader left: " + FIXED.format("False")
 
 
-# -- _Cascade.context ---------------------------------------------------------------------------
+# -- Contexts.context ---------------------------------------------------------------------------
 def test_a_setter_of_the_fixed_value_goes(tmp_path: Path) -> None:
     """The config's `writers` reach the rewrite: `set_config("use_x", False)` goes with the flag,
     a call setting another name stays. Kills context 5 and 15 (writers dropped)."""

@@ -58,10 +58,10 @@ from prune_flags.shapes import ast_dotted
 from prune_flags.values import UNKNOWN, plain_value, same_value
 
 if TYPE_CHECKING:
-    from prune_flags.engine import _Cascade
+    from prune_flags.cascade import Cascade
     from prune_flags.repository import Repository
 
-    Cleanup = Callable[[Config], tuple[Report, _Cascade]]
+    Cleanup = Callable[[Config], tuple[Report, Cascade]]
 
 _BUILTINS = frozenset(dir(builtins))  # never the repository's one function of the name
 _ROUNDS = 4  # derivations on derivations: each round is a run of the cleanup
@@ -78,7 +78,7 @@ class Derived:
     cause: str = ""  # the configured flag whose cleanup made it constant
 
 
-def settle(repository: Repository, config: Config, first: tuple[Report, _Cascade], cleanup: Cleanup) -> Report:
+def settle(repository: Repository, config: Config, first: tuple[Report, Cascade], cleanup: Cleanup) -> Report:
     """The run's report, with the flags the cleanup derived carried out: run again with them until
     none is new, keeping the last run that is no worse than the first (see the module's doc)."""
     report, cascade = first
@@ -133,7 +133,7 @@ def _credited(report: Report, config: Config, derived: dict[str, Derived]) -> Re
 
 
 def discover(
-    repository: Repository, config: Config, cascade: _Cascade, known: dict[str, Derived]
+    repository: Repository, config: Config, cascade: Cascade, known: dict[str, Derived]
 ) -> dict[str, Derived]:
     """The fields and parameters the last run left constant that are not flags yet."""
     fields, calls = [], []  # per changed file: (path, shapes before, shapes after)
@@ -147,7 +147,7 @@ def discover(
             (old_fields, old_calls), (new_fields, new_calls) = _shapes(before, old), _shapes(after, new)
             fields.append((path, old_fields, new_fields))
             calls.append((path, old_calls, new_calls))
-    taken = {flag.name for flag in config.flags} | known.keys() | cascade.dead.keys()
+    taken = {flag.name for flag in config.flags} | known.keys() | cascade.learnt.dead.keys()
     found = [
         replace(derived, cause=_cause(cascade, known, fields, name))
         for name in sorted(_changed(fields) - taken)
@@ -190,12 +190,12 @@ def _counted(shapes: list[Shape] | None) -> Counter[str]:
     return Counter(shape for shape, _, _ in shapes or ())
 
 
-def _cause(cascade: _Cascade, known: dict[str, Derived], changed: Changed, name: str) -> str:
+def _cause(cascade: Cascade, known: dict[str, Derived], changed: Changed, name: str) -> str:
     """The configured flag whose cleanup changed the name's writes (or calls): the flag of the
     change on such a write's lines, else of the last change above it (the branch that held it)."""
     for path, old, new in changed:
         left = _counted(new.get(name))
-        changes = sorted(cascade.results[path].changes, key=lambda change: change.line)
+        changes = sorted(cascade.learnt.results[path].changes, key=lambda change: change.line)
         for shape, first, last in old.get(name, ()):
             if left[shape]:
                 left[shape] -= 1
@@ -204,9 +204,9 @@ def _cause(cascade: _Cascade, known: dict[str, Derived], changed: Changed, name:
             above = [change for change in changes if change.line < first]
             for change in on or above[-1:]:
                 flag = known[change.flag].cause if change.flag in known else change.flag
-                if flag in cascade.flags and flag not in known:
+                if flag in cascade.plan.flags and flag not in known:
                     return flag
-    return next(iter(cascade.flags), "")
+    return next(iter(cascade.plan.flags), "")
 
 
 def _lines(node: ast.AST) -> Shape:
@@ -259,7 +259,7 @@ def _shapes(tree: ast.Module, lines: list[tuple[int, int]]) -> tuple[Shapes, Sha
     return fields, calls
 
 
-def _derived_field(repository: Repository, cascade: _Cascade, name: str) -> Derived | None:
+def _derived_field(repository: Repository, cascade: Cascade, name: str) -> Derived | None:
     """The field as a flag when every write of it is one literal of its class chain's own and was
     not before the run, every use is that chain's, and nothing outside can see it."""
     if repository.skipped_holding(frozenset([name])):
@@ -278,9 +278,9 @@ def _derived_field(repository: Repository, cascade: _Cascade, name: str) -> Deri
     if len(groups) != 1 or not set(keys) <= set(classes):
         return None
     chain = frozenset(classes[key] for key in groups[0])
-    if not _plain(repository, chain) or cascade.protected(name, facts) or cascade.interface(name):
+    if not _plain(repository, chain) or cascade.liveness.protected(name, facts) or cascade.liveness.interface(name):
         return None
-    if any(cascade.interface(cls) or _spelt(repository, cls) for cls in chain):
+    if any(cascade.liveness.interface(cls) or _spelt(repository, cls) for cls in chain):
         return None
     key = min(groups[0])
     flag = Flag(name, value, repr(value), scope=key[: -len(name) - 1], origin="derived")
@@ -348,14 +348,14 @@ def _scoped(repository: Repository, flag: Flag, facts: NameFacts) -> bool:
     return isinstance(scope_flag(repository, flag, scope, facts), dict)
 
 
-def _derived_parameters(repository: Repository, cascade: _Cascade, callee: str) -> Iterable[Derived]:
+def _derived_parameters(repository: Repository, cascade: Cascade, callee: str) -> Iterable[Derived]:
     """The parameters without a default of the one function of this name that every call passes
     one literal, which not every call passed before the run."""
     found = _the_function(repository, callee)
-    if found is None or cascade.protected(callee, repository.facts(frozenset([callee]))[callee]):
+    if found is None or cascade.liveness.protected(callee, repository.facts(frozenset([callee]))[callee]):
         return
     path, scope, function, method = found
-    if cascade.interface(callee) or _spelt(repository, callee):
+    if cascade.liveness.interface(callee) or _spelt(repository, callee):
         return
     if method and not _plain(repository, frozenset([scope.split(".")[0]])):
         return

@@ -1,50 +1,25 @@
-"""The driver: files in scope -> verdicts -> rewrite to a fixed point across files -> format -> Report.
-
-Every round rewrites the planned files from their original text with everything
-learnt so far (which names are dead, which asserts go), so line numbers in the
-report are always the original's and a round never builds on a half-done one.
-A round ends when the index, rebuilt only over files that mention the names in
-question, finds no new name without a reader.
-"""
+"""The driver: files in scope -> the model of the flags -> the cascade's rounds (cascade.py) ->
+format -> safety gate -> Report."""
 
 from __future__ import annotations
 
-import ast
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypeVar
 
 from prune_flags.config import Config, Flag, find_project_root
-from prune_flags.files import SourceError, SourceFile, mentions_any, names_in, read_source, remove_stale_temporaries, write_atomic
-from prune_flags.helpers import (
-    Helper,
-    HelperCall,
-    MethodReach,
-    folded_helpers,
-    helper_calls,
-    made_shapes,
-    method_calls,
-    method_reach,
-    module_names,
-    rebound,
-    reexports,
-)
-from prune_flags.index import NameFacts, Site, Write, module_level_names, parse_ast
-from prune_flags.context import Death, RewriteContext, Rewritten
-from prune_flags.defaults import empty_dict_is_default
-from prune_flags.library import KeywordPlace, LibraryDefault, LibraryKeywords, library_keywords, repository_names
+from prune_flags.cascade import Cascade
+from prune_flags.files import SourceError, SourceFile, read_source, remove_stale_temporaries, write_atomic
+from prune_flags.index import parse_ast
+from prune_flags.context import RewriteContext, Rewritten
+from prune_flags.library import LibraryKeywords, library_keywords, repository_names
 from prune_flags.derived import settle
 from prune_flags import warm
 from prune_flags.pool import process_pool
-from prune_flags.shapes import ast_dotted
-from prune_flags.report import OVERRIDDEN, REMOVED_TEST, Change, FileResult, FlagWarning, Report, Skipped
+from prune_flags.report import FileResult, FlagWarning, Report, Skipped
 from prune_flags.unmatched import appearances, unmatched
-from prune_flags.pinned import is_test_path
-from prune_flags.plumbing import trees_naming
-from prune_flags.scoping import HOOKS, droppable_hooks, owner_spans, qualified, with_subclasses
-from prune_flags.ancestry import classes_in
 from prune_flags.deep import deeply, too_deep
-from prune_flags.model import Model, build, resolve_flags
+from prune_flags.model import build, resolve_flags
 from prune_flags.repository import Progress, Repository, load
 from prune_flags.verdicts import read_as_objects, still_written
 
@@ -75,7 +50,7 @@ def run(
     return settle(repository, config, first, lambda more: _cleanup(repository, more, project_root, jobs))
 
 
-def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: int | None) -> tuple[Report, _Cascade]:
+def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: int | None) -> tuple[Report, Cascade]:
     """One cleanup of the loaded files with the config's flags, and the cascade that did it."""
     config = resolve_flags(repository, config)
     report = Report(flags={flag.name: flag.source for flag in config.flags})
@@ -90,9 +65,8 @@ def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: i
         # this ends.
         while True:
             repository.rewritten.clear()
-            cascade = _Cascade(repository, config, model, workers)
-            active = cascade.flags
-            cascade.library_keywords = library.files
+            cascade = Cascade(repository, config, model, workers, library.files)
+            active = cascade.plan.flags
             cascade.run()
             if cascade.unsettled:
                 continue
@@ -114,14 +88,14 @@ def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: i
             edited = {
                 path: (source, rewritten.text)
                 for path, source in list(repository.sources.items())
-                if (rewritten := cascade.results.get(path)) is not None
+                if (rewritten := cascade.learnt.results.get(path)) is not None
                 and path not in repository.skipped
                 and rewritten.text != source.text
             }
             black = _black_settings(config, project_root, report) if edited else None  # read once for all files
             finished = {path: _finish(black, source, text) for path, (source, text) in edited.items()}
             checks = [
-                (text, cascade.context(path, by_original_lines=False), path.name == "__init__.py")
+                (text, cascade.contexts.context(path, by_original_lines=False), path.name == "__init__.py")
                 for path, text in finished.items()
             ]
             problems = {path: problem for path, problem in zip(finished, workers.map(recheck, checks)) if problem}
@@ -134,7 +108,7 @@ def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: i
     for path, text in finished.items():
         source = repository.sources[path]
         report.files.append(
-            FileResult(path, repository.display(path), source.text, text, cascade.results[path].changes, source.encoding)
+            FileResult(path, repository.display(path), source.text, text, cascade.learnt.results[path].changes, source.encoding)
         )
     kept = cascade.kept_by_skipped()
     report.skipped.extend(
@@ -214,585 +188,9 @@ def _finish(black: BlackSettings | None, source: SourceFile, text: str) -> str:
     return format_lines(text, touched_line_ranges(source.text, text), black)
 
 
-class _Cascade:
-    """Inline, fold and prune until no name loses its last reader."""
-
-    def __init__(self, repository: Repository, config: Config, model: Model, workers: Workers) -> None:
-        self.repository = repository
-        self.workers = workers
-        self.flags = model.pruned
-        self.flag_owners = {name: model.flags[name].plumbing.owners for name in self.flags}
-        self.plumbings = {name: model.flags[name].plumbing for name in self.flags}  # parameters, calls passing them
-        self.tests = model.tests  # what becomes of the tests that write a flag
-        self.name_constants = {constant: name for constant, name in model.name_constants.items() if name in self.flags}
-        facts = {name: model.flags[name].facts for name in self.flags}
-        # Flags a command-line option defines -> its strings, and the words it takes after them
-        # (None: not known).
-        self.option_flags = {name: facts[name].option_strings for name in self.flags if facts[name].is_option}
-        self.option_arities = {name: facts[name].option_arity for name in self.option_flags}
-        self._empty_defaults: dict[tuple[str, str], bool] = {}  # (callee, keyword) -> see _emptiable_keywords
-        self.library_keywords: dict[Path, dict[KeywordPlace, LibraryDefault]] = {}  # see library.py
-        self.config = config
-        self.dead: dict[str, Death] = {}
-        # Where each dead name that is not a flag is written or asserted on, in the original texts:
-        # elsewhere the word is another thing (`output_grads` a parameter where `self.output_grads`
-        # died), which no pass acts on, so those files are not parsed for it.
-        self.dead_places: dict[str, frozenset[str]] = {}
-        self.dead_globals: dict[Path, dict[str, Death]] = {}
-        self.removable_asserts: dict[Path, frozenset[int]] = {}
-        self.results: dict[Path, Rewritten] = {}
-        self._inputs: dict[Path, object] = {}
-        # Helpers a round folded to a constant or to a parameter ("module.qualname" -> helper): once
-        # found they stay, since every round rewrites from the original text.
-        self.helpers: dict[str, Helper] = {}
-        self.helper_calls: dict[Path, dict[str, HelperCall]] = {}  # per file: callee spelling -> call
-        # Method helpers (by key, as `helpers`) and which calls reach them; per file, the calls
-        # by (line, method name).
-        self.method_reaches: dict[str, MethodReach] = {}
-        self.method_calls: dict[Path, dict[tuple[int, str], HelperCall]] = {}
-        self._modules: dict[Path, tuple[str, bool]] | None = None  # dotted names, on first need
-        self._original_known: dict[str, NameFacts] = {}  # see _original_facts
-        self._original_skipped: frozenset[Path] = frozenset()
-        # Names that only skipped files read (name -> those files): they keep their definitions,
-        # and every import of them stays.
-        self.kept: dict[str, set[str]] = {}
-
-    def run(self) -> None:
-        while True:
-            changed = self._rewrite_round()
-            if self.unsettled or not self._learn(changed) or self.unsettled:
-                return
-
-    @property
-    def unsettled(self) -> bool:
-        """A file rewritten in an earlier round was skipped since (its rewrite or its analysis
-        failed): what was learnt from its rewritten text no longer holds, and the run starts
-        over (see run)."""
-        return any(path in self.repository.skipped for path in self.repository.rewritten)
-
-    def _names(self) -> frozenset[str]:
-        globals_ = {name for names in self.dead_globals.values() for name in names}
-        return (
-            frozenset(self.flags)
-            | frozenset(self.dead)
-            | frozenset(globals_)
-            | frozenset(self.name_constants)
-            | frozenset(helper.name for helper in self.helpers.values())
-            | frozenset(s for name, strings in self.option_flags.items() if name in self.dead for s in strings)
-            | frozenset(callee for pipes in self.plumbings.values() for callee in pipes.positions)
-        )
-
-    def context(self, path: Path, by_original_lines: bool = True) -> RewriteContext:
-        """What the rewrite of a file is given. Not for its original text (the safety gate's
-        second run over the result), it has none of what is planned by the original's lines:
-        assert lines, tests' edits, arguments passing a flag by position."""
-        option_flags = {name: strings for name, strings in self.option_flags.items() if name in self.dead}
-        # Only the dead names the file mentions (and the switches its option tables may spell
-        # `--use-x`): what a worker is sent grows with the file, not with the run.
-        dead = self._dead_in(path) | frozenset(option_flags)
-        display = self.repository.display(path)
-        return RewriteContext(
-            path=display,
-            flags=self.flags,
-            accessors=self.repository.accessors,
-            writers=self.repository.writers,
-            option_calls=self.repository.option_calls,
-            flag_owners=self.flag_owners,
-            flag_functions=self._functions_in(display),
-            flag_positions={name: pipes.positions for name, pipes in self.plumbings.items() if pipes.positions and by_original_lines},
-            name_constants=self.name_constants,
-            option_flags=option_flags,
-            option_arities={name: self.option_arities[name] for name in option_flags},
-            emptiable_keywords=self._emptiable_keywords(path, option_flags.keys() | (self.dead.keys() & self.flags.keys())),
-            dead_names={name: self.dead[name] for name in dead},
-            dead_globals=self.dead_globals.get(path, {}),
-            helpers=self.helper_calls.get(path, {}),
-            library_keywords=self.library_keywords.get(path, {}) if by_original_lines else {},
-            method_calls=self.method_calls.get(path, {}) if by_original_lines else {},
-            removable_asserts=self.removable_asserts.get(path, frozenset()) if by_original_lines else frozenset(),
-            kept_imports=self._kept_in(path),
-            foreign={name: owners[display] for name, owners in self.repository.foreign.items() if display in owners},
-            tests=self.tests.edits(display, self.flags) if by_original_lines else None,
-            droppable_hooks=self._droppable_hooks(path),
-        )
-
-    def _emptiable_keywords(self, path: Path, gone: Iterable[str]) -> frozenset[tuple[str, str]]:
-        """The calls of the file (callee by last name, keyword) whose dict argument names only gone
-        flags (`init(extra={"use_x": True})`), where an empty dict is surely the same as none
-        (defaults.empty_dict_is_default): the keyword goes with its last entry."""
-        gone = frozenset(gone)
-        text = self.repository.sources[path].text
-        quoted = any(f'"{name}"' in text or f"'{name}'" in text for name in gone)  # a dict key spells it so
-        tree = self.repository.tree(path, text) if quoted else None
-        if tree is None:
-            return frozenset()
-        found = set()
-        for node in ast.walk(tree):
-            for keyword in node.keywords if isinstance(node, ast.Call) else ():
-                value = keyword.value
-                if keyword.arg is None or not isinstance(value, ast.Dict) or not value.keys:
-                    continue
-                if all(isinstance(key, ast.Constant) and key.value in gone for key in value.keys):
-                    found.add((ast_dotted(node.func).rsplit(".", 1)[-1], keyword.arg))  # type: ignore[union-attr]
-        return frozenset(pair for pair in found if self._empty_is_default(pair))
-
-    def _empty_is_default(self, pair: tuple[str, str]) -> bool:
-        if pair not in self._empty_defaults:
-            callee, keyword = pair
-            self._empty_defaults[pair] = empty_dict_is_default(trees_naming(self.repository, callee), callee, keyword)
-        return self._empty_defaults[pair]
-
-    def _droppable_hooks(self, path: Path) -> frozenset[str]:
-        """The file's hooks that may go once emptied (scoping.droppable_hooks), among those whose
-        body names a flag or a dead name: no other can fold away, and the question costs a look
-        at every file naming the hook."""
-        text = self.repository.sources[path].text
-        if not mentions_any(text, frozenset(HOOKS)):
-            return frozenset()
-        tree = self.repository.tree(path, text)
-        changing = frozenset(self.flags) | frozenset(self.dead)
-
-        def folding(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-            return any(
-                (isinstance(node, ast.Name) and node.id in changing) or (isinstance(node, ast.Attribute) and node.attr in changing)
-                for node in ast.walk(hook)
-            )
-
-        return droppable_hooks(self.repository, tree, folding) if tree is not None else frozenset()
-
-    def _functions_in(self, display: str) -> dict[str, frozenset[str]]:
-        """For each flag, the functions of a file whose parameter is the flag, by qualified name."""
-        found = {name: frozenset(s for p, s in pipes.functions if p == display) for name, pipes in self.plumbings.items()}
-        return {name: scopes for name, scopes in found.items() if scopes}
-
-    def _kept_in(self, path: Path) -> frozenset[str]:
-        """The names kept for skipped files that this file mentions: its imports of them stay."""
-        return names_in(self.repository.sources[path].text, self.kept) if self.kept else frozenset()
-
-    def _dead_in(self, path: Path) -> frozenset[str]:
-        """The dead names a rewrite of the file acts on: the flags it names, and the other dead
-        names it writes or asserts on."""
-        display, text = self.repository.display(path), self.repository.sources[path].text
-        # A dead flag counts where only a constant holding its name or its option's own string
-        # (`--turbo`, its `dest` another name) names it.
-        aliases = {string: name for name, strings in self.option_flags.items() for string in strings}
-        aliases.update(self.name_constants)
-        # ... and where it is only an argument passed by position to a function whose parameter it is.
-        aliases.update((callee, name) for name, pipes in self.plumbings.items() for callee in pipes.positions)
-        spelled = {aliases[word] for word in names_in(text, aliases) if aliases[word] in self.dead}
-        return frozenset(
-            name for name in names_in(text, self.dead) if name in self.flags or display in self.dead_places.get(name, ())
-        ) | spelled
-
-    def _rewrite_round(self) -> list[Path]:
-        tasks: list[tuple[Path, str, RewriteContext, bool]] = []
-        for path in self.repository.mentioning(self._names(), original=True):
-            source = self.repository.sources[path]  # decoded: it mentions a name
-            # What the rewrite of this file depends on: a dead name its text never mentions changes nothing.
-            mentioned = self._dead_in(path)
-            inputs = (
-                mentioned,
-                self.removable_asserts.get(path),
-                frozenset(self.dead_globals.get(path, {})),
-                frozenset(self.helper_calls.get(path, {}).items()),
-                frozenset(self.method_calls.get(path, {}).items()),
-                self._kept_in(path),
-            )
-            if self._inputs.get(path) != inputs:
-                self._inputs[path] = inputs
-                tasks.append((path, source.text, self.context(path), path.name == "__init__.py"))
-        changed = []
-        for path, outcome in zip([task[0] for task in tasks], self.workers.map(rewrite_outcome, tasks)):
-            if isinstance(outcome, str):
-                self.repository.skipped[path] = outcome
-                self.results.pop(path, None)
-                continue
-            self.results[path] = outcome
-            if self.repository.text(path) != outcome.text:
-                self.repository.rewritten[path] = outcome.text
-                changed.append(path)
-        return changed
-
-    def _learn(self, changed: list[Path]) -> bool:
-        """Find the names that lost their last reader; True when there are new ones."""
-        new_helpers = self._learn_helpers(changed)
-        fields, globals_ = set(self.flags), set(self.flags)
-        causes: dict[str, str] = {}
-        for path in changed:
-            before = self.repository.tree(path, self.repository.sources[path].text)
-            if before is None:
-                continue
-            result = self.results[path]
-            module_names = module_level_names(before)
-            for key, count in result.loads_before.items():
-                if count > result.loads_after.get(key, 0):
-                    name = key.lstrip(".")
-                    if key.startswith("."):
-                        fields.add(name)
-                    elif name in module_names:
-                        globals_.add(name)
-                    causes.setdefault(name, result.causes[key])
-        # A helper goes with its last caller however its calls were spelt: `channels._get_channel(ctx)`
-        # drops only `._get_channel` loads, which alone make it a field candidate, never a global.
-        globals_ |= {h.name for h in self.helpers.values() if "." not in h.qualname and h.name in fields}
-        fields, globals_ = self._unread_in(changed, fields, globals_)
-        # A name nothing writes has nothing to remove: a cheap text test spares parsing its readers.
-        # (A public method is never removed, but a method helper's.)
-        methods = {self.helpers[key].name for key in self.method_reaches}
-        fields = {
-            name
-            for name in fields - set(self.dead)
-            if name in self.flags or name in methods or self.repository.mentioning_write(name)
-        }
-        names = frozenset(fields | globals_)
-        facts = self.repository.facts(names)
-        skipped = self.repository.skipped_displays()
-        dead_fields = {
-            name
-            for name in fields
-            if not _live(self._field_reads(name, facts[name], skipped), skipped)
-            and (name in self.flags or not _constructed(facts[name]))
-            and not self.protected(name, facts[name])
-        }
-        dead_fields = self._without_kept_asserts(dead_fields | set(self.dead), facts) - set(self.dead)
-        dead_globals = {
-            name: paths
-            for name, paths in self._module_definitions(facts, globals_).items()
-            if not _live(facts[name].global_reads, skipped) and not self.protected(name, facts[name])
-        }
-        # A name only skipped files read would be dead but for them: it stays, with its imports.
-        kept = {name: reads for name in dead_fields if (reads := self._field_reads(name, facts[name], skipped))}
-        kept.update({name: facts[name].global_reads for name in dead_globals if facts[name].global_reads})
-        dead_fields -= kept.keys()
-        dead_globals = {name: paths for name, paths in dead_globals.items() if name not in kept}
-        learnt = self._keep_for_skipped(kept)
-        original = self._original_facts(frozenset(dead_fields) | frozenset(dead_globals))
-        for name in sorted(dead_fields):
-            if (
-                any(w.kind in _FIELD_WRITES for w in facts[name].writes)
-                or facts[name].assert_reads
-                or self._read_by_name_only(name, facts[name])
-                or self._lone_method(name, facts[name])
-            ):
-                self.dead[name] = Death(self._cause(name, causes), self._reason(name, original[name]))
-                self.dead_places[name] = frozenset(  # (a parameter of its name is another variable)
-                    [write.site.path for write in original[name].writes if write.kind != "parameter"]
-                    + [read.site.path for read in original[name].assert_reads]
-                )
-                learnt = True
-        for name, paths in dead_globals.items():
-            for path in paths:
-                self.dead_globals.setdefault(path, {})[name] = Death(
-                    self._cause(name, causes), self._reason(name, original[name], module_level=True)
-                )
-                learnt = True
-        self._plan_asserts()
-        return learnt or new_helpers
-
-    def decided(self, flag: Flag, writes: list[Write]) -> bool:
-        """Whether a flag has no reader left and each of its writes of another value went (a
-        change at its line): what the config decided is all the code says of it."""
-        if not (self.unread(flag) or self._gone(flag.name)):
-            return False
-        by_display = self.repository.by_display()
-        for write in writes:
-            result = self.results.get(by_display.get(write.site.path, Path()))
-            changes = result.changes if result is not None else ()
-            line = self.tests.change_line(flag.name, write)  # a deleted test's line, for the writes in it
-            if not any(change.line == line and change.action in _WRITE_REMOVALS for change in changes):
-                return False
-        return True
-
-    def _gone(self, name: str) -> bool:
-        """Whether the rewritten code neither reads nor writes a name at all: a flag defined
-        nowhere (read through an accessor) whose only writes were tests' the tests pass removed."""
-        facts = self.repository.facts(frozenset([name]))[name]
-        return not (facts.global_reads or facts.assert_reads or facts.writes or facts.object_reads)
-
-    def unread(self, flag: Flag) -> bool:
-        """Whether nothing reads a flag any more: its definitions, parameters and arguments go."""
-        return flag.name in self.dead or any(flag.name in names for names in self.dead_globals.values())
-
-    def kept_by_skipped(self) -> dict[str, str]:
-        """For each skipped file (by display), what it keeps alive, said after why it was skipped."""
-        by_file: dict[str, list[str]] = {}
-        for name, files in sorted(self.kept.items()):
-            for display in files:
-                by_file.setdefault(display, []).append(name)
-        return {
-            display: f"; it reads {', '.join(names)}, so {'it keeps its' if len(names) == 1 else 'they keep their'}"
-            " definitions and imports elsewhere"
-            for display, names in by_file.items()
-        }
-
-    def _cause(self, name: str, causes: dict[str, str]) -> str:
-        """The flag whose cleanup a dead name goes with: a flag's own, else the flag whose change
-        took the name's last read."""
-        return name if name in self.flags else causes.get(name, name)
-
-    def _keep_for_skipped(self, kept: dict[str, list[Site]]) -> bool:
-        """Note the names kept alive only by skipped files' reads, and which files; True when a
-        name is new (the files importing it are rewritten again, keeping the import)."""
-        new = False
-        for name, reads in kept.items():
-            new = new or name not in self.kept
-            self.kept.setdefault(name, set()).update(read.path for read in reads)
-        return new
-
-    def _learn_helpers(self, changed: list[Path]) -> bool:
-        """Functions this round reduced to one `return` of a constant or of a parameter (issue 5,
-        step 2), then, for each file that mentions one, how it spells their calls and the imports
-        it needs for them. True when there are new ones."""
-        found: dict[str, Helper] = {}
-        for path in changed:
-            text = self.repository.text(path)
-            after = self.repository.tree(path, text)
-            before = self.repository.tree(path, self.repository.sources[path].text)
-            if after is None or not made_shapes(before, after):
-                continue
-            if self._modules is None:
-                self._modules = module_names(self.repository.raw, lambda p: p in self.repository.raw)
-            if path not in self._modules:
-                continue  # another file has the same dotted name: a call cannot tell which it reaches
-            module, is_package = self._modules[path]
-            flag_of = _flag_of_definitions(before, self.results[path].changes)
-            for helper in folded_helpers(before, after, text, self.repository.display(path), module, flag_of, is_package):
-                key = f"{helper.module}.{helper.qualname}"
-                if self.helpers.get(key) != helper:
-                    found[key] = helper
-        if found:
-            facts = self.repository.facts(frozenset(helper.name for helper in found.values()))
-            for key, helper in found.items():
-                reach = self._method_reach(helper, facts[helper.name]) if helper.method else None
-                if reach is not None:
-                    self.method_reaches[key] = reach
-                else:  # (a method that another round had made a helper of another shape: not any more)
-                    self.method_reaches.pop(key, None)
-            found = {
-                key: helper
-                for key, helper in found.items()
-                if key in self.method_reaches
-                or (
-                    helper.method in ("", "static")
-                    and not rebound(facts[helper.name])
-                    and not self.protected(helper.name, facts[helper.name])
-                    and not self.interface(helper.name)
-                )
-            }
-        if not found:
-            return False
-        self.helpers.update(found)
-        self.helper_calls, self.method_calls = {}, {}
-        assert self._modules is not None  # named before any helper was found
-        for path in self.repository.mentioning(frozenset(h.name for h in self.helpers.values()), original=True):
-            if path not in self._modules:
-                continue
-            tree = self.repository.tree(path, self.repository.sources[path].text)
-            if tree is None:
-                continue
-            module, is_package = self._modules[path]
-            display = self.repository.display(path)
-            calls = helper_calls(tree, display, module, self.helpers.values(), is_package)
-            if calls:
-                self.helper_calls[path] = calls
-            through = method_calls(tree, display, module, self.method_reaches.values(), is_package) if self.method_reaches else {}
-            if through:
-                self.method_calls[path] = through
-        return True
-
-    def _method_reach(self, helper: Helper, facts: NameFacts) -> MethodReach | None:
-        """Which calls reach a method helper (helpers.method_reach), unless its name or its class
-        is an interface (a test names the method, a package's `__init__.py` re-exports the class)
-        or `keep` names it."""
-        if self.interface(helper.name) or self._reexported(helper.owner) or self._kept(helper.name, facts):
-            return None
-        assert self._modules is not None  # named before any helper was found
-        modules = self._modules
-        found: dict[str, list[tuple[str, ast.ClassDef | None]]] = {}
-
-        def classes(name: str) -> list[tuple[str, ast.ClassDef | None]]:
-            if name not in found:
-                found[name] = []
-                for path in self.repository.mentioning(frozenset([name])):
-                    tree = self.repository.tree(path, self.repository.text(path))
-                    if tree is None:
-                        found[name].append(("", None))  # it may define one
-                        continue
-                    module = modules[path][0] if path in modules else ""
-                    found[name] += [(module if node in tree.body else "", node) for node in classes_in(tree).get(name, [])]
-            return found[name]
-
-        return method_reach(helper, facts, classes, lambda name: with_subclasses(self.repository, frozenset([name])))
-
-    def _lone_method(self, name: str, facts: NameFacts) -> bool:
-        """Whether the name's one definition in the repository is a method helper's that the run
-        inlined somewhere: once nothing reads the name it goes, public or not. One whose calls
-        only went with dead code stays, a method of its class like any other."""
-        definitions = [write for write in facts.writes if write.kind in ("registered-def", "class-def", "module-def")]
-        if len(definitions) != 1:
-            return False
-        methods = [self.helpers[key] for key in self.method_reaches if self.helpers[key].name == name]
-        return any(helper.qualname in result.inlined_helpers for helper in methods for result in self.results.values())
-
-    def _unread_in(self, changed: list[Path], fields: set[str], globals_: set[str]) -> tuple[set[str], set[str]]:
-        """The candidates that no changed file reads any more. A read left in a file just rewritten
-        keeps a name alive whatever the rest of the repository does, so most candidates (`.shape`,
-        `len`) never cost a repository-wide index."""
-        names = frozenset(fields | globals_)
-        for path in changed:
-            found = self.repository.scanned(path, self.repository.text(path), names) if names else None
-            if found is None:
-                continue
-            fields = {name for name in fields if name not in found or not self._field_reads(name, found[name])}
-            globals_ = {name for name in globals_ if name not in found or not found[name].global_reads}
-        return fields, globals_
-
-    def _read_by_name_only(self, name: str, facts: NameFacts) -> bool:
-        """A flag no code defines or writes, read only through accessor templates (`"use-x" in
-        options.legacy`), whose reads were all inlined: it goes too, and with it the tables that
-        name it (`choices=["use-x", "old-io"]`, passes/tables.py). A name only a table spells is
-        not known to be the flag's (unmatched.py warns of it)."""
-        if name not in self.flags or facts.writes or facts.name_reads or facts.object_reads:
-            return False
-        return any(c.flag == name and c.action == "inlined" for result in self.results.values() for c in result.changes)
-
-    def _field_reads(self, name: str, facts: NameFacts, skipped: frozenset[str] = frozenset()) -> list[Site]:
-        """What keeps a field alive (NameFacts.field_reads); a flag's name in a table literal (an
-        option registry, a dict entry setting it) is no read of it: it goes with the flag
-        (passes/tables.py), but where a skipped file holds it. Under strict, a field's is, as
-        before: a dict entry may give the flag another value, which no write in the index shows."""
-        if name not in self.flags or self.config.strict:
-            return facts.field_reads
-        return facts.attribute_reads + facts.string_reads + [site for site in facts.table_mentions if site.path in skipped]
-
-    def interface(self, name: str) -> bool:
-        """Whether a helper's name is an interface, whose calls stay as they are: a package's
-        `__init__.py` re-exports it (callers outside the repository may call it), or a test
-        names it (a test exercises it: `assert checkout(None) == "form"` must not become
-        `assert "form" == "form"`)."""
-        return self._reexported(name, tests=True)
-
-    def _reexported(self, name: str, tests: bool = False) -> bool:
-        """Whether a package's `__init__.py` re-exports the name (or, with `tests`, a test names it)."""
-        for path in self.repository.mentioning(frozenset([name]), original=True):
-            if tests and is_test_path(self.repository.display(path)):
-                return True
-            if path.name == "__init__.py":
-                tree = self.repository.tree(path, self.repository.sources[path].text)
-                if tree is None or reexports(tree, name):
-                    return True
-        return False
-
-    def protected(self, name: str, facts: NameFacts) -> bool:
-        """Never deleted: what something outside the code may call (but a method helper, whose
-        calls all went), and what `keep` names."""
-        if any(write.kind == "registered-def" for write in facts.writes) and not self._lone_method(name, facts):
-            return True
-        return self._kept(name, facts)
-
-    def _kept(self, name: str, facts: NameFacts) -> bool:
-        """Whether `keep` names it."""
-        for kept in self.config.keep:
-            owner, _, kept_name = kept.rpartition(".")
-            if kept_name != name:
-                continue
-            # `pkg.mod.helper` or `pkg.mod.Class.method`: the owner is the module, or module and class.
-            modules = {qualified(write.site.path, "") for write in facts.writes}
-            if any(module.endswith(owner) or module.endswith(owner.rpartition(".")[0]) for module in modules):
-                return True
-        return False
-
-    def _module_definitions(self, facts: dict[str, NameFacts], names: set[str]) -> dict[str, list[Path]]:
-        """Module-level names among `names` not yet known dead, with the files that define them."""
-        by_display = self.repository.by_display()
-        found: dict[str, list[Path]] = {}
-        for name in names:
-            for write in facts[name].writes:
-                path = by_display[write.site.path]
-                if write.kind in ("module", "module-def") and name not in self.dead_globals.get(path, {}):
-                    found.setdefault(name, []).append(path)
-        return found
-
-    def _without_kept_asserts(self, dead: set[str], facts: dict[str, NameFacts]) -> set[str]:
-        """An assert is a reader unless everything it checks is dead (or keep_asserts says it always is)."""
-        changed = True
-        while changed:
-            changed = False
-            for name in list(dead):
-                reads = facts[name].assert_reads if name in facts else []
-                if reads and (
-                    self.config.keep_asserts or any(r.subjects is None or not r.subjects <= dead for r in reads)
-                ):
-                    dead.discard(name)
-                    changed = True
-        return dead
-
-    def _plan_asserts(self) -> None:
-        """The asserts to remove, by line in the original file (the rewrite works on the original)."""
-        by_display = self.repository.by_display()
-        dead = set(self.dead)
-        facts = self._original_facts(frozenset(dead))
-        for name in dead:
-            for read in facts[name].assert_reads:
-                # An assert that checks more (`... or FAST`) may check only dead names once a flag
-                # in it is inlined: the prune pass looks at the inlined test before removing it.
-                if read.subjects is None or read.subjects <= dead:
-                    path = by_display[read.site.path]
-                    self.removable_asserts[path] = self.removable_asserts.get(path, frozenset()) | {read.site.line}
-
-    def _original_facts(self, names: frozenset[str]) -> dict[str, NameFacts]:
-        """Facts about names in the original texts, each name scanned once a run: the texts do not
-        change, and every round asks again about all the names known dead (unless a file was
-        skipped meanwhile, which takes its facts out)."""
-        skipped = frozenset(self.repository.skipped)
-        if skipped != self._original_skipped:
-            self._original_known, self._original_skipped = {}, skipped
-        missing = names - self._original_known.keys()
-        if missing:
-            self._original_known.update(self.repository.facts(frozenset(missing), original=True))
-        return {name: self._original_known[name] for name in names}
-
-    def _reason(self, name: str, original: NameFacts, module_level: bool = False) -> str:
-        flag = self.flags.get(name)
-        if flag is not None:
-            return f"the flag is fixed at {flag.source} and every read of it was inlined"
-        reads = original.global_reads if module_level else original.field_reads
-        sites = [*reads, *(r.site for r in original.assert_reads)]
-        if not sites:
-            return "nothing reads it"
-        shown = ", ".join(str(site) for site in sorted(set(sites), key=lambda s: (s.path, s.line))[:4])
-        return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"
-
-
-# The actions of a removed write: the prune and parameter passes', and the tests pass's (a write
-# in a deleted test).
-_WRITE_REMOVALS = (OVERRIDDEN, "removed-write", "removed-write-kept-value", "removed-parameter", "removed-argument", REMOVED_TEST)
-_FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option", "class-def", "setattr", "writer")
-
-
-def _flag_of_definitions(before: ast.Module | None, changes: Sequence[Change]) -> Callable[[str], str]:
-    """The flag whose cleanup changed a function or class of a module (by its dotted path there):
-    the first change within its original lines, else the module's first (a helper a fold in a
-    function it calls made)."""
-    flagged = [change for change in changes if change.flag]
-    spans = {dotted: (start, end) for dotted, start, end, _ in owner_spans(before)} if before is not None else {}
-
-    def flag_of(dotted: str) -> str:
-        start, end = spans.get(dotted, (0, -1))
-        inside = (change.flag for change in flagged if start <= change.line <= end)
-        return next(inside, flagged[0].flag if flagged else "")
-
-    return flag_of
-
-
-def _live(reads: list[Site], skipped: frozenset[str]) -> list[Site]:
-    """The reads outside skipped files: those a rewrite may remove."""
-    return [read for read in reads if read.path not in skipped]
-
-
 def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
     """The safety gate after the edit: the result parses, and a second run changes nothing.
-    (The context is not the original's: see _Cascade.context.)"""
+    (The context is not the original's: see Contexts.context.)"""
     from prune_flags.rewrite import FileFailure, rewrite  # LibCST, in the process that rewrites (see warm)
 
     text, context, is_package_init = task
@@ -848,6 +246,10 @@ class Workers:
             self._pool = process_pool(self.jobs)
         return list(self._pool.map(function, tasks, chunksize=max(1, len(tasks) // (4 * self.jobs))))
 
+    def rewrite(self, tasks: list[tuple[Path, str, RewriteContext, bool]]) -> list[Rewritten | str]:
+        """Each file's rewrite, or why it is left untouched (rewrite_outcome)."""
+        return self.map(rewrite_outcome, tasks)
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown()
@@ -863,8 +265,3 @@ def _brief(error: Exception) -> str:
     return f"{type(error).__name__}: {first[:200]}"
 
 
-def _constructed(facts: NameFacts) -> bool:
-    """A class-level field also passed by keyword (`Config(field=...)`, a dataclass) cannot go
-    while the constructor calls still pass it; only a flag's own keywords are removed with it."""
-    kinds = {write.kind for write in facts.writes}
-    return "class" in kinds and "keyword" in kinds
