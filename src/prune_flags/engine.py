@@ -255,10 +255,6 @@ class Workers:
             self._pool.shutdown()
 
 
-# A file nested deeper than Python's default 1,000 frames allow (thousands of implicitly
-# concatenated strings, a long chain of `+`), which Python itself compiles, is walked again in a
-# thread of its own with room for this many frames: 512 MiB of stack, about 17 KiB a frame, more
-# than a frame of LibCST or of the `ast` parser in C takes, so the limit is met before the stack ends.
 def _brief(error: Exception) -> str:
     """An unexpected error in one line: its type and the start of its message."""
     first = str(error).strip().split("\n", 1)[0]

@@ -362,7 +362,7 @@ def _verdicts(
         path = by_display.get(display)
         tree = repository.tree(path, repository.text(path)) if path in repository.sources else None
         if tree is None:
-            continue  # a skipped file keeps what it reads (engine._skipped_reads), whoever's it is
+            continue  # a skipped file keeps what it reads (Repository._skipped_reads), whoever's it is
         spans = owner_spans(tree)
         for line in found:
             enclosing = [(dotted, node) for dotted, start, end, node in spans if start <= line <= end]
