@@ -200,22 +200,23 @@ def internal_module_names(files: Iterable[Path], root: Path) -> frozenset[str]:
     return frozenset(names)
 
 
-def mentions_any(data: str, names: Iterable[str]) -> bool:
+def mentions_any(data: str, names: Iterable[str], words: frozenset[str] | None = None) -> bool:
     """Whether any name occurs in data as a whole word: files that fail this are left unparsed."""
-    return bool(names_in(data, names))
+    return bool(names_in(data, names, words))
 
 
-def names_in(text: str, names: Iterable[str]) -> frozenset[str]:
+def names_in(text: str, names: Iterable[str], words: frozenset[str] | None = None) -> frozenset[str]:
     """The names that occur in text as whole words, in any of their spellings (`use_x`, or
     `use-x` as in `--use-x`: see shapes.spellings). An identifier does exactly when it is one of
-    the text's words, a set worked out once per text: a run asks about thousands of names at
-    once, and one pattern of all of them would cost a pass per name over every text."""
-    return frozenset(name for name, _ in _spellings_in(text, names))
+    the text's words (`text_words`), a set worked out once per text, or given by a caller that
+    keeps it: a run asks about thousands of names at once, and one pattern of all of them would
+    cost a pass per name over every text."""
+    return frozenset(name for name, _ in _spellings_in(text, names, words))
 
 
-def _spellings_in(text: str, names: Iterable[str]) -> set[tuple[str, str]]:
+def _spellings_in(text: str, names: Iterable[str], words: frozenset[str] | None = None) -> set[tuple[str, str]]:
     """(name, spelling) for each spelling of the names that occurs in text as a whole word."""
-    words = _words(text)
+    words = _words(text) if words is None else words
     plain, others = _split_names(names if isinstance(names, frozenset) else frozenset(names))
     found = {(name, name) for name in words & plain}
     for name, spelling in others:
@@ -270,9 +271,12 @@ def _line_starts(text: str) -> list[int]:
 _WORD = re.compile(r"\w+")
 
 
-@functools.lru_cache(maxsize=256)
-def _words(text: str) -> frozenset[str]:
+def text_words(text: str) -> frozenset[str]:
+    """The words of a text (runs of word characters)."""
     return frozenset(_WORD.findall(text))
+
+
+_words = functools.lru_cache(maxsize=256)(text_words)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -24,6 +24,7 @@ from prune_flags.files import (
     mentions_any,
     names_in,
     read_bytes,
+    text_words,
 )
 from prune_flags.index import CallSite, NameFacts, Site, parse_ast, scan, scan_calls
 from prune_flags.scoping import Foreign, foreign_spans, without_foreign
@@ -54,6 +55,9 @@ class Repository:
     _candidate_cache: dict[frozenset[str], list[Path]] = field(default_factory=dict)
     _word_files: dict[bytes, list[Path]] | None = None  # each word of the files' bytes -> the files
     _displays: dict[Path, str] = field(default_factory=dict)
+    _order: dict[Path, int] | None = None  # each file's place in the tree's order
+    # The words of each file's original text and of its last rewritten one, with the text
+    _words: dict[tuple[Path, bool], tuple[str, frozenset[str]]] = field(default_factory=dict)
 
     def display(self, path: Path) -> str:
         """The path as the report names it (relative to the working directory), worked out once."""
@@ -79,10 +83,24 @@ class Repository:
         files whose text came to name one (a helper's call inlined as `CHANNEL`, with its import)."""
         if names not in self._candidate_cache:
             holding = set().union(*(self._files_with(word) for name in names for word in spellings(name)))
-            self._candidate_cache[names] = [path for path in self.raw if path in holding]
+            if self._order is None:
+                self._order = {path: place for place, path in enumerate(self.raw)}
+            self._candidate_cache[names] = sorted(holding, key=self._order.__getitem__)  # in the tree's order
         cached = self._candidate_cache[names]
-        gained = [path for path, text in self.rewritten.items() if path not in cached and mentions_any(text, names)]
-        return [path for path in cached + gained if path not in self.skipped and self.source(path)]
+        if self.rewritten:
+            known = set(cached)
+            cached = cached + [
+                path for path, text in self.rewritten.items() if path not in known and self._mentions(path, text, names)
+            ]
+        return [path for path in cached if path not in self.skipped and self.source(path)]
+
+    def _mentions(self, path: Path, text: str, names: frozenset[str]) -> bool:
+        """Whether a text of the file names one of the names; its words are kept with it, since a
+        cascade asks of the same texts about many sets of names."""
+        kept = self._words.get((path, text is self.sources[path].text))
+        if kept is None or kept[0] is not text:
+            kept = self._words[(path, text is self.sources[path].text)] = (text, text_words(text))
+        return mentions_any(text, names, kept[1])
 
     def _files_with(self, name: str) -> list[Path]:
         """The files holding a name. The first few lookups read every file's bytes; past that,
@@ -109,7 +127,7 @@ class Repository:
     def mentioning(self, names: frozenset[str], original: bool = False) -> list[Path]:
         if not names:
             return []
-        return [path for path in self._candidates(names) if mentions_any(self.text(path, original), names)]
+        return [path for path in self._candidates(names) if self._mentions(path, self.text(path, original), names)]
 
     def mentioning_write(self, name: str) -> bool:
         """Whether any file has text that may assign `name` as an attribute or class attribute, or
