@@ -82,14 +82,6 @@ class Model:
         writes += model.plumbing.removed if unread else ()
         return list({id(write): write for write in writes}.values())
 
-    @property
-    def facts(self) -> dict[str, NameFacts]:
-        return {name: model.facts for name, model in self.flags.items()}
-
-    @property
-    def plumbings(self) -> dict[str, Plumbing]:
-        return {name: model.plumbing for name, model in self.flags.items()}
-
 
 def resolve_flags(repository: Repository, config: Config) -> Config:
     """The config with each flag named as the code reads it: a flag read only as a string (a
