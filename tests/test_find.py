@@ -1001,6 +1001,9 @@ def test_a_name_apply_would_refuse_is_held_back_with_applys_words(
     report = json.loads(CliRunner().invoke(find_app(), ["find", "--json"], catch_exceptions=False).stdout)
     assert report["candidates"] == []
     assert report["held_back"] == json.loads((tmp_path / "apply.json").read_text())["refused"]
+    CliRunner().invoke(find_app(), ["find", "--config-out", "stale.toml"], catch_exceptions=False)
+    written = (tmp_path / "stale.toml").read_text().splitlines()
+    assert written[1:] == ["[flags]", "# held back (another-value), as apply would refuse it: " + message.split(": ", 1)[1]]
 
 
 def test_a_named_flag_apply_refuses_is_refused_with_applys_words(

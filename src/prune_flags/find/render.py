@@ -63,8 +63,8 @@ def _count(number: int, word: str, plural: str = "s") -> str:
 
 def config_toml(result: FindResult) -> str:
     """A config `prune-flags apply --config FILE` takes as it is, one commented flag per candidate
-    (a named flag's comment lists the writes apply would override), and each refused named flag
-    commented out with apply's reason."""
+    (a named flag's comment lists the writes apply would override), each refused named flag
+    commented out with apply's reason, and a comment for each name held back (judge.py)."""
     counted = (
         "by the cleanup itself"
         if result.exact
@@ -85,6 +85,7 @@ def config_toml(result: FindResult) -> str:
             lines.append(f"# refused ({refusal.why}), as apply would: {refusal.message}")
         if refusals:
             lines.append(f"# {_toml_key(flag.key)} = {_toml_value(flag.value)}")
+    lines += [f"# held back ({refusal.why}), as apply would refuse it: {refusal.message}" for refusal in result.held_back]
     return "\n".join(lines) + "\n"
 
 
