@@ -90,16 +90,17 @@ class Repository:
         if self.rewritten:
             known = set(cached)
             cached = cached + [
-                path for path, text in self.rewritten.items() if path not in known and self._mentions(path, text, names)
+                path for path, text in self.rewritten.items() if path not in known and self._names_any(path, text, names)
             ]
         return [path for path in cached if path not in self.skipped and self.source(path)]
 
-    def _mentions(self, path: Path, text: str, names: frozenset[str]) -> bool:
+    def _names_any(self, path: Path, text: str, names: frozenset[str]) -> bool:
         """Whether a text of the file names one of the names; its words are kept with it, since a
         cascade asks of the same texts about many sets of names."""
-        kept = self._words.get((path, text is self.sources[path].text))
+        key = (path, text is self.sources[path].text)
+        kept = self._words.get(key)
         if kept is None or kept[0] is not text:
-            kept = self._words[(path, text is self.sources[path].text)] = (text, text_words(text))
+            kept = self._words[key] = (text, text_words(text))
         return mentions_any(text, names, kept[1])
 
     def _files_with(self, name: str) -> list[Path]:
@@ -127,7 +128,7 @@ class Repository:
     def mentioning(self, names: frozenset[str], original: bool = False) -> list[Path]:
         if not names:
             return []
-        return [path for path in self._candidates(names) if self._mentions(path, self.text(path, original), names)]
+        return [path for path in self._candidates(names) if self._names_any(path, self.text(path, original), names)]
 
     def mentioning_write(self, name: str) -> bool:
         """Whether any file has text that may assign `name` as an attribute or class attribute, or
@@ -241,7 +242,7 @@ class Repository:
             shapes = (self.writers, self.accessors)
             found = deeply(scan, deeply(parse_ast, text), display, names, *shapes, text, {}, self.option_calls)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return {name: _mentions(text, name, display) for name in names_in(text, names)}
+            return {name: _unparsed_reads(text, name, display) for name in names_in(text, names)}
         for facts in found.values():
             facts.attribute_reads += [read.site for read in facts.assert_reads]
             facts.assert_reads = []
@@ -250,7 +251,7 @@ class Repository:
         return found
 
 
-def _mentions(text: str, name: str, display: str) -> NameFacts:
+def _unparsed_reads(text: str, name: str, display: str) -> NameFacts:
     """The reads of `name` in a text `ast` cannot parse: every place it is spelt, but for bare
     ones (not `.name`) when the file binds it at its top level (`name = ...`, `def name`)."""
     word = re.escape(name)
