@@ -86,17 +86,22 @@ def build_tree(root: Path, modules: int, flags: int) -> Path:
     for index in range(modules):
         # Consecutive slots: module i reads flags i*per .. i*per+per-1 (mod flags), all distinct.
         mine = [f"flag_{(index * per + k) % flags}" for k in range(per)]
-        fields = "\n".join(f"        self.{name} = False\n        self.aux_{name}_{index} = False" for name in mine)
+        fields = "\n".join(
+            f"        self.{name} = False\n        self.aux_{name}_{index} = False" for name in mine
+        )
         reads = "\n".join(
             f"            # release early when {name} is on\n"
             f"            if self.{name} and not self.aux_{name}_{index}:\n"
             f"                self.cache_{index} = x"
             for name in mine
         )
-        (package / f"m{index}.py").write_text(MODULE.format(index=index, fields=fields, reads=reads))
+        (package / f"m{index}.py").write_text(
+            MODULE.format(index=index, fields=fields, reads=reads)
+        )
         if index % 2 == 0:
             sub_reads = "\n".join(
-                f"        if self.{name}:\n            self.aux_{name}_{index} = len(grads) > 0" for name in mine
+                f"        if self.{name}:\n            self.aux_{name}_{index} = len(grads) > 0"
+                for name in mine
             )
             (package / f"s{index}.py").write_text(SUBCLASS.format(index=index, sub_reads=sub_reads))
     config = root / "flags.toml"
@@ -113,7 +118,9 @@ def run_measured(command: Sequence[str], cwd: Path) -> tuple[float, int, int, st
         process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=stderr)
         _, status, usage = os.wait4(process.pid, 0)
         seconds = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: keep Popen from waiting again
+        process.returncode = os.waitstatus_to_exitcode(
+            status
+        )  # reaped here: keep Popen from waiting again
         stderr.seek(0)
         return seconds, usage.ru_maxrss, process.returncode, stderr.read().decode(errors="replace")
 
@@ -147,7 +154,9 @@ def slope(size: float, seconds: float, previous: tuple[float, float] | None) -> 
 
 
 def has_find() -> bool:
-    probe = subprocess.run([sys.executable, "-m", "prune_flags", "find", "--help"], capture_output=True)
+    probe = subprocess.run(
+        [sys.executable, "-m", "prune_flags", "find", "--help"], capture_output=True
+    )
     return probe.returncode == 0
 
 
@@ -167,10 +176,20 @@ def synthetic_rows(scratch: Path, modules: int, flags: int, runs: int, find: boo
     config = build_tree(root, modules, flags)
     files = len(list(root.rglob("*.py")))
     prune = [sys.executable, "-m", "prune_flags"]
-    timing = timed([*prune, "diff", "-q", "--no-format", "--config", str(config), "pkg"], root, runs)
+    timing = timed(
+        [*prune, "diff", "-q", "--no-format", "--config", str(config), "pkg"], root, runs
+    )
     rows = [Row(f"synthetic {modules} modules", files, flags, "diff", timing)]
     if find:
-        rows.append(Row(f"synthetic {modules} modules", files, flags, "find", timed([*prune, "find", "pkg"], root, runs)))
+        rows.append(
+            Row(
+                f"synthetic {modules} modules",
+                files,
+                flags,
+                "find",
+                timed([*prune, "find", "pkg"], root, runs),
+            )
+        )
     shutil.rmtree(root)
     return rows
 
@@ -178,21 +197,33 @@ def synthetic_rows(scratch: Path, modules: int, flags: int, runs: int, find: boo
 def stdlib_rows(scratch: Path, runs: int, find: bool) -> list[Row]:
     """A copy of the standard library and site-packages, with a flag that matches nothing."""
     root = Path(scratch, "stdlib")
-    shutil.copytree(sysconfig.get_paths()["stdlib"], root / "lib", symlinks=True, ignore_dangling_symlinks=True)
+    shutil.copytree(
+        sysconfig.get_paths()["stdlib"], root / "lib", symlinks=True, ignore_dangling_symlinks=True
+    )
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     files = len(list(root.rglob("*.py")))
     prune = [sys.executable, "-m", "prune_flags"]
     command = [*prune, "diff", "-q", "--flag", "no_such_flag_anywhere=False", "lib"]
     rows = [Row("stdlib + site-packages, no match", files, 1, "diff", timed(command, root, runs))]
     if find:
-        rows.append(Row("stdlib + site-packages", files, 0, "find", timed([*prune, "find", "lib"], root, runs)))
+        rows.append(
+            Row(
+                "stdlib + site-packages",
+                files,
+                0,
+                "find",
+                timed([*prune, "find", "lib"], root, runs),
+            )
+        )
     shutil.rmtree(root)
     return rows
 
 
 def print_rows(title: str, rows: Sequence[Row]) -> None:
     print(title)
-    print(f"{'tree':34} {'files':>6} {'flags':>6} {'command':>8} {'median s':>9} {'peak MiB':>9} {'slope':>6}")
+    print(
+        f"{'tree':34} {'files':>6} {'flags':>6} {'command':>8} {'median s':>9} {'peak MiB':>9} {'slope':>6}"
+    )
     for row in rows:
         failed = f"  (exit {row.timing.returncode})" if row.timing.returncode not in (0, 1) else ""
         print(
@@ -202,15 +233,40 @@ def print_rows(title: str, rows: Sequence[Row]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--modules", type=int, nargs="+", default=[200, 1000], help="synthetic tree sizes (default 200 1000)")
-    parser.add_argument("--flags", type=int, default=10, help="flags in the tree-size sweep (default 10)")
-    parser.add_argument("--runs", type=int, default=3, help="runs per command; the median is shown (default 3)")
-    parser.add_argument("--stdlib", action="store_true", help="add the standard library and site-packages, no match")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--modules",
+        type=int,
+        nargs="+",
+        default=[200, 1000],
+        help="synthetic tree sizes (default 200 1000)",
+    )
+    parser.add_argument(
+        "--flags", type=int, default=10, help="flags in the tree-size sweep (default 10)"
+    )
+    parser.add_argument(
+        "--runs", type=int, default=3, help="runs per command; the median is shown (default 3)"
+    )
+    parser.add_argument(
+        "--stdlib", action="store_true", help="add the standard library and site-packages, no match"
+    )
     parser.add_argument("--no-find", action="store_true", help="time only diff")
-    parser.add_argument("--flag-counts", type=int, nargs="+", help="a sweep over the flags in one run (e.g. 10 100 1000)")
-    parser.add_argument("--flag-modules", type=int, help="modules of the flag sweep's tree (default: the largest --modules)")
-    parser.add_argument("--scale", action="store_true", help="shorthand for --flag-counts 10 100 1000")
+    parser.add_argument(
+        "--flag-counts",
+        type=int,
+        nargs="+",
+        help="a sweep over the flags in one run (e.g. 10 100 1000)",
+    )
+    parser.add_argument(
+        "--flag-modules",
+        type=int,
+        help="modules of the flag sweep's tree (default: the largest --modules)",
+    )
+    parser.add_argument(
+        "--scale", action="store_true", help="shorthand for --flag-counts 10 100 1000"
+    )
     options = parser.parse_args(argv)
     flag_counts = options.flag_counts or ([10, 100, 1000] if options.scale else [])
     flag_modules = options.flag_modules or max(options.modules)

@@ -47,11 +47,15 @@ def python_files(roots: list[Path]) -> list[tuple[Path, str]]:
         others = [other for other in roots if other != root and root in other.parents]
         for directory, subdirectories, names in os.walk(root):
             here = Path(directory)
-            subdirectories[:] = sorted(d for d in subdirectories if here / d not in others and d != "__pycache__")
+            subdirectories[:] = sorted(
+                d for d in subdirectories if here / d not in others and d != "__pycache__"
+            )
             for name in sorted(names):
                 path = here / name
                 if name.endswith(".py") and path.is_file() and not path.is_symlink():
-                    found.append((path, f"root{index}-{root.name}/{path.relative_to(root).as_posix()}"))
+                    found.append(
+                        (path, f"root{index}-{root.name}/{path.relative_to(root).as_posix()}")
+                    )
     return found
 
 
@@ -90,8 +94,10 @@ def run(flags: list[str], limit: int | None, keep: bool = False, out=sys.stdout)
             destination = root / relative
             destination.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, destination)
-        say(f"corpus: {len(files)} files, {sum((root / r).stat().st_size for _, r in files)} bytes, "
-            f"copied in {time.perf_counter() - started:.1f}s to {root}")
+        say(
+            f"corpus: {len(files)} files, {sum((root / r).stat().st_size for _, r in files)} bytes, "
+            f"copied in {time.perf_counter() - started:.1f}s to {root}"
+        )
         before = digest(root)
 
         started = time.perf_counter()
@@ -100,12 +106,20 @@ def run(flags: list[str], limit: int | None, keep: bool = False, out=sys.stdout)
         after = digest(root)
         changed = sorted(name for name in before if after.get(name) != before[name])
         added = sorted(set(after) - set(before))
-        skipped = [line for line in applied.stderr.splitlines() if line.startswith("prune-flags: skipped ")]
-        errors = [line for line in applied.stderr.splitlines() if "Traceback" in line or "error:" in line]
-        say(f"apply {' '.join(flags)}: exit {applied.returncode}, {took:.1f}s, "
-            f"{len(files) / took:.0f} files/s")
+        skipped = [
+            line for line in applied.stderr.splitlines() if line.startswith("prune-flags: skipped ")
+        ]
+        errors = [
+            line for line in applied.stderr.splitlines() if "Traceback" in line or "error:" in line
+        ]
+        say(
+            f"apply {' '.join(flags)}: exit {applied.returncode}, {took:.1f}s, "
+            f"{len(files) / took:.0f} files/s"
+        )
         say(f"  {len(changed)} files changed, {len(added)} files added, {len(skipped)} skipped")
-        say(f"  {applied.stderr.strip().splitlines()[-1] if applied.stderr.strip() else '(no summary)'}")
+        say(
+            f"  {applied.stderr.strip().splitlines()[-1] if applied.stderr.strip() else '(no summary)'}"
+        )
         for line in skipped[:10]:
             say(f"  {line}")
         if len(skipped) > 10:
@@ -118,7 +132,9 @@ def run(flags: list[str], limit: int | None, keep: bool = False, out=sys.stdout)
             problems.append(f"files appeared: {added[:5]}")
         if flags == [f"{NO_MATCH}=False"]:
             if changed:
-                problems.append(f"a flag that matches nothing changed {len(changed)} files: {changed[:5]}")
+                problems.append(
+                    f"a flag that matches nothing changed {len(changed)} files: {changed[:5]}"
+                )
         else:
             for name in changed:
                 try:
@@ -127,8 +143,10 @@ def run(flags: list[str], limit: int | None, keep: bool = False, out=sys.stdout)
                     problems.append(f"{name} no longer compiles: {err}")
             started = time.perf_counter()
             again = prune_flags("diff", root, flags)
-            say(f"second run (diff): exit {again.returncode}, {time.perf_counter() - started:.1f}s, "
-                f"{again.stdout.count(chr(10) + 'diff --git') + again.stdout.startswith('diff --git')} files would change")
+            say(
+                f"second run (diff): exit {again.returncode}, {time.perf_counter() - started:.1f}s, "
+                f"{again.stdout.count(chr(10) + 'diff --git') + again.stdout.startswith('diff --git')} files would change"
+            )
             if again.stdout:
                 problems.append(f"a second run changes more:\n{again.stdout[:3000]}")
         for problem in problems:
@@ -144,7 +162,9 @@ def run(flags: list[str], limit: int | None, keep: bool = False, out=sys.stdout)
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--flag", action="append", help="NAME=VALUE (repeatable); default: a name no file has")
+    parser.add_argument(
+        "--flag", action="append", help="NAME=VALUE (repeatable); default: a name no file has"
+    )
     parser.add_argument("--limit", type=int, help="an evenly spread sample of this many files")
     parser.add_argument("--keep", action="store_true", help="keep the temporary copy")
     options = parser.parse_args()

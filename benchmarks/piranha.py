@@ -148,7 +148,9 @@ def piranha_rules(flags: dict[str, str], dead_fields: str | None) -> tuple[Any, 
     for name, source in flags.items():
         by_value.setdefault(source, []).append(name)
 
-    def removal(name: str, pattern: str, predicates: str = "", holes: frozenset[str] = frozenset()) -> None:
+    def removal(
+        name: str, pattern: str, predicates: str = "", holes: frozenset[str] = frozenset()
+    ) -> None:
         """Seed rules deleting the statement `pattern`: first the comment lines just above it, then
         the statement itself while another statement (a node not starting with `#`) stays in its
         block, else `pass` in its place (an empty block does not parse). Piranha matches again
@@ -162,7 +164,13 @@ def piranha_rules(flags: dict[str, str], dead_fields: str | None) -> tuple[Any, 
             ("top_level", f"((module {pattern} @stmt) {predicates})", ""),
             ("alone", f"((block . {pattern} @stmt .) {predicates})", "pass"),
         ):
-            rule = Rule(name=f"{name}_{suffix}", query=query, replace_node="stmt", replace=replace, holes=set(holes))
+            rule = Rule(
+                name=f"{name}_{suffix}",
+                query=query,
+                replace_node="stmt",
+                replace=replace,
+                holes=set(holes),
+            )
             rules.append(rule)
 
     for index, (source, names) in enumerate(sorted(by_value.items())):
@@ -194,20 +202,39 @@ def piranha_rules(flags: dict[str, str], dead_fields: str | None) -> tuple[Any, 
 
     def expression(name: str, query: str, replace: str) -> None:
         rules.append(
-            Rule(name=name, query=query, replace_node="e", replace=replace, groups={"boolean_cleanup"}, is_seed_rule=False)
+            Rule(
+                name=name,
+                query=query,
+                replace_node="e",
+                replace=replace,
+                groups={"boolean_cleanup"},
+                is_seed_rule=False,
+            )
         )
 
     expression("not_false", "(not_operator argument: (false)) @e", "True")
     expression("not_true", "(not_operator argument: (true)) @e", "False")
     expression("false_and", '(boolean_operator left: (false) operator: "and") @e', "False")
     expression("and_false", '(boolean_operator operator: "and" right: (false)) @e', "False")
-    expression("true_and", '(boolean_operator left: (true) operator: "and" right: (_) @kept) @e', "@kept")
-    expression("and_true", '(boolean_operator left: (_) @kept operator: "and" right: (true)) @e', "@kept")
+    expression(
+        "true_and", '(boolean_operator left: (true) operator: "and" right: (_) @kept) @e', "@kept"
+    )
+    expression(
+        "and_true", '(boolean_operator left: (_) @kept operator: "and" right: (true)) @e', "@kept"
+    )
     expression("true_or", '(boolean_operator left: (true) operator: "or") @e', "True")
     expression("or_true", '(boolean_operator operator: "or" right: (true)) @e', "True")
-    expression("false_or", '(boolean_operator left: (false) operator: "or" right: (_) @kept) @e', "@kept")
-    expression("or_false", '(boolean_operator left: (_) @kept operator: "or" right: (false)) @e', "@kept")
-    expression("parenthesized_constant", "(parenthesized_expression [(true) (false) (none)] @kept) @e", "@kept")
+    expression(
+        "false_or", '(boolean_operator left: (false) operator: "or" right: (_) @kept) @e', "@kept"
+    )
+    expression(
+        "or_false", '(boolean_operator left: (_) @kept operator: "or" right: (false)) @e', "@kept"
+    )
+    expression(
+        "parenthesized_constant",
+        "(parenthesized_expression [(true) (false) (none)] @kept) @e",
+        "@kept",
+    )
     expression("ternary_true", "(conditional_expression (_) @kept (true) (_)) @e", "@kept")
     expression("ternary_false", "(conditional_expression (_) (false) (_) @kept) @e", "@kept")
     edges.append(OutgoingEdges("boolean_cleanup", ["boolean_cleanup"], "Parent"))
@@ -222,7 +249,10 @@ def piranha_rules(flags: dict[str, str], dead_fields: str | None) -> tuple[Any, 
             "(if_statement condition: (false) consequence: (_) . alternative: "
             f"(else_clause body: (block . {SIMPLE_STATEMENTS} @kept .)) .) @stmt",
         ),
-        ("if_true", f"(if_statement condition: (true) consequence: (block . {SIMPLE_STATEMENTS} @kept .)) @stmt"),
+        (
+            "if_true",
+            f"(if_statement condition: (true) consequence: (block . {SIMPLE_STATEMENTS} @kept .)) @stmt",
+        ),
     ):
         replace = "@kept" if "@kept" in query else ""
         rules.append(Rule(name=name, query=query, replace_node="stmt", replace=replace))
@@ -232,8 +262,15 @@ def piranha_rules(flags: dict[str, str], dead_fields: str | None) -> tuple[Any, 
         match = '(#match? @name "^(@dead_fields)$")'
         holes = frozenset(["dead_fields"])
         field = "(attribute attribute: (identifier) @name)"
-        removal("delete_field_write", f"(expression_statement (assignment left: {field}))", match, holes)
-        removal("delete_field_update", f"(expression_statement (augmented_assignment left: {field}))", match, holes)
+        removal(
+            "delete_field_write", f"(expression_statement (assignment left: {field}))", match, holes
+        )
+        removal(
+            "delete_field_update",
+            f"(expression_statement (augmented_assignment left: {field}))",
+            match,
+            holes,
+        )
         removal("delete_field_del", f"(delete_statement {field})", match, holes)
         removal("delete_field_assert", f"(assert_statement . {field})", match, holes)
         removal(
@@ -257,7 +294,9 @@ def run_piranha_once(config: Path, path: Path, dead_fields: str | None) -> int:
         cleanup_comments=True,  # a no-op for Python in 0.4.9 (no comment node kinds); the comment rules do it
     )
     summaries = execute_piranha(arguments)
-    print(f"piranha: {len(summaries)} files changed, {sum(len(s.rewrites) for s in summaries)} edits")
+    print(
+        f"piranha: {len(summaries)} files changed, {sum(len(s.rewrites) for s in summaries)} edits"
+    )
     return 0
 
 
@@ -309,7 +348,9 @@ def lines_changed(before: Path, after: Path) -> tuple[int, bool]:
     return total, parses
 
 
-def measure(tree: str, tool: str, command: list[str], job: Job, scratch: Path, runs: int, keep: Path | None) -> Row:
+def measure(
+    tree: str, tool: str, command: list[str], job: Job, scratch: Path, runs: int, keep: Path | None
+) -> Row:
     """Run `command` in a fresh copy of the job's tree `runs` times; the copy is made off the clock."""
     times, peak, failed = [], 0, ""
     work = scratch / "work"
@@ -320,11 +361,17 @@ def measure(tree: str, tool: str, command: list[str], job: Job, scratch: Path, r
         times.append(seconds)
         peak = max(peak, peak_kib)
         if returncode not in (0, 123):
-            failed = f"exit {returncode}: {stderr.strip().splitlines()[-1] if stderr.strip() else ''}"[:120]
+            failed = (
+                f"exit {returncode}: {stderr.strip().splitlines()[-1] if stderr.strip() else ''}"[
+                    :120
+                ]
+            )
     changed, parses = lines_changed(job.source, work)
     if keep is not None:
         label = "".join(c if c.isalnum() else "_" for c in tree)
-        shutil.copytree(work, keep / label / tool.replace("+", "_"), symlinks=True, dirs_exist_ok=True)
+        shutil.copytree(
+            work, keep / label / tool.replace("+", "_"), symlinks=True, dirs_exist_ok=True
+        )
     files = len(python_files(job.source))
     return Row(tree, files, tool, statistics.median(times), peak / 1024, changed, parses, failed)
 
@@ -347,10 +394,16 @@ def build_jobs(scratch: Path, modules: int, flags: int, mcore: Path | None) -> l
 
 
 def print_table(rows: Sequence[Row]) -> None:
-    print(f"{'tree':22} {'files':>6} {'tool':15} {'median s':>9} {'peak MiB':>9} {'lines':>7} {'parses':>7} {'pf/this':>8}")
+    print(
+        f"{'tree':22} {'files':>6} {'tool':15} {'median s':>9} {'peak MiB':>9} {'lines':>7} {'parses':>7} {'pf/this':>8}"
+    )
     reference = {row.tree: row.seconds for row in rows if row.tool == "prune-flags"}
     for row in rows:
-        ratio = reference[row.tree] / row.seconds if row.tree in reference and row.seconds else float("nan")
+        ratio = (
+            reference[row.tree] / row.seconds
+            if row.tree in reference and row.seconds
+            else float("nan")
+        )
         parses = "yes" if row.parses else "NO"
         print(
             f"{row.tree:22} {row.files:>6} {row.tool:15} {row.seconds:>9.2f} {row.peak_mib:>9.0f} {row.lines_changed:>7}"
@@ -367,15 +420,21 @@ def piranha_installed() -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument(
         "--runs",
         type=int,
         default=5,
         help="runs per tool and tree; the median is shown (default 5)",
     )
-    parser.add_argument("--modules", type=int, default=1000, help="modules of the synthetic tree (default 1000)")
-    parser.add_argument("--flags", type=int, default=10, help="flags injected into the synthetic tree (default 10)")
+    parser.add_argument(
+        "--modules", type=int, default=1000, help="modules of the synthetic tree (default 1000)"
+    )
+    parser.add_argument(
+        "--flags", type=int, default=10, help="flags injected into the synthetic tree (default 10)"
+    )
     parser.add_argument(
         "--mcore",
         type=Path,
@@ -406,14 +465,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     have_piranha = piranha_installed()
     if not have_piranha:
-        print("polyglot-piranha is not installed (pip install polyglot-piranha): prune-flags's figures only")
+        print(
+            "polyglot-piranha is not installed (pip install polyglot-piranha): prune-flags's figures only"
+        )
     prune = [sys.executable, "-m", "prune_flags", "apply", "-q", "--config"]
     this = [sys.executable, str(Path(__file__).resolve()), "--piranha-once"]
     print(f"load average before: {load_average()}  ({os.cpu_count()} cores)")
     rows = []
     with tempfile.TemporaryDirectory(prefix="piranha-bench-") as scratch_dir:
         scratch = Path(scratch_dir)
-        jobs = build_jobs(scratch, options.modules, options.flags, None if options.no_mcore else options.mcore)
+        jobs = build_jobs(
+            scratch, options.modules, options.flags, None if options.no_mcore else options.mcore
+        )
         for job in jobs:
             rows.append(
                 measure(
@@ -428,9 +491,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             if have_piranha:
                 piranha = [*this, str(job.config), "."]
-                rows.append(measure(job.tree, "piranha", piranha, job, scratch, options.runs, options.keep))
+                rows.append(
+                    measure(job.tree, "piranha", piranha, job, scratch, options.runs, options.keep)
+                )
                 fields = [*piranha, "--dead-fields", job.fields]
-                rows.append(measure(job.tree, "piranha+fields", fields, job, scratch, options.runs, options.keep))
+                rows.append(
+                    measure(
+                        job.tree, "piranha+fields", fields, job, scratch, options.runs, options.keep
+                    )
+                )
     print_table(rows)
     print(f"load average after: {load_average()}")
     return 0

@@ -40,7 +40,17 @@ def checkout(revision: str, scratch: Path) -> Path:
         return REPOSITORY / "src"
     destination = scratch / revision.replace("/", "_")
     subprocess.run(
-        ["git", "-C", str(REPOSITORY), "worktree", "add", "-q", "--detach", str(destination), revision],
+        [
+            "git",
+            "-C",
+            str(REPOSITORY),
+            "worktree",
+            "add",
+            "-q",
+            "--detach",
+            str(destination),
+            revision,
+        ],
         check=True,
     )
     return destination / "src"
@@ -49,7 +59,9 @@ def checkout(revision: str, scratch: Path) -> Path:
 def seed_run(src: Path, tree: Path) -> tuple[float, str]:
     """One seed job in a fresh interpreter: its wall time and the md5 of the diff it printed."""
     # Bytecode is written and used, as by an installed package (this machine may turn it off).
-    environment = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    environment = {
+        key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"
+    }
     environment.update(PYTHONPATH=str(src), NO_COLOR="1")
     command = [sys.executable, "-m", "prune_flags", "diff", "--config", str(RECIPE), "."]
     started = time.perf_counter()
@@ -62,9 +74,20 @@ def seed_run(src: Path, tree: Path) -> tuple[float, str]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tree", type=Path, default=SEED_FIXTURE, help="the tree to clean (default: the seed fixture)")
-    parser.add_argument("--rev", action="append", help="a revision to time, repeatable; `.` is this checkout (default)")
-    parser.add_argument("--runs", type=int, default=5, help="runs per revision; the median is shown (default 5)")
+    parser.add_argument(
+        "--tree",
+        type=Path,
+        default=SEED_FIXTURE,
+        help="the tree to clean (default: the seed fixture)",
+    )
+    parser.add_argument(
+        "--rev",
+        action="append",
+        help="a revision to time, repeatable; `.` is this checkout (default)",
+    )
+    parser.add_argument(
+        "--runs", type=int, default=5, help="runs per revision; the median is shown (default 5)"
+    )
     options = parser.parse_args(argv)
     revisions = options.rev or ["."]
     with tempfile.TemporaryDirectory() as scratch:
@@ -82,8 +105,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         finally:
             for revision, src in sources.items():
                 if revision != ".":
-                    subprocess.run(["git", "-C", str(REPOSITORY), "worktree", "remove", "--force", str(src.parent)], check=False)
-    print(f"seed job on {options.tree}, {options.runs} runs each, load average {os.getloadavg()[0]:.2f}")
+                    subprocess.run(
+                        [
+                            "git",
+                            "-C",
+                            str(REPOSITORY),
+                            "worktree",
+                            "remove",
+                            "--force",
+                            str(src.parent),
+                        ],
+                        check=False,
+                    )
+    print(
+        f"seed job on {options.tree}, {options.runs} runs each, load average {os.getloadavg()[0]:.2f}"
+    )
     print(f"{'revision':<12} {'median':>8} {'fastest':>8} {'slowest':>8}  diff md5")
     first = digests[revisions[0]]
     for revision in revisions:

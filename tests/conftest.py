@@ -11,5 +11,6 @@ import pytest
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "slow: a long-running reliability test (kill trials, corpus runs); runs by default"
+        "markers",
+        "slow: a long-running reliability test (kill trials, corpus runs); runs by default",
     )

@@ -98,8 +98,12 @@ class Builder:
         self.enabled = enabled
         self.count = 0
         self.fields: list[str] = []  # bookkeeping fields, declared `self.<name> = 0` in __init__
-        self.helpers: list[str] = []  # module-level functions the statements call (a chain of PARAM_FLAG)
-        self.folding: list[str] = []  # module-level functions that fold to a constant (folded_helper_call)
+        self.helpers: list[str] = (
+            []
+        )  # module-level functions the statements call (a chain of PARAM_FLAG)
+        self.folding: list[str] = (
+            []
+        )  # module-level functions that fold to a constant (folded_helper_call)
         self.idioms: set[str] = set()
 
     def tag(self, prefix: str = "t") -> str:
@@ -139,14 +143,21 @@ class ProgramTest:
         if self.double is None or not doubles:
             return [f"def {self.name}():", *(f"    {line}" for line in body)]
         how, flag, value = self.double
-        target = f'mock.patch("program.{flag}", {value!r})' if flag == MODULE_FLAG else (
-            f'mock.patch.object(program.Node, "{flag}", {value!r})'
+        target = (
+            f'mock.patch("program.{flag}", {value!r})'
+            if flag == MODULE_FLAG
+            else (f'mock.patch.object(program.Node, "{flag}", {value!r})')
         )
         if how == "decorator":
             return [f"@{target}", f"def {self.name}():", *(f"    {line}" for line in body)]
         first = [f"    {body[0]}"] if how == "partial" else []
         rest = body[1:] if how == "partial" else body
-        return [f"def {self.name}():", *first, f"    with {target}:", *(f"        {line}" for line in rest)]
+        return [
+            f"def {self.name}():",
+            *first,
+            f"    with {target}:",
+            *(f"        {line}" for line in rest),
+        ]
 
     def pins_another_value(self, flags: dict[str, object]) -> bool:
         """Whether it exists only to exercise another value than the configured one: the tool
@@ -286,7 +297,14 @@ def template_read(draw, builder: Builder, where: Where, depth: int) -> Expr:
     if MODULE_FLAG not in builder.flags:
         return Expr("x", ATOM)
     name = repr(MODULE_FLAG)
-    return Expr(draw(st.sampled_from([f"globals()[{name}]", f"globals().get({name})", f"globals().get({name}, 0)"])), ATOM)
+    return Expr(
+        draw(
+            st.sampled_from(
+                [f"globals()[{name}]", f"globals().get({name})", f"globals().get({name}, 0)"]
+            )
+        ),
+        ATOM,
+    )
 
 
 @expression_idiom(compound=False)
@@ -578,10 +596,22 @@ def field_set_by_table(draw, builder: Builder, where: Where, pad: str) -> list[s
     if draw(st.booleans()):
         # Through a helper taking the dict as a keyword: `extra={...}` goes when it empties.
         if not any(line.startswith("def _set_all") for line in builder.helpers):
-            builder.helpers += ["", "", "def _set_all(node, extra=None):", "    for key, value in (extra or {}).items():"]
+            builder.helpers += [
+                "",
+                "",
+                "def _set_all(node, extra=None):",
+                "    for key, value in (extra or {}).items():",
+            ]
             builder.helpers += ["        setattr(node, key, value)"]
-        entries = entries if len(entries) < 2 or draw(st.booleans()) else [e for e in entries if e.startswith(repr(FIELD_FLAG))]
-        return [f"{pad}_set_all(self, extra={{{', '.join(entries)}}})", f"{pad}log({builder.tag()!r}, self.{name})"]
+        entries = (
+            entries
+            if len(entries) < 2 or draw(st.booleans())
+            else [e for e in entries if e.startswith(repr(FIELD_FLAG))]
+        )
+        return [
+            f"{pad}_set_all(self, extra={{{', '.join(entries)}}})",
+            f"{pad}log({builder.tag()!r}, self.{name})",
+        ]
     table = builder.tag("extra")
     return [
         f"{pad}{table} = {{{', '.join(entries)}}}",
@@ -635,9 +665,13 @@ def flag_parameter_chain(draw, builder: Builder) -> list[str]:
 @statement_idiom(nested)
 def overwritten_store(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     """`z = None` then `if FLAG: z = f()`: once the branch is flattened the first store is dead."""
-    target = f"self.{builder.tag('held')}" if where.method and draw(st.booleans()) else builder.tag("held")
+    target = (
+        f"self.{builder.tag('held')}"
+        if where.method and draw(st.booleans())
+        else builder.tag("held")
+    )
     if target.startswith("self."):
-        builder.fields.append(target[len("self."):])
+        builder.fields.append(target[len("self.") :])
     value = draw(st.sampled_from(["None", "0", "x"]))
     return [
         f"{pad}{target} = {value}",
@@ -698,11 +732,17 @@ def lookup_in_local(draw, builder: Builder, where: Where, pad: str) -> list[str]
     reads = []
     if FIELD_FLAG in builder.flags and where.method:
         reads += [f'getattr(self, "{FIELD_FLAG}")', f'getattr(self, "{FIELD_FLAG}", 0)']
-        reads += [f'getattr(self, "{FIELD_FLAG}", log({builder.tag()!r}, 0))']  # a default with an effect
+        reads += [
+            f'getattr(self, "{FIELD_FLAG}", log({builder.tag()!r}, 0))'
+        ]  # a default with an effect
     if CLASS_FLAG in builder.flags:
         reads += [f'getattr(Node, "{CLASS_FLAG}", None)']
     if MODULE_FLAG in builder.flags and "template_read" in builder.enabled:
-        reads += [f'globals()["{MODULE_FLAG}"]', f'globals().get("{MODULE_FLAG}", 1)', f'bool(globals().get("{MODULE_FLAG}"))']
+        reads += [
+            f'globals()["{MODULE_FLAG}"]',
+            f'globals().get("{MODULE_FLAG}", 1)',
+            f'bool(globals().get("{MODULE_FLAG}"))',
+        ]
         reads += [f'str(globals()["{MODULE_FLAG}"]).upper()']
     if not reads:
         return [f"{pad}log({builder.tag()!r})"]
@@ -717,7 +757,11 @@ def lookup_in_local(draw, builder: Builder, where: Where, pad: str) -> list[str]
         local = alias
     if draw(st.integers(0, 3)) == 0:
         lines += [f"{pad}if x > 1:", f"{pad}    {local} = x"]
-    test = draw(st.sampled_from([local, f"not {local}", f"{local} == 1", f"{local} and x > 1", f"x > 1 or {local}"]))
+    test = draw(
+        st.sampled_from(
+            [local, f"not {local}", f"{local} == 1", f"{local} and x > 1", f"x > 1 or {local}"]
+        )
+    )
     return [
         *lines,
         f"{pad}if {test}:",
@@ -733,13 +777,26 @@ def guarded_name(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     pure statements stand between."""
     local = builder.tag("v")
     value = draw(st.sampled_from(["x", "x - 1", "[x] if x else []", "log('v', x > 2)"]))
-    guard = draw(st.sampled_from([f"not {local}", f"not ({local} and x < 3)", f"not {local} or x == 2"]))
+    guard = draw(
+        st.sampled_from([f"not {local}", f"not ({local} and x < 3)", f"not {local} or x == 2"])
+    )
     exit_ = draw(st.sampled_from(["return y", *(["continue", "break"] if where.loop else [])]))
-    between = draw(st.sampled_from(["", "z = x + 1", f"{local} = 0", f"log({builder.tag()!r})", "pass"]))
+    between = draw(
+        st.sampled_from(["", "z = x + 1", f"{local} = 0", f"log({builder.tag()!r})", "pass"])
+    )
     if value.startswith("[") and draw(st.booleans()):
         between = f"{local}.pop()"
     flag = draw(flag_read(builder, where, 0)).text
-    test = draw(st.sampled_from([f"{local} and {flag}", f"{flag} and {local}", f"not ({local} and {flag})", f"{local} or {flag}"]))
+    test = draw(
+        st.sampled_from(
+            [
+                f"{local} and {flag}",
+                f"{flag} and {local}",
+                f"not ({local} and {flag})",
+                f"{local} or {flag}",
+            ]
+        )
+    )
     return [
         f"{pad}{local} = {value}",
         f"{pad}if {guard}:",
@@ -779,7 +836,15 @@ def setter_with(draw, builder: Builder, where: Where, pad: str) -> list[str]:
         builder.idioms.discard("setter_with")  # (no setter to define or declare)
         return draw(blocks(builder, where, pad))
     setter = f"override({MODULE_FLAG}={draw(st.sampled_from(VALUES))!r})"
-    items = draw(st.sampled_from([setter, f"contextlib.nullcontext(), {setter}", f"{setter}, contextlib.suppress(KeyError)"]))
+    items = draw(
+        st.sampled_from(
+            [
+                setter,
+                f"contextlib.nullcontext(), {setter}",
+                f"{setter}, contextlib.suppress(KeyError)",
+            ]
+        )
+    )
     return [f"{pad}with {items}:", *draw(blocks(builder, deeper(where), pad + "    ", most=2))]
 
 
@@ -793,7 +858,14 @@ def folded_helper_call(draw, builder: Builder, where: Where, pad: str) -> list[s
     name = builder.tag(draw(st.sampled_from(["should_skip", "_pick"])))
     test = draw(st.sampled_from([MODULE_FLAG, f"not {MODULE_FLAG}"]))
     value = draw(st.sampled_from(["False", "3", "'s'", "None", "(1, 2)"]))
-    builder.folding += ["", "", f"def {name}(v):", f"    if {test}:", f"        return log({builder.tag()!r}, v)", f"    return {value}"]
+    builder.folding += [
+        "",
+        "",
+        f"def {name}(v):",
+        f"    if {test}:",
+        f"        return log({builder.tag()!r}, v)",
+        f"    return {value}",
+    ]
     use = draw(st.sampled_from([f"y = {name}(x)", f"log({builder.tag()!r}, {name}([x]))"]))
     if draw(st.booleans()):
         return [f"{pad}if {name}(x):", f"{pad}    log({builder.tag()!r})", f"{pad}{use}"]
@@ -833,11 +905,20 @@ def derived_field(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     read = draw(st.sampled_from(reads))
     first, second = (repr(draw(st.sampled_from(VALUES))) for _ in range(2))
     if draw(st.booleans()):
-        written = [f"        self.{name} = {first}", f"        if {read}:", f"            self.{name} = {second}"]
+        written = [
+            f"        self.{name} = {first}",
+            f"        if {read}:",
+            f"            self.{name} = {second}",
+        ]
     else:
-        written = [f"        self.{name} = {draw(st.sampled_from([f'not {read}', f'{read} == {first}']))}"]
+        written = [
+            f"        self.{name} = {draw(st.sampled_from([f'not {read}', f'{read} == {first}']))}"
+        ]
     builder.helpers += ["", "", f"class {cls}:", "    def __init__(self):", *written, ""]
-    builder.helpers += ["    def get(self, x):", f"        return log({builder.tag()!r}, x) if self.{name} else x"]
+    builder.helpers += [
+        "    def get(self, x):",
+        f"        return log({builder.tag()!r}, x) if self.{name} else x",
+    ]
     return [f"{pad}y = {cls}().get(x)"]
 
 
@@ -875,12 +956,20 @@ def folded_method_call(draw, builder: Builder, where: Where, pad: str) -> list[s
     cls, name = builder.tag("Gate"), builder.tag(draw(st.sampled_from(["should_skip", "_pick"])))
     kind = draw(st.sampled_from(["instance", "class", "static"]))
     receiver = {"instance": ["self, "], "class": ["cls, "], "static": [""]}[kind][0]
-    decorator = {"instance": [], "class": ["    @classmethod"], "static": ["    @staticmethod"]}[kind]
+    decorator = {"instance": [], "class": ["    @classmethod"], "static": ["    @staticmethod"]}[
+        kind
+    ]
     value = draw(st.sampled_from(["False", "3", "'s'", "None", MODULE_FLAG, f"not {MODULE_FLAG}"]))
     test = draw(st.sampled_from([MODULE_FLAG, f"not {MODULE_FLAG}"]))
-    body = [f"        return {value}"] if MODULE_FLAG in value else [
-        f"        if {test}:", f"            return log({builder.tag()!r}, v)", f"        return {value}"
-    ]
+    body = (
+        [f"        return {value}"]
+        if MODULE_FLAG in value
+        else [
+            f"        if {test}:",
+            f"            return log({builder.tag()!r}, v)",
+            f"        return {value}",
+        ]
+    )
     builder.folding += ["", "", f"class {cls}:", *decorator, f"    def {name}({receiver}v):", *body]
     local = builder.tag("g")
     calls = [f"{local}.{name}(x)"]
@@ -890,7 +979,13 @@ def folded_method_call(draw, builder: Builder, where: Where, pad: str) -> list[s
     made = [cls]
     if kind == "instance" and draw(st.booleans()):
         made.append(f"{cls}Sub")
-        builder.folding += ["", "", f"class {cls}Sub({cls}):", f"    def {name}(self, v):", f"        return log({builder.tag()!r}, v)"]
+        builder.folding += [
+            "",
+            "",
+            f"class {cls}Sub({cls}):",
+            f"    def {name}(self, v):",
+            f"        return log({builder.tag()!r}, v)",
+        ]
     made_by = draw(st.sampled_from(made))
     calls.append(f"{made_by}().{name}(x)")
     calls += [f"{cls}.{name}(x)"] if kind != "instance" else []
@@ -1005,7 +1100,11 @@ def programs(
         entries.append(f"{TWIN}.read")
         if draw(st.booleans()):
             # A receiver of unknown class inside Twin may be a Node: the scoped flag is refused.
-            lines += ["", "    def pair(self, x):", f"        return (Node() if x else self).{name}"]
+            lines += [
+                "",
+                "    def pair(self, x):",
+                f"        return (Node() if x else self).{name}",
+            ]
             entries.append(f"{TWIN}.pair")
         scoped = frozenset([name])
     # The entry points are the module's public interface, as callers elsewhere would use them;
@@ -1014,8 +1113,14 @@ def programs(
     lines += ["", "", f"__all__ = {public!r}"]
     source = "\n".join(lines) + "\n"
     assume(source.count("\n") < MAX_LINES)
-    idioms = builder.idioms | ({"stale_definition"} if defined != flags else set()) | ({"scoped_twin"} if scoped else set())
-    tests = draw(test_cases(flags, entries)) if "test_double" in enabled and draw(st.booleans()) else ()
+    idioms = (
+        builder.idioms
+        | ({"stale_definition"} if defined != flags else set())
+        | ({"scoped_twin"} if scoped else set())
+    )
+    tests = (
+        draw(test_cases(flags, entries)) if "test_double" in enabled and draw(st.booleans()) else ()
+    )
     idioms |= {"test_double"} if any(test.double for test in tests) else set()
     return Program(source, flags, tuple(entries), frozenset(idioms), tests, scoped)
 
@@ -1029,12 +1134,22 @@ def test_cases(draw, flags: dict[str, object], entries: list[str]) -> tuple[Prog
     for index in range(draw(st.integers(1, 3))):
         calls = tuple(
             f"program.{entry.rpartition('.')[0] + '().' if '.' in entry else ''}{entry.rpartition('.')[2]}({x})"
-            for entry, x in draw(st.lists(st.tuples(st.sampled_from(entries), st.sampled_from(INPUTS)), min_size=1, max_size=3))
+            for entry, x in draw(
+                st.lists(
+                    st.tuples(st.sampled_from(entries), st.sampled_from(INPUTS)),
+                    min_size=1,
+                    max_size=3,
+                )
+            )
         )
         hows = ["decorator", "whole", *(["partial"] if len(calls) > 1 else [])]
         double = None
         if patchable and draw(st.integers(0, 3)):
-            double = (draw(st.sampled_from(hows)), draw(st.sampled_from(patchable)), draw(st.sampled_from(VALUES)))
+            double = (
+                draw(st.sampled_from(hows)),
+                draw(st.sampled_from(patchable)),
+                draw(st.sampled_from(VALUES)),
+            )
         tests.append(ProgramTest(f"test_{index}", calls, double))
     return tuple(tests)
 
@@ -1178,12 +1293,22 @@ def pyproject(
 
     accessors = ", ".join(f'"{template}"' for template in ACCESSORS)
     writers = ", ".join(f'"{template}"' for template in WRITERS)
-    keys = [*([f"accessors = [{accessors}]"] if templates else []), *([f"writers = [{writers}]"] if setters else [])]
+    keys = [
+        *([f"accessors = [{accessors}]"] if templates else []),
+        *([f"writers = [{writers}]"] if setters else []),
+    ]
     keys += ["library_keywords = true"] if library else []
     lines = [
         *(["[tool.prune-flags]", *keys, ""] if keys else []),
         "[tool.prune-flags.flags]",
-        *(f'"program.Node.{name}" = {toml(value)}' if name in scoped else f"{name} = {toml(value)}" for name, value in flags.items()),
+        *(
+            (
+                f'"program.Node.{name}" = {toml(value)}'
+                if name in scoped
+                else f"{name} = {toml(value)}"
+            )
+            for name, value in flags.items()
+        ),
     ]
     if black:
         lines += ["", "[tool.black]", "line-length = 100"]
@@ -1233,7 +1358,9 @@ def flag_reads(source: str, flags: dict[str, object]) -> list[str]:
     TWIN, whose same-named attribute is another variable)."""
     names = []
     tree = ast.parse(source)
-    tree.body = [node for node in tree.body if not (isinstance(node, ast.ClassDef) and node.name == TWIN)]
+    tree.body = [
+        node for node in tree.body if not (isinstance(node, ast.ClassDef) and node.name == TWIN)
+    ]
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in flags:
             names.append(node.id)
@@ -1339,17 +1466,23 @@ def tests_finding(program: Program, after: str, tests: str) -> Optional[Finding]
     shown = f"{after}\n--- tests/test_program.py ---\n{tests}"
     problem = compile_error(tests)
     if problem is not None:
-        return Finding("does-not-compile", f"tests-do-not-compile: {normalized(problem)}", problem, shown)
+        return Finding(
+            "does-not-compile", f"tests-do-not-compile: {normalized(problem)}", problem, shown
+        )
     left = [node.name for node in ast.parse(tests).body if isinstance(node, ast.FunctionDef)]
     deleted = sorted({test.name for test in program.tests} - set(left))
     pinning = sorted(test.name for test in program.tests if test.pins_another_value(program.flags))
     if deleted != pinning:
-        return Finding("tests-differ", "tests-differ", f"deleted {deleted}, expected {pinning}", shown)
+        return Finding(
+            "tests-differ", "tests-differ", f"deleted {deleted}, expected {pinning}", shown
+        )
     expected = drive_tests(program.decided, program.test_source(doubles=False))
     now = drive_tests(after, tests)
     for name in left:
         if now.get(name) != expected.get(name):
-            detail = f"{name}: at the configured values {expected.get(name)}\nafter: {now.get(name)}"
+            detail = (
+                f"{name}: at the configured values {expected.get(name)}\nafter: {now.get(name)}"
+            )
             return Finding("output-differs", "tests-output-differs", detail, shown)
     return None
 

@@ -23,10 +23,14 @@ from prune_flags.ancestry import (
 from prune_flags.repository import Repository
 
 
-def lookup(source: str, asked: list[str] | None = None) -> Callable[[str], list[ast.ClassDef | None]]:
+def lookup(
+    source: str, asked: list[str] | None = None
+) -> Callable[[str], list[ast.ClassDef | None]]:
     """The class statements of each name in a repository of one module, `source`; `asked` gets
     each name looked up."""
-    classes = [node for node in ast.walk(ast.parse(dedent(source))) if isinstance(node, ast.ClassDef)]
+    classes = [
+        node for node in ast.walk(ast.parse(dedent(source))) if isinstance(node, ast.ClassDef)
+    ]
 
     def statements(name: str) -> list[ast.ClassDef | None]:
         if asked is not None:
@@ -117,7 +121,11 @@ def test_a_base_from_outside_the_repository_is_undefined() -> None:
         "Module",
     )
     # `nn.Module` is followed by its last name, which here is the class itself.
-    assert flaws_by_name(found) == {"Module": frozenset({DOTTED_BASE}), "Plain": frozenset(), "Base": frozenset({UNDEFINED})}
+    assert flaws_by_name(found) == {
+        "Module": frozenset({DOTTED_BASE}),
+        "Plain": frozenset(),
+        "Base": frozenset({UNDEFINED}),
+    }
 
 
 def test_a_base_no_name_spells_is_no_step() -> None:
@@ -145,7 +153,11 @@ def test_a_doubly_defined_class_is_one_step_whose_every_statement_is_followed() 
         """,
         "Engine",
     )
-    assert flaws_by_name(found) == {"Engine": frozenset({SEVERAL}), "Right": frozenset(), "Left": frozenset()}
+    assert flaws_by_name(found) == {
+        "Engine": frozenset({SEVERAL}),
+        "Right": frozenset(),
+        "Left": frozenset(),
+    }
     assert len(found[0].definitions) == 2
 
 
@@ -162,15 +174,22 @@ def test_a_question_answered_early_looks_up_nothing_more() -> None:
     assert asked == ["Leaf"]  # Base and Root were never looked for
 
 
-def test_the_repository_statements_of_a_name_mark_a_file_that_does_not_parse(tmp_path: Path) -> None:
+def test_the_repository_statements_of_a_name_mark_a_file_that_does_not_parse(
+    tmp_path: Path,
+) -> None:
     files = {
         "pkg/engine.py": "class Engine(Base):\n    pass\n",
         "pkg/base.py": "class Base:\n    pass\n\n\nclass Engine:\n    class Base:\n        pass\n",
         "pkg/broken.py": "class Base(:\n",
         "pkg/other.py": "class Unrelated:\n    pass\n",
     }
-    repository = Repository(tmp_path, raw={tmp_path / path: text.encode() for path, text in files.items()})
+    repository = Repository(
+        tmp_path, raw={tmp_path / path: text.encode() for path, text in files.items()}
+    )
     found = list(ancestry(["Engine"], lambda name: class_statements(repository, name)))
-    assert flaws_by_name(found) == {"Engine": frozenset({SEVERAL}), "Base": frozenset({SEVERAL, UNREADABLE})}
+    assert flaws_by_name(found) == {
+        "Engine": frozenset({SEVERAL}),
+        "Base": frozenset({SEVERAL, UNREADABLE}),
+    }
     assert None in found[1].statements and len(found[1].definitions) == 2  # nested classes count
     assert repository.skipped_displays() == {"pkg/broken.py"}

@@ -30,13 +30,19 @@ def invoke(*args: str):
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def one_error(result, *names: str) -> str:
     """The run's single error line; it names everything in `names`. No traceback anywhere."""
     assert "Traceback" not in result.output
-    errors = [line for line in result.stderr.splitlines() if line.startswith("prune-flags: error: ")]
+    errors = [
+        line for line in result.stderr.splitlines() if line.startswith("prune-flags: error: ")
+    ]
     assert len(errors) == 1, result.stderr
     for name in names:
         assert name in errors[0], (name, errors[0])
@@ -59,18 +65,30 @@ def one_error(result, *names: str) -> str:
         ("flags = 3\n", ["flags", "table"]),
         ("[flags.fast]\npython = 3\n", ["flags.fast.python"]),
         ("[flags.fast]\npython = \"open('x')\"\n", ["flags.fast.python", "literal"]),
-        ("[flags]\nfast = false\n[flags.slow]\npython = \"{1: 2}\"\n", ["flags.slow.python", "dict"]),
+        ('[flags]\nfast = false\n[flags.slow]\npython = "{1: 2}"\n', ["flags.slow.python", "dict"]),
         ('keep_asserts = "yes"\n[flags]\nfast = false\n', ["keep_asserts", "true or false"]),
         ('exclude = "build/**"\n[flags]\nfast = false\n', ["exclude", "array"]),
         ('format = "blue"\n[flags]\nfast = false\n', ["format", "blue"]),
         ('tests = "skip"\n[flags]\nfast = false\n', ["tests", '"delete", "report"', "skip"]),
         ('accessors = ["has(x)"]\n[flags]\nfast = false\n', ["accessors[0]", "{name}"]),
-        ('accessors = ["has({name})", "config.{name}.(value"]\n[flags]\nfast = false\n', ["accessors[1]", "not a Python expression"]),
-        ('accessors = ["{name} < limits.cap"]\n[flags]\nfast = false\n', ["accessors[0]", "{name} in ..."]),
-        ('accessors = ["override({name}=...)"]\n[flags]\nfast = false\n', ["accessors[0]", "writers"]),
+        (
+            'accessors = ["has({name})", "config.{name}.(value"]\n[flags]\nfast = false\n',
+            ["accessors[1]", "not a Python expression"],
+        ),
+        (
+            'accessors = ["{name} < limits.cap"]\n[flags]\nfast = false\n',
+            ["accessors[0]", "{name} in ..."],
+        ),
+        (
+            'accessors = ["override({name}=...)"]\n[flags]\nfast = false\n',
+            ["accessors[0]", "writers"],
+        ),
         ('writers = ["set_config({name}"]\n[flags]\nfast = false\n', ["writers[0]"]),
         ('keep = ["pkg.2module"]\n[flags]\nfast = false\n', ["keep[0]"]),
-        ('option_calls = ["add_toggle", "add-flag"]\n[flags]\nfast = false\n', ["option_calls[1]", "qualified name"]),
+        (
+            'option_calls = ["add_toggle", "add-flag"]\n[flags]\nfast = false\n',
+            ["option_calls[1]", "qualified name"],
+        ),
         # unknown keys, with a suggestion where one is close
         ("[flag]\nfast = false\n", ["flag", "did you mean 'flags'"]),
         ("keep_assert = true\n[flags]\nfast = false\n", ["keep_assert", "keep_asserts"]),
@@ -82,7 +100,9 @@ def one_error(result, *names: str) -> str:
         ("[flags]\n", ["flags", "no flags"]),
     ],
 )
-def test_bad_config_names_file_and_key_and_writes_nothing(repo: Path, text: str, where: list[str]) -> None:
+def test_bad_config_names_file_and_key_and_writes_nothing(
+    repo: Path, text: str, where: list[str]
+) -> None:
     (repo / "flags.toml").write_text(text, encoding="utf-8")
     before = tree(repo)
     for command in ("apply", "diff"):
@@ -164,7 +184,9 @@ def test_soft_keyword_is_a_valid_flag_name(repo: Path) -> None:
     (repo / "soft.py").write_text(source)
     result = invoke("apply", "--flag", "match=False", "soft.py")
     assert result.exit_code == 0, result.output
-    assert (repo / "soft.py").read_text() == "def pick(x):\n    match x:\n        case 1:\n            return 2\n    return x\n"
+    assert (
+        repo / "soft.py"
+    ).read_text() == "def pick(x):\n    match x:\n        case 1:\n            return 2\n    return x\n"
 
 
 # -- paths -------------------------------------------------------------------------------------
@@ -195,7 +217,9 @@ def test_directory_without_python_files_says_so(repo: Path) -> None:
 
 
 # -- files -------------------------------------------------------------------------------------
-def test_unreadable_file_is_named_and_the_rest_written(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unreadable_file_is_named_and_the_rest_written(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     secret = repo / "secret.py"
     secret.write_text(MODULE)
     secret.chmod(0)
@@ -220,8 +244,12 @@ def test_unreadable_file_is_named_and_the_rest_written(repo: Path, monkeypatch: 
 def test_report_path_that_cannot_be_written_is_a_usage_error(repo: Path) -> None:
     """--report into a missing directory: a one-line error before anything is written, not a
     traceback after the files were already rewritten."""
-    result = CliRunner().invoke(app, ["apply", "--flag", "fast=False", "--report", "out/report.json", "."])
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    result = CliRunner().invoke(
+        app, ["apply", "--flag", "fast=False", "--report", "out/report.json", "."]
+    )
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(
+        result.exception
+    )
     assert result.exit_code == 2, result.output
     one_error(result, "out/report.json")
     assert (repo / "mod.py").read_text() == MODULE

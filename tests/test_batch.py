@@ -167,7 +167,8 @@ def test_fleet_gets_one_pushed_commit_per_flagged_repository_and_a_rerun_redoes_
     relines = report_lines(home / "run.jsonl")
     # Each line is the earlier run's, with the outcome it had kept as `previous`.
     assert relines == {
-        name: {**line, "status": "skipped", "previous": line["status"]} for name, line in lines.items()
+        name: {**line, "status": "skipped", "previous": line["status"]}
+        for name, line in lines.items()
     }
     assert "12 repositories: 0 changed, 0 unchanged, 0 failed, 12 skipped" in again.stderr
     assert {origin.name: branch_head(origin) for origin in flagged_origins} == pushed
@@ -318,9 +319,15 @@ def test_failed_repositories_are_retried_and_done_ones_skipped(home: Path) -> No
         "skipped",
         "changed",
     )
-    assert relines["first.git"] == {**lines["first.git"], "status": "skipped", "previous": "changed"}
+    assert relines["first.git"] == {
+        **lines["first.git"],
+        "status": "skipped",
+        "previous": "changed",
+    }
     assert list(relines["first.git"]) == [*lines["first.git"]]  # the same fields, in their order
-    assert f"skipped: {first} (done earlier: 1 file changed, 3 lines removed, 1 added)" in again.stderr
+    assert (
+        f"skipped: {first} (done earlier: 1 file changed, 3 lines removed, 1 added)" in again.stderr
+    )
     # A further rerun still says what became of it, not "skipped" again.
     invoke("--report", "run.jsonl")
     assert report_lines(home / "run.jsonl")["first.git"] == relines["first.git"]
@@ -447,8 +454,12 @@ def test_registering_the_command_imports_neither_dask_nor_the_engine() -> None:
     assert done.stdout == "[]\n"
 
 
-def test_the_table_shows_lines_added_and_what_a_skipped_repository_had(capsys: pytest.CaptureFixture[str]) -> None:
-    changed = RepoResult("/r/a", "changed", BRANCH, "4f1c2a9e0b77", 2, None, 21, 3, head="h", config_hash="c")
+def test_the_table_shows_lines_added_and_what_a_skipped_repository_had(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    changed = RepoResult(
+        "/r/a", "changed", BRANCH, "4f1c2a9e0b77", 2, None, 21, 3, head="h", config_hash="c"
+    )
     results = [
         changed,
         RepoResult("/r/b", "unchanged", head="h", config_hash="c").skipped(),
@@ -474,11 +485,13 @@ TABLE = """\
 @pytest.mark.parametrize(
     ("line", "error"),
     [
-        ({"previous": "skipped"}, '"previous" is \'skipped\'; expected changed, unchanged or null'),
-        ({"previous": "failed"}, '"previous" is \'failed\'; expected changed, unchanged or null'),
+        ({"previous": "skipped"}, "\"previous\" is 'skipped'; expected changed, unchanged or null"),
+        ({"previous": "failed"}, "\"previous\" is 'failed'; expected changed, unchanged or null"),
     ],
 )
-def test_a_report_line_with_a_wrong_previous_is_refused(line: dict[str, object], error: str) -> None:
+def test_a_report_line_with_a_wrong_previous_is_refused(
+    line: dict[str, object], error: str
+) -> None:
     with pytest.raises(ValueError) as raised:
         RepoResult.from_json({"repo": "/r/a", "status": "skipped", **line})
     assert str(raised.value) == error
@@ -491,12 +504,22 @@ def test_a_report_line_without_previous_still_reads() -> None:
 
 def test_the_commit_message_says_which_flags_were_left_and_why() -> None:
     config = Config(flags=tuple(parse_flag_options(["fast=False", "slow=True", "named=1"])))
-    ambiguous = Refusal("slow", "ambiguous", ("a.py:1", "b.py:1"), "slow: not pruned: ...", ("a.slow", "b.slow"))
+    ambiguous = Refusal(
+        "slow", "ambiguous", ("a.py:1", "b.py:1"), "slow: not pruned: ...", ("a.slow", "b.slow")
+    )
     report = Report(
         flags={"fast": "False", "slow": "True", "named": "1"},
-        files=[FileResult(Path("node.py"), "node.py", "x\n", "", (Change(1, "fast", "removed-field", "..."),))],
+        files=[
+            FileResult(
+                Path("node.py"), "node.py", "x\n", "", (Change(1, "fast", "removed-field", "..."),)
+            )
+        ],
         refused=[ambiguous],
-        warnings=[FlagWarning("named", "nowhere", (), None, "named: appears nowhere in the files in scope")],
+        warnings=[
+            FlagWarning(
+                "named", "nowhere", (), None, "named: appears nowhere in the files in scope"
+            )
+        ],
     )
 
     assert report.verdicts == {"fast": "pruned", "slow": "ambiguous", "named": "nowhere"}

@@ -30,7 +30,9 @@ LAST_READS = "its last reads were in code this cleanup removed ({})"
 
 
 def write_tree(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True, exist_ok=True)  # the project root: no settings found above it
+    (root / ".git").mkdir(
+        parents=True, exist_ok=True
+    )  # the project root: no settings found above it
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(textwrap.dedent(text))
@@ -57,7 +59,11 @@ def prune(root: Path, files: dict[str, str], flags: dict[str, object], **options
 
 
 def removed_writes(changes) -> dict[tuple[str, int], str]:
-    return {(path, line): reason for path, line, _, action, reason in changes if action == "removed-write"}
+    return {
+        (path, line): reason
+        for path, line, _, action, reason in changes
+        if action == "removed-write"
+    }
 
 
 # -- Liveness.reason ----------------------------------------------------------------------------
@@ -118,12 +124,14 @@ def test_each_reason_text_exactly(tmp_path: Path) -> None:
         # Only the local `STEP` was read: the module's STEP had no reader even before.
         ("limits.py", 2): "STEP has no reader left: nothing reads it",
         ("limits.py", 3): "fast has no reader left: " + FIXED.format("False"),
-        ("limits.py", 9): "STEP has no reader left: its last read went with the code this cleanup removed",
+        (
+            "limits.py",
+            9,
+        ): "STEP has no reader left: its last read went with the code this cleanup removed",
     }
     assert texts["report.py"] == textwrap.dedent(REPORT)
     assert texts["limits.py"] == "def run(x):\n    return x\n"
-    assert texts["node.py"] == textwrap.dedent(
-        """\
+    assert texts["node.py"] == textwrap.dedent("""\
         class Node:
             def __init__(self):
                 pass
@@ -133,18 +141,21 @@ def test_each_reason_text_exactly(tmp_path: Path) -> None:
 
             def other(self):
                 return 0
-        """
-    )
+        """)
 
 
 def test_the_flags_value_is_spelled_as_python_source(tmp_path: Path) -> None:
     """Kills _reason 2-4 for a value other than a bool: the reason names `flag.source`."""
     _, changes = prune(
         tmp_path,
-        {"mode.py": "MODE = 'eager'\n\n\ndef run(x):\n    if MODE == 'eager':\n        return x\n    return -x\n"},
+        {
+            "mode.py": "MODE = 'eager'\n\n\ndef run(x):\n    if MODE == 'eager':\n        return x\n    return -x\n"
+        },
         {"MODE": "eager"},
     )
-    assert removed_writes(changes) == {("mode.py", 1): "MODE has no reader left: " + FIXED.format("'eager'")}
+    assert removed_writes(changes) == {
+        ("mode.py", 1): "MODE has no reader left: " + FIXED.format("'eager'")
+    }
 
 
 SPREAD = {
@@ -191,16 +202,33 @@ def test_reasons_in_the_explain_lines_and_the_json_report(
     monkeypatch.chdir(write_tree(tmp_path / "work", SPREAD))
     result = CliRunner().invoke(
         app,
-        ["diff", "--no-color", "--explain", "--flag", "fast=False", "--report", str(tmp_path / "r.json"), "."],
+        [
+            "diff",
+            "--no-color",
+            "--explain",
+            "--flag",
+            "fast=False",
+            "--report",
+            str(tmp_path / "r.json"),
+            ".",
+        ],
         catch_exceptions=False,
     )
     assert result.exit_code == 1, result.output
-    width = "width has no reader left: " + LAST_READS.format("alpha.py:8, alpha.py:9, alpha.py:10, beta.py:3")
+    width = "width has no reader left: " + LAST_READS.format(
+        "alpha.py:8, alpha.py:9, alpha.py:10, beta.py:3"
+    )
     assert f"alpha.py:4  fast  removed-write  {width}" in result.stdout.splitlines()
     report = json.loads((tmp_path / "r.json").read_text())
-    changes = {(entry["path"], c["line"], c["action"]): c["reason"] for entry in report["files"] for c in entry["changes"]}
+    changes = {
+        (entry["path"], c["line"], c["action"]): c["reason"]
+        for entry in report["files"]
+        for c in entry["changes"]
+    }
     assert changes[("alpha.py", 4, "removed-write")] == width
-    assert changes[("alpha.py", 3, "removed-write")] == "fast has no reader left: " + FIXED.format("False")
+    assert changes[("alpha.py", 3, "removed-write")] == "fast has no reader left: " + FIXED.format(
+        "False"
+    )
 
 
 # -- Contexts.context ---------------------------------------------------------------------------
@@ -209,8 +237,7 @@ def test_a_setter_of_the_fixed_value_goes(tmp_path: Path) -> None:
     a call setting another name stays. Kills context 5 and 15 (writers dropped)."""
     texts, changes = prune(
         tmp_path,
-        {
-            "trainer.py": """\
+        {"trainer.py": """\
                 from settings import set_config
 
 
@@ -224,13 +251,11 @@ def test_a_setter_of_the_fixed_value_goes(tmp_path: Path) -> None:
                         if self.use_x:
                             return 1
                         return 0
-            """
-        },
+            """},
         {"use_x": False},
         writers=("set_config({name}, ...)",),
     )
-    assert texts["trainer.py"] == textwrap.dedent(
-        """\
+    assert texts["trainer.py"] == textwrap.dedent("""\
         from settings import set_config
 
 
@@ -240,9 +265,14 @@ def test_a_setter_of_the_fixed_value_goes(tmp_path: Path) -> None:
 
             def step(self):
                 return 0
-        """
-    )
-    assert ("trainer.py", 7, "use_x", "removed-write", "it sets use_x to the value it is fixed at, False") in changes
+        """)
+    assert (
+        "trainer.py",
+        7,
+        "use_x",
+        "removed-write",
+        "it sets use_x to the value it is fixed at, False",
+    ) in changes
 
 
 OPTIONS = """\
@@ -284,7 +314,9 @@ def test_option_names_go_for_a_dead_option_of_every_type(tmp_path: Path) -> None
     (each dict entry, each name); a live option's (`--size`) stay."""
     texts, changes = prune(tmp_path, {"cli.py": OPTIONS}, {"use_x": False, "mode": "eager"})
     assert texts["cli.py"] == textwrap.dedent(OPTIONS_PRUNED)
-    assert sorted((line, action) for _, line, _, action, _ in changes if action.startswith("removed-option")) == [
+    assert sorted(
+        (line, action) for _, line, _, action, _ in changes if action.startswith("removed-option")
+    ) == [
         (3, "removed-option-entry"),
         (3, "removed-option-entry"),
         (4, "removed-option-name"),
@@ -316,8 +348,7 @@ def test_an_assert_on_a_dead_field_goes_with_it(tmp_path: Path) -> None:
     """The rounds get the planned assert lines. Kills context 1 (`asserts` defaulting to False),
     11 and 32-35 (the lines looked up wrongly)."""
     texts, changes = prune(tmp_path, {"buffer.py": CHECKED}, {"fast": False})
-    assert texts["buffer.py"] == textwrap.dedent(
-        """\
+    assert texts["buffer.py"] == textwrap.dedent("""\
         class Buffer:
             def __init__(self):
                 self.size = 0
@@ -327,12 +358,17 @@ def test_an_assert_on_a_dead_field_goes_with_it(tmp_path: Path) -> None:
 
             def check(self):
                 assert self.size >= 0
-        """
-    )
-    assert ("buffer.py", 13, "fast", "removed-assert", "it only checks seen, which has no reader left") in changes
-    assert removed_writes(changes)[("buffer.py", 4)] == "seen has no reader left: " + LAST_READS.format(
-        "buffer.py:9, buffer.py:13"
-    )
+        """)
+    assert (
+        "buffer.py",
+        13,
+        "fast",
+        "removed-assert",
+        "it only checks seen, which has no reader left",
+    ) in changes
+    assert removed_writes(changes)[
+        ("buffer.py", 4)
+    ] == "seen has no reader left: " + LAST_READS.format("buffer.py:9, buffer.py:13")
 
 
 def test_each_rewrite_gets_its_path_and_the_safety_rerun_no_assert_lines(
@@ -383,8 +419,13 @@ def test_an_assert_that_checked_the_flag_too_does_not_outlive_its_field(tmp_path
     """
     texts, changes = prune(tmp_path, {"node.py": source}, {"FAST": False})
     assert "seen" not in texts["node.py"]
-    assert ("node.py", 14, "FAST", "removed-assert", "it only checks seen, which has no reader left") in changes
+    assert (
+        "node.py",
+        14,
+        "FAST",
+        "removed-assert",
+        "it only checks seen, which has no reader left",
+    ) in changes
     namespace: dict[str, object] = {}
     exec(compile(texts["node.py"], "node.py", "exec"), namespace)
     namespace["Node"]().check()  # type: ignore[operator]
-

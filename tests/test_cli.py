@@ -47,7 +47,9 @@ def invoke(*args: str, env: dict[str, str] | None = None):
 def test_diff_exits_1_and_writes_nothing(repo: Path) -> None:
     result = invoke("diff", "--flag", "fast=False", ".")
     assert result.exit_code == 1
-    assert result.stdout.startswith("diff --git a/node.py b/node.py\n--- a/node.py\n+++ b/node.py\n")
+    assert result.stdout.startswith(
+        "diff --git a/node.py b/node.py\n--- a/node.py\n+++ b/node.py\n"
+    )
     assert "-        if self.fast:\n" in result.stdout
     assert (repo / "node.py").read_text() == MODULE
     assert result.stderr == "1 file changed, 3 lines removed, 1 added\n"
@@ -122,16 +124,25 @@ def test_syntax_error_is_skipped_and_the_rest_written(repo: Path) -> None:
     assert "prune-flags: skipped broken.py: does not parse" in result.stderr
     assert (repo / "broken.py").read_text() == "if self.fast\n    pass\n"
     # broken.py still reads `self.fast`: the reads elsewhere go, the definition stays (issue 14, item 4)
-    assert (repo / "node.py").read_text() == PRUNED.replace("        pass\n", "        self.fast = False\n")
+    assert (repo / "node.py").read_text() == PRUNED.replace(
+        "        pass\n", "        self.fast = False\n"
+    )
 
 
 def test_a_write_of_another_value_is_overridden_and_said_on_stderr(repo: Path) -> None:
-    (repo / "main.py").write_text("from node import Node\n\nnode = Node()\nnode.fast = True\nprint(node.run())\n")
+    (repo / "main.py").write_text(
+        "from node import Node\n\nnode = Node()\nnode.fast = True\nprint(node.run())\n"
+    )
     result = invoke("apply", "--flag", "fast=False", "--report", "r.json", ".")
     assert result.exit_code == 0, result.output
-    assert "prune-flags: main.py:4: overrode fast = True (the config fixes it at False)\n" in result.stderr
+    assert (
+        "prune-flags: main.py:4: overrode fast = True (the config fixes it at False)\n"
+        in result.stderr
+    )
     assert (repo / "node.py").read_text() == PRUNED
-    assert (repo / "main.py").read_text() == "from node import Node\n\nnode = Node()\nprint(node.run())\n"
+    assert (
+        repo / "main.py"
+    ).read_text() == "from node import Node\n\nnode = Node()\nprint(node.run())\n"
     changes = json.loads((repo / "r.json").read_text())["files"][0]["changes"]
     reason = "overrode fast = True (the config fixes it at False)"
     assert changes == [{"line": 4, "flag": "fast", "action": "overridden", "reason": reason}]
@@ -143,9 +154,14 @@ def test_under_strict_a_write_of_another_value_refuses_the_flag(repo: Path, how:
     (repo / "main.py").write_text("from node import Node\n\nnode = Node()\nnode.fast = True\n")
     result = invoke("apply", *how, "--flag", "fast=False", ".")
     assert result.exit_code == 123
-    assert "prune-flags: fast: not pruned: it is given another value at main.py:4 (strict" in result.stderr
+    assert (
+        "prune-flags: fast: not pruned: it is given another value at main.py:4 (strict"
+        in result.stderr
+    )
     assert (repo / "node.py").read_text() == MODULE
-    assert (repo / "main.py").read_text() == "from node import Node\n\nnode = Node()\nnode.fast = True\n"
+    assert (
+        repo / "main.py"
+    ).read_text() == "from node import Node\n\nnode = Node()\nnode.fast = True\n"
 
 
 def test_color_only_when_asked_or_on_a_terminal(repo: Path) -> None:
@@ -182,10 +198,20 @@ def run_entry(repo: Path, before_main: str = "") -> subprocess.CompletedProcess[
 # Start-up is most of a small run's time (issue 9): a diff imports no pool, batch machinery,
 # Dask, rich or black, and no pydantic (typer 0.29 imports it for every command; pyproject
 # keeps typer below). LibCST is imported by the process `warm` forks, never by this one.
-HEAVY = ("libcst", "multiprocessing", "prune_flags.batch.launch", "dask", "rich", "black", "pydantic")
+HEAVY = (
+    "libcst",
+    "multiprocessing",
+    "prune_flags.batch.launch",
+    "dask",
+    "rich",
+    "black",
+    "pydantic",
+)
 
 
-def test_a_diff_imports_nothing_it_does_not_use_and_rewrites_in_the_warm_process(repo: Path) -> None:
+def test_a_diff_imports_nothing_it_does_not_use_and_rewrites_in_the_warm_process(
+    repo: Path,
+) -> None:
     done = run_entry(repo)
     assert "+        pass\n" in done.stdout
     assert done.stderr.splitlines()[-1] == "[]"
@@ -202,7 +228,9 @@ def test_a_diff_whose_warm_process_is_gone_rewrites_in_its_own(repo: Path) -> No
     assert done.stderr.splitlines()[-1] == "['libcst']"
 
 
-def test_own_source_tree_with_a_flag_nothing_reads_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_own_source_tree_with_a_flag_nothing_reads_changes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     root = Path(__file__).resolve().parent.parent
     monkeypatch.chdir(root)
     result = invoke("diff", "--flag", "never_read_anywhere_flag=False", "src", "tests")
@@ -259,7 +287,9 @@ def test_interactive_applies_only_accepted_hunks(repo: Path) -> None:
     assert "@@ line 3 @@\n-        self.fast = False\n+        pass\n" in result.stdout
     assert "# fast  removed-write  fast has no reader left" in result.stdout
     # the first hunk (the field) refused, the second (the folded branch) taken
-    assert (repo / "node.py").read_text() == MODULE.replace("        if self.fast:\n            return 1\n", "")
+    assert (repo / "node.py").read_text() == MODULE.replace(
+        "        if self.fast:\n            return 1\n", ""
+    )
 
 
 def test_interactive_quit_writes_nothing(repo: Path) -> None:
@@ -277,7 +307,10 @@ def test_interactive_refuses_a_mix_that_does_not_parse(monkeypatch: pytest.Monke
     answers = iter(["y", "n"])  # the opening bracket changed, the closing one not
     monkeypatch.setattr(cli.typer, "prompt", lambda *args, **kwargs: next(answers))
     # A plan that cannot keep the declined line: the mix is never written, nor anything else.
-    reviewed = cli._review(report, lambda contents: Report(flags={}, files=[FileResult(Path("m.py"), "m.py", old, new)]))
+    reviewed = cli._review(
+        report,
+        lambda contents: Report(flags={}, files=[FileResult(Path("m.py"), "m.py", old, new)]),
+    )
     assert reviewed.files[0].new_text == old
 
 
@@ -285,4 +318,7 @@ def test_config_that_is_a_directory_exits_2(repo: Path) -> None:
     (repo / "conf").mkdir()
     result = invoke("diff", "--config", "conf", ".")
     assert result.exit_code == 2
-    assert result.stderr == "prune-flags: error: conf: --config: is a directory; give the TOML file itself\n"
+    assert (
+        result.stderr
+        == "prune-flags: error: conf: --config: is a directory; give the TOML file itself\n"
+    )

@@ -393,7 +393,11 @@ def test_error_survives_pickling_for_worker_processes() -> None:
         ('keep_asserts = "yes"\n', "keep_asserts", "expected true or false, got 'yes'"),
         ("strict = 1\n", "strict", "expected true or false, got 1"),
         ('library_keywords = "yes"\n', "library_keywords", "expected true or false, got 'yes'"),
-        ("library_python = 3\n", "library_python", 'expected a path to a Python executable, e.g. library_python = ".venv/bin/python"'),
+        (
+            "library_python = 3\n",
+            "library_python",
+            'expected a path to a Python executable, e.g. library_python = ".venv/bin/python"',
+        ),
         (
             'format = "fast"\n',
             "format",
@@ -422,12 +426,16 @@ def test_error_survives_pickling_for_worker_processes() -> None:
         (
             'writers = ["set_config({name}, ...)", "config.{name}.value"]\n',
             "writers[1]",
-            "'config.{name}.value' is not a call such as \"set_config({name}, ...)\" or \"config.{name}(...)\"",
+            '\'config.{name}.value\' is not a call such as "set_config({name}, ...)" or "config.{name}(...)"',
         ),
         ('keep = ["ok", 3]\n', "keep[1]", "expected a non-empty string"),
         ('exclude = [""]\n', "exclude[0]", "expected a non-empty string"),
         ('option_calls = ["add_toggle", 3]\n', "option_calls[1]", "expected a non-empty string"),
-        ("option_calls = \"add_toggle\"\n", "option_calls", 'expected an array of strings, e.g. option_calls = ["..."]'),
+        (
+            'option_calls = "add_toggle"\n',
+            "option_calls",
+            'expected an array of strings, e.g. option_calls = ["..."]',
+        ),
         (
             'option_calls = ["add_toggle", "add-flag()"]\n',
             "option_calls[1]",
@@ -633,14 +641,19 @@ def test_project_root_without_git_is_the_start_directory(tmp_path: Path) -> None
 def test_the_same_flag_given_two_values_on_the_command_line_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         load_config([tmp_path], None, ["fast=False", "fast=True"])
-    assert str(caught.value) == "--flag: fast: given twice, as False and True; give each flag one value"
+    assert (
+        str(caught.value)
+        == "--flag: fast: given twice, as False and True; give each flag one value"
+    )
 
 
 def test_library_keywords_and_their_interpreter(tmp_path: Path) -> None:
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "python").write_text("")
     config_file = tmp_path / "prune-flags.toml"
-    config_file.write_text('library_keywords = true\nlibrary_python = "bin/python"\n[flags]\nx = false\n')
+    config_file.write_text(
+        'library_keywords = true\nlibrary_python = "bin/python"\n[flags]\nx = false\n'
+    )
     config = load_config([tmp_path], config_file)
     assert config.library_keywords is True
     assert config.library_python == str(tmp_path / "bin" / "python")

@@ -29,7 +29,10 @@ from prune_flags import engine
 from prune_flags.files import STALE_TEMPORARY
 from prune_flags.config import Config, Flag
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL"),
+]
 
 FILES = 60
 FORKED_TRIALS = 44
@@ -160,7 +163,9 @@ def trials(tmp_path_factory: pytest.TempPathFactory) -> Trials:
     for _ in range(PROCESS_TRIALS):
         restore(template, work)
         trial = Trial("whole apply", rng.uniform(0.3, 1.1) * full)
-        process = subprocess.Popen(APPLY, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            APPLY, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         time.sleep(trial.delay)
         process.send_signal(signal.SIGKILL)
         process.wait()
@@ -205,7 +210,9 @@ def test_fifty_kills_happened_at_different_stages(trials: Trials) -> None:
 
 
 def test_every_file_is_wholly_old_or_wholly_new_after_each_kill(trials: Trials) -> None:
-    mixed = [(trial.kind, round(trial.delay, 4), trial.mixed) for trial in trials.runs if trial.mixed]
+    mixed = [
+        (trial.kind, round(trial.delay, 4), trial.mixed) for trial in trials.runs if trial.mixed
+    ]
     assert mixed == []
 
 
@@ -219,15 +226,18 @@ def test_no_partial_temporary_file_is_left_behind_by_a_kill(trials: Trials) -> N
         for trial in trials.runs
         if any(not complete for complete in trial.temporaries_complete)
     ]
-    assert partial == [], f"{len(partial)} of {len(trials.runs)} kills left a partial temporary file: {partial[:3]}"
+    assert (
+        partial == []
+    ), f"{len(partial)} of {len(trials.runs)} kills left a partial temporary file: {partial[:3]}"
     left = sum(bool(trial.temporaries) for trial in trials.runs)
-    assert left <= len(trials.runs) // 10, f"{left} of {len(trials.runs)} kills left a temporary file"
+    assert (
+        left <= len(trials.runs) // 10
+    ), f"{left} of {len(trials.runs)} kills left a temporary file"
 
 
 def test_apply_after_a_kill_finishes_the_job_and_leaves_no_temporary_file(trials: Trials) -> None:
     assert trials.rerun_complete
     assert trials.rerun_temporaries == []
-
 
 
 def test_a_killed_run_leaves_no_process_behind(trials: Trials) -> None:

@@ -37,18 +37,28 @@ AT_CONFIGURED_VALUE = {
         ("graph/build.py", 'setattr(node, "fast", True)', 'setattr(node, "fast", False)'),
     ],
     # Fixtures that were refused before the config became the decision.
-    "idiom_class_attr_override_conflict": [("renderers/raster.py", "supports_gpu = True", "supports_gpu = False")],
+    "idiom_class_attr_override_conflict": [
+        ("renderers/raster.py", "supports_gpu = True", "supports_gpu = False")
+    ],
     "cascade_conflict_subclass_attr": [("ops/apex_norm.py", "fused = True", "fused = False")],
-    "idiom_test_write_mixed": [("tests/test_pipeline.py", "enable_dedup = True", "enable_dedup = False")],
-    "core_writer_constant_other_value": [("shop/tests/test_checkout.py", "FAST_CHECKOUT, 1)", "FAST_CHECKOUT, 0)")],
+    "idiom_test_write_mixed": [
+        ("tests/test_pipeline.py", "enable_dedup = True", "enable_dedup = False")
+    ],
+    "core_writer_constant_other_value": [
+        ("shop/tests/test_checkout.py", "FAST_CHECKOUT, 1)", "FAST_CHECKOUT, 0)")
+    ],
     # Parameters along call chains: every default and every call passes the configured value.
     "idiom_param_chain_other_default": [
         ("planning/planner.py", "normalize_first=False):", "normalize_first=True):"),
         ("main.py", "normalize_first=False)", "normalize_first=True)"),
     ],
-    "idiom_param_chain_no_default": [("export/records.py", "compact_ids=False):", "compact_ids=True):")],
+    "idiom_param_chain_no_default": [
+        ("export/records.py", "compact_ids=False):", "compact_ids=True):")
+    ],
     "idiom_param_kwargs_forwarded": [("codec/api.py", "compact_ids=True)", "compact_ids=False)")],
-    "core_positional_last_argument": [("search/api.py", "search(query, True)", "search(query, False)")],
+    "core_positional_last_argument": [
+        ("search/api.py", "search(query, True)", "search(query, False)")
+    ],
 }
 
 
@@ -170,13 +180,28 @@ def test_each_overridden_write_is_in_the_report_explain_and_on_stderr(
     case = FIXTURES / "core_decide_overridden_write"
     work = checkout(case, tmp_path / "work")
     report = tmp_path / "r.json"
-    result = invoke(monkeypatch, work, "diff", "--explain", "--report", str(report), "--config", str(case / "config.toml"), ".")
+    result = invoke(
+        monkeypatch,
+        work,
+        "diff",
+        "--explain",
+        "--report",
+        str(report),
+        "--config",
+        str(case / "config.toml"),
+        ".",
+    )
     assert result.exit_code == 1, result.output
     reason = "overrode fast = True (the config fixes it at False)"
-    assert result.stderr.splitlines()[:2] == [f"prune-flags: graph/build.py:6: {reason}", f"prune-flags: graph/build.py:8: {reason}"]
+    assert result.stderr.splitlines()[:2] == [
+        f"prune-flags: graph/build.py:6: {reason}",
+        f"prune-flags: graph/build.py:8: {reason}",
+    ]
     assert f"graph/build.py:6  fast  overridden  {reason}" in result.stdout
     changes = {entry["path"]: entry["changes"] for entry in json.loads(report.read_text())["files"]}
-    overridden = [(c["line"], c["reason"]) for c in changes["graph/build.py"] if c["action"] == "overridden"]
+    overridden = [
+        (c["line"], c["reason"]) for c in changes["graph/build.py"] if c["action"] == "overridden"
+    ]
     assert overridden == [(6, reason), (8, reason)]
 
 
@@ -226,11 +251,17 @@ def test_a_scoped_flag_still_ambiguous_at_a_receiver_of_unknown_class_is_refused
 @pytest.mark.parametrize(
     ("key", "message"),
     [
-        ("vehicles.motors.Engine.fast", "vehicles has no class or function motors, and there is no module vehicles.motors"),
+        (
+            "vehicles.motors.Engine.fast",
+            "vehicles has no class or function motors, and there is no module vehicles.motors",
+        ),
         ("cars.engine.Engine.fast", "no module cars among the files in scope"),
         ("vehicles.engine.Motor.fast", "vehicles.engine has no class or function Motor"),
         ("vehicles.garage.retune.fast", "vehicles.garage has no class or function retune"),
-        ("vehicles.garage.tune.fast", "vehicles.garage.tune has no parameter fast (if a run pruned it, drop the key)"),
+        (
+            "vehicles.garage.tune.fast",
+            "vehicles.garage.tune has no parameter fast (if a run pruned it, drop the key)",
+        ),
     ],
 )
 def test_a_qualified_key_that_names_nothing_is_a_config_error_naming_the_key(
@@ -246,10 +277,14 @@ def test_a_qualified_key_that_names_nothing_is_a_config_error_naming_the_key(
     assert {path: path.read_bytes() for path in work.rglob("*.py")} == before
 
 
-def test_one_flag_name_under_two_keys_is_a_config_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_flag_name_under_two_keys_is_a_config_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     work = checkout(FIXTURES / "core_decide_ambiguous", tmp_path / "work")
     config = tmp_path / "twice.toml"
-    config.write_text('[flags]\n"vehicles.engine.Engine.fast" = false\n"vehicles.car.Car.fast" = true\n')
+    config.write_text(
+        '[flags]\n"vehicles.engine.Engine.fast" = false\n"vehicles.car.Car.fast" = true\n'
+    )
     result = invoke(monkeypatch, work, "apply", "--config", str(config), ".")
     assert result.exit_code == 2
     assert (
@@ -258,7 +293,9 @@ def test_one_flag_name_under_two_keys_is_a_config_error(tmp_path: Path, monkeypa
     ) in result.stderr
 
 
-def test_a_qualified_key_given_as_an_option_scopes_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_qualified_key_given_as_an_option_scopes_the_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     case = FIXTURES / "core_decide_scoped"
     work = checkout(case, tmp_path / "work")
     result = invoke(monkeypatch, work, "apply", "--flag", "vehicles.engine.Engine.fast=False", ".")
@@ -314,7 +351,9 @@ def test_a_function_sharing_a_flag_functions_name_without_its_value_is_ambiguous
     refused_untouched(tmp_path, monkeypatch, files, "fast=False", message)
 
 
-def test_an_argument_left_in_a_line_kept_refuses_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_argument_left_in_a_line_kept_refuses_the_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`search(..., False, 2)` loses its flag argument only with the parameter: where the call's
     line is kept, the argument stays and so must the parameter: the flag is refused."""
     files = {
@@ -325,7 +364,9 @@ def test_an_argument_left_in_a_line_kept_refuses_the_flag(tmp_path: Path, monkey
     refused_untouched(tmp_path, monkeypatch, files, "fuzzy=False", message)
 
 
-def refused_untouched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], flag: str, message: str) -> None:
+def refused_untouched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], flag: str, message: str
+) -> None:
     """`apply --flag FLAG` on a tree of `files` refuses the flag with `message` and writes nothing."""
     root = make_tree(tmp_path / "r", files)
     result = invoke(monkeypatch, root, "apply", "--flag", flag, ".")
@@ -334,7 +375,9 @@ def refused_untouched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: di
     assert {name: (root / name).read_text() for name in files} == files
 
 
-def test_a_refused_flag_holds_back_no_other_flag_in_its_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_refused_flag_holds_back_no_other_flag_in_its_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`slow` is ambiguous (two unrelated classes) and refused; `fuzzy` is pruned all the same,
     in lib.py too, which reads `slow`: what reads the refused flag stays as it was."""
     files = {
@@ -345,17 +388,24 @@ def test_a_refused_flag_holds_back_no_other_flag_in_its_files(tmp_path: Path, mo
     }
     files["lib.py"] += "\n\ndef speed(x):\n    return x.slow\n"
     root = make_tree(tmp_path / "r", files)
-    result = invoke(monkeypatch, root, "apply", "--flag", "fuzzy=False", "--flag", "slow=False", ".")
+    result = invoke(
+        monkeypatch, root, "apply", "--flag", "fuzzy=False", "--flag", "slow=False", "."
+    )
     assert result.exit_code == 123
-    assert 'slow: not pruned: the name is ambiguous' in result.stderr
+    assert "slow: not pruned: the name is ambiguous" in result.stderr
     assert "api.py:3: overrode fuzzy = True (the config fixes it at False)" in result.stderr
     expected = dict(files)
-    expected["lib.py"] = files["lib.py"].replace("q, fuzzy=False, limit=9):\n    return q[:limit] if fuzzy else q", "q, limit=9):\n    return q")
+    expected["lib.py"] = files["lib.py"].replace(
+        "q, fuzzy=False, limit=9):\n    return q[:limit] if fuzzy else q",
+        "q, limit=9):\n    return q",
+    )
     expected["api.py"] = "from lib import search\n\nprint(search('abc', 2), search('abcd', 3))\n"
     assert {name: (root / name).read_text() for name in files} == expected
 
 
-def refusals(monkeypatch: pytest.MonkeyPatch, work: Path, command: str, *args: str) -> tuple[Any, list[dict]]:
+def refusals(
+    monkeypatch: pytest.MonkeyPatch, work: Path, command: str, *args: str
+) -> tuple[Any, list[dict]]:
     """A run that refuses a flag (exit 123), and its JSON report's `refused` list."""
     report = work.parent / f"{work.name}-report.json"
     result = invoke(monkeypatch, work, command, "--report", str(report), *args, ".")
@@ -373,17 +423,23 @@ def make_tree(root: Path, files: dict[str, str]) -> Path:
 NODE = "class Node:\n    def __init__(self):\n        self.fast = True\n\n    def run(self):\n        return 1 if self.fast else 2\n"
 
 
-def test_a_subclass_overriding_the_attribute_is_the_flags_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_subclass_overriding_the_attribute_is_the_flags_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A subclass in another module gives the attribute another value: one hierarchy, not ambiguous."""
     sub = "from node import Node\n\n\nclass Quick(Node):\n    def __init__(self):\n        self.fast = False\n"
     root = make_tree(tmp_path / "r", {"node.py": NODE, "quick.py": sub})
     result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
     assert result.exit_code == 0, result.output
-    assert (root / "node.py").read_text() == "class Node:\n    def __init__(self):\n        pass\n\n    def run(self):\n        return 2\n"
+    assert (
+        root / "node.py"
+    ).read_text() == "class Node:\n    def __init__(self):\n        pass\n\n    def run(self):\n        return 2\n"
     assert (root / "quick.py").read_text() == sub.replace("self.fast = False", "pass")
 
 
-def test_siblings_under_a_base_without_the_attribute_are_unrelated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_siblings_under_a_base_without_the_attribute_are_unrelated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     files = {
         "base.py": "class Base:\n    pass\n",
         "a.py": "from base import Base\n\n\nclass A(Base):\n    fast = True\n\n    def go(self):\n        return self.fast\n",
@@ -392,7 +448,10 @@ def test_siblings_under_a_base_without_the_attribute_are_unrelated(tmp_path: Pat
     root = make_tree(tmp_path / "r", files)
     result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
     assert result.exit_code == 123
-    assert "fast: not pruned: the name is ambiguous: unrelated definitions carry it (a.A.fast, b.B.fast" in result.stderr
+    assert (
+        "fast: not pruned: the name is ambiguous: unrelated definitions carry it (a.A.fast, b.B.fast"
+        in result.stderr
+    )
     assert {name: (root / name).read_text() for name in files} == files
 
 
@@ -405,21 +464,31 @@ def test_a_flag_still_read_by_a_skipped_file_keeps_its_writes_and_is_refused(
     root = make_tree(tmp_path / "r", files)
     result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
     assert result.exit_code == 123
-    assert "fast: not pruned: it is given another value at node.py:3, and not every read of it" in result.stderr
+    assert (
+        "fast: not pruned: it is given another value at node.py:3, and not every read of it"
+        in result.stderr
+    )
     assert (root / "node.py").read_text() == NODE
 
 
 CARRIER = "class Node:\n    def __init__(self, fast=True):\n        self.fast = fast\n\n    def run(self):\n        return 1 if self.fast else 2\n"
 
 
-def test_a_parameter_stored_into_the_flag_is_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_parameter_stored_into_the_flag_is_the_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`self.fast = fast` carries the parameter into the flag: the parameter goes with it, its
     default of another value overridden."""
     root = make_tree(tmp_path / "r", {"node.py": CARRIER})
     result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
     assert result.exit_code == 0, result.output
-    assert (root / "node.py").read_text() == "class Node:\n    def __init__(self):\n        pass\n\n    def run(self):\n        return 2\n"
-    assert "prune-flags: node.py:2: overrode fast = True (the config fixes it at False)\n" in result.stderr
+    assert (
+        root / "node.py"
+    ).read_text() == "class Node:\n    def __init__(self):\n        pass\n\n    def run(self):\n        return 2\n"
+    assert (
+        "prune-flags: node.py:2: overrode fast = True (the config fixes it at False)\n"
+        in result.stderr
+    )
 
 
 def test_a_write_of_a_value_a_caller_passes_stays_a_conflict_under_strict(
@@ -433,13 +502,19 @@ def test_a_write_of_a_value_a_caller_passes_stays_a_conflict_under_strict(
 
 
 def test_strict_must_be_a_boolean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = make_tree(tmp_path / "r", {"node.py": NODE, "c.toml": 'strict = "yes"\n\n[flags]\nfast = false\n'})
+    root = make_tree(
+        tmp_path / "r", {"node.py": NODE, "c.toml": 'strict = "yes"\n\n[flags]\nfast = false\n'}
+    )
     result = invoke(monkeypatch, root, "apply", "--config", "c.toml", ".")
     assert result.exit_code == 2
-    assert result.stderr == "prune-flags: error: c.toml: strict: expected true or false, got 'yes'\n"
+    assert (
+        result.stderr == "prune-flags: error: c.toml: strict: expected true or false, got 'yes'\n"
+    )
 
 
-def test_a_static_methods_first_parameter_is_not_its_class(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_static_methods_first_parameter_is_not_its_class(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`node.fast = True` in a static method of another class writes a node, not that class's own
     attribute: the flag has one definition, and the write is overridden."""
     factory = "class Factory:\n    @staticmethod\n    def tune(node):\n        node.fast = True\n        return node\n"
@@ -476,7 +551,14 @@ def test_a_field_of_another_default_goes_with_the_keywords_of_the_configured_val
     after = (root / "opts.py").read_text()
     assert "normalize_first" not in after
     assert "print(plan(Options(limit=3)), plan(Options()))\n" in after
-    at_value = make_tree(tmp_path / "v", {"main.py": OPTIONS.replace("normalize_first: bool = True", "normalize_first: bool = False")})
+    at_value = make_tree(
+        tmp_path / "v",
+        {
+            "main.py": OPTIONS.replace(
+                "normalize_first: bool = True", "normalize_first: bool = False"
+            )
+        },
+    )
     (root / "main.py").write_text(after)
     assert printed(root) == printed(at_value)
 
@@ -488,10 +570,15 @@ def test_a_keyword_of_another_value_at_the_constructor_is_overridden(
     root = make_tree(tmp_path / "r", {"opts.py": text})
     result = invoke(monkeypatch, root, "apply", "--flag", "normalize_first=False", ".")
     assert result.exit_code == 0, result.output
-    assert "prune-flags: opts.py:14: overrode normalize_first = True (the config fixes it at False)\n" in result.stderr
+    assert (
+        "prune-flags: opts.py:14: overrode normalize_first = True (the config fixes it at False)\n"
+        in result.stderr
+    )
     after = (root / "opts.py").read_text()
     assert "print(plan(Options(limit=3)), plan(Options()))\n" in after
-    at_value = make_tree(tmp_path / "v", {"main.py": text.replace("normalize_first=True", "normalize_first=False")})
+    at_value = make_tree(
+        tmp_path / "v", {"main.py": text.replace("normalize_first=True", "normalize_first=False")}
+    )
     (root / "main.py").write_text(after)
     assert printed(root) == printed(at_value)
 
@@ -503,7 +590,10 @@ def test_a_keyword_of_another_value_at_the_constructor_stays_a_conflict_under_st
     root = make_tree(tmp_path / "r", {"opts.py": text})
     result = invoke(monkeypatch, root, "apply", "--strict", "--flag", "normalize_first=False", ".")
     assert result.exit_code == 123
-    assert "normalize_first: not pruned: it is given another value at opts.py:7, opts.py:14" in result.stderr
+    assert (
+        "normalize_first: not pruned: it is given another value at opts.py:7, opts.py:14"
+        in result.stderr
+    )
     assert (root / "opts.py").read_text() == text
 
 
@@ -513,12 +603,17 @@ def test_a_field_filled_by_position_stays_a_conflict(
 ) -> None:
     """Removing `normalize_first` would shift `Options(3, False, 2)` onto `depth` (whatever the
     field's default: the same value's removal was wrong before the config became the decision)."""
-    text = OPTIONS.replace("normalize_first: bool = True", f"normalize_first: bool = {default}\n    depth: int = 1")
+    text = OPTIONS.replace(
+        "normalize_first: bool = True", f"normalize_first: bool = {default}\n    depth: int = 1"
+    )
     text = text.replace("Options(limit=3, normalize_first=False)", "Options(3, False, 2)")
     root = make_tree(tmp_path / "r", {"opts.py": text})
     result = invoke(monkeypatch, root, "apply", "--flag", "normalize_first=False", ".")
     assert result.exit_code == 123
-    assert "normalize_first: not pruned: it is given another value at opts.py:15 (passes Options's field by position)" in result.stderr
+    assert (
+        "normalize_first: not pruned: it is given another value at opts.py:15 (passes Options's field by position)"
+        in result.stderr
+    )
     assert (root / "opts.py").read_text() == text
 
 
@@ -547,7 +642,9 @@ SCOPED_PROGRAMS = {
 
 
 @pytest.mark.parametrize("name", sorted(SCOPED_PROGRAMS))
-def test_a_scoped_cleanup_behaves_as_the_program_with_the_flag_at_its_value(name: str, tmp_path: Path) -> None:
+def test_a_scoped_cleanup_behaves_as_the_program_with_the_flag_at_its_value(
+    name: str, tmp_path: Path
+) -> None:
     """Differential check: the rewrite runs as `before` with the scoped definition at the configured
     value, while the same-named other definitions keep theirs."""
     edit, program = SCOPED_PROGRAMS[name]
@@ -590,9 +687,16 @@ def test_a_scoped_flag_read_on_another_receiver_inside_a_foreign_class_is_ambigu
         },
     )
     before = (work / "offload.py").read_text()
-    result, refused = refusals(monkeypatch, work, "apply", "--flag", "offload.Handler.do_offload=True")
+    result, refused = refusals(
+        monkeypatch, work, "apply", "--flag", "offload.Handler.do_offload=True"
+    )
     assert refused == [
-        {"flag": "do_offload", "why": "ambiguous", "locations": ["offload.py:17", "offload.py:19"], "scope_with": ["offload.Handler.do_offload"]}
+        {
+            "flag": "do_offload",
+            "why": "ambiguous",
+            "locations": ["offload.py:17", "offload.py:19"],
+            "scope_with": ["offload.Handler.do_offload"],
+        }
     ]
     assert (work / "offload.py").read_text() == before
 

@@ -47,7 +47,9 @@ def invoke(root: Path, monkeypatch: pytest.MonkeyPatch, *args: str):
 
 # -- item 4: a skipped reader keeps what it reads ------------------------------------------------
 SETTINGS = "USE_X = False\n"
-READER = "from settings import USE_X\n\n\ndef run():\n    if USE_X:\n        return 1\n    return 0\n"
+READER = (
+    "from settings import USE_X\n\n\ndef run():\n    if USE_X:\n        return 1\n    return 0\n"
+)
 
 
 def failing_for(display: str, original: Callable, error: str) -> Callable:
@@ -75,11 +77,15 @@ def test_a_file_the_safety_gate_rejects_keeps_the_definitions_it_reads(
     ]
 
 
-def test_a_file_that_fails_in_a_later_round_keeps_what_it_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_that_fails_in_a_later_round_keeps_what_it_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """reader.py is rewritten in the first round (the flag inlined, the branch reading `cache`
     folded) and fails in the second, when `cache` is dead: it stays as it was, reading `fast` and
     `cache`, so node.py keeps both fields (before, both writes went)."""
-    node = "class Node:\n    def __init__(self):\n        self.fast = False\n        self.cache = {}\n"
+    node = (
+        "class Node:\n    def __init__(self):\n        self.fast = False\n        self.cache = {}\n"
+    )
     reader = (
         "def use(node, x):\n    if node.fast:\n        return node.cache[x]\n    return x\n\n\n"
         "def reset(node):\n    node.cache = {}\n"
@@ -112,8 +118,12 @@ def test_a_skipped_reader_is_named_on_stderr_and_in_the_json_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     legacy = "from settings import USE_X\n\ntry:\n    VALUE = int(USE_X)\nexcept ValueError :\n    VALUE = 0\n"
-    root = make_tree(tmp_path / "repo", {"settings.py": SETTINGS, "main.py": READER, "legacy.py": legacy})
-    result = invoke(root, monkeypatch, "diff", "--no-color", "--report", "r.json", "--flag", "USE_X=False", ".")
+    root = make_tree(
+        tmp_path / "repo", {"settings.py": SETTINGS, "main.py": READER, "legacy.py": legacy}
+    )
+    result = invoke(
+        root, monkeypatch, "diff", "--no-color", "--report", "r.json", "--flag", "USE_X=False", "."
+    )
     assert result.exit_code == 123
     why = (
         "skipped: LibCST does not give back this file's exact bytes, so it cannot be edited safely; "
@@ -123,7 +133,10 @@ def test_a_skipped_reader_is_named_on_stderr_and_in_the_json_report(
     report = json.loads((root / "r.json").read_text())
     assert report["skipped"] == [{"path": "legacy.py", "error": why}]
     assert [entry["path"] for entry in report["files"]] == ["main.py"]  # settings.py keeps USE_X
-    assert "+from settings import USE_X" not in result.stdout and "-from settings import USE_X" not in result.stdout
+    assert (
+        "+from settings import USE_X" not in result.stdout
+        and "-from settings import USE_X" not in result.stdout
+    )
 
 
 def test_after_a_skipped_reader_the_program_still_runs_as_before(
@@ -154,9 +167,19 @@ def test_each_change_is_credited_to_the_flag_whose_cleanup_caused_it(
     that lost its last read goes in the name of the flag whose branch held that read (before,
     everything in opts.py went in the name of the first flag changed there)."""
     case = FIXTURES / "core_credit_two_flags"
-    root = make_tree(tmp_path / "repo", {p.name: p.read_text() for p in (case / "before").iterdir()})
+    root = make_tree(
+        tmp_path / "repo", {p.name: p.read_text() for p in (case / "before").iterdir()}
+    )
     result = invoke(
-        root, monkeypatch, "diff", "--no-color", "--report", "r.json", "--config", str(case / "config.toml"), "."
+        root,
+        monkeypatch,
+        "diff",
+        "--no-color",
+        "--report",
+        "r.json",
+        "--config",
+        str(case / "config.toml"),
+        ".",
     )
     assert result.exit_code == 1, result.output
     report = json.loads((root / "r.json").read_text())
@@ -219,13 +242,31 @@ def test_an_emptied_body_is_credited_to_the_flag_whose_change_emptied_it(
     """A function or `if` whose body folded away goes in the name of the flag folded inside it,
     not the nearest one inlined above (before: `fast`, read in the method above)."""
     root = make_tree(tmp_path / "repo", {"node.py": NODE_TWO_FLAGS})
-    result = invoke(root, monkeypatch, "diff", "--no-color", "--report", "r.json", "--flag", "fast=False",
-                    "--flag", "slow=False", ".")
+    result = invoke(
+        root,
+        monkeypatch,
+        "diff",
+        "--no-color",
+        "--report",
+        "r.json",
+        "--flag",
+        "fast=False",
+        "--flag",
+        "slow=False",
+        ".",
+    )
     assert result.exit_code == 1, result.output
     changes = json.loads((root / "r.json").read_text())["files"][0]["changes"]
-    credited = {(change["line"], change["action"]): change["flag"] for change in changes
-                if change["action"] in ("emptied-function", "removed-empty-if")}
-    assert credited == {(2, "emptied-function"): "fast", (11, "emptied-function"): "slow", (16, "removed-empty-if"): "slow"}
+    credited = {
+        (change["line"], change["action"]): change["flag"]
+        for change in changes
+        if change["action"] in ("emptied-function", "removed-empty-if")
+    }
+    assert credited == {
+        (2, "emptied-function"): "fast",
+        (11, "emptied-function"): "slow",
+        (16, "removed-empty-if"): "slow",
+    }
 
 
 # -- item 12: files with nothing to do are never parsed by LibCST; deep files are rewritten -------
@@ -240,7 +281,9 @@ def test_a_file_naming_the_flag_only_inside_strings_is_never_handed_to_libcst(
 
     topics = Path(pydoc_data.topics.__file__).read_text(encoding="utf-8")
     assert "coroutine" in topics
-    root = make_tree(tmp_path / "repo", {"topics.py": topics, "run.py": "coroutine = False\nprint(coroutine)\n"})
+    root = make_tree(
+        tmp_path / "repo", {"topics.py": topics, "run.py": "coroutine = False\nprint(coroutine)\n"}
+    )
 
     def no_libcst(text: str) -> object:
         assert "coroutine = False" in text, "LibCST was handed a file with nothing to do"
@@ -289,7 +332,9 @@ def test_a_file_too_deep_even_for_the_big_stack_is_skipped_with_its_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(deep, "DEEP_RECURSION", 1000)
-    root = make_tree(tmp_path / "repo", {"deep.py": deep_module(600), "other.py": "FAST = False\nprint(FAST)\n"})
+    root = make_tree(
+        tmp_path / "repo", {"deep.py": deep_module(600), "other.py": "FAST = False\nprint(FAST)\n"}
+    )
     report = run(root, "FAST=False")
     assert [(s.display, s.error) for s in report.skipped] == [("deep.py", deep.too_deep("analyse"))]
     assert new_texts(report) == {"other.py": "print(False)\n"}  # deep.py's FAST is its own
@@ -302,9 +347,19 @@ def test_a_flag_read_as_an_object_is_refused_with_where_and_the_accessor_to_decl
     """Before, each read became the constant with the rest left on it: `False.value`, `False()`,
     `False[0]`, `False.enabled`, and `page.legacy()` became `False()`."""
     case = FIXTURES / "core_flag_object_refused"
-    root = make_tree(tmp_path / "repo", {p.name: p.read_text() for p in (case / "before").iterdir()})
+    root = make_tree(
+        tmp_path / "repo", {p.name: p.read_text() for p in (case / "before").iterdir()}
+    )
     result = invoke(
-        root, monkeypatch, "diff", "--no-color", "--report", "r.json", "--config", str(case / "config.toml"), "."
+        root,
+        monkeypatch,
+        "diff",
+        "--no-color",
+        "--report",
+        "r.json",
+        "--config",
+        str(case / "config.toml"),
+        ".",
     )
     assert result.exit_code == 123, result.output
     report = json.loads((root / "r.json").read_text())
@@ -313,7 +368,12 @@ def test_a_flag_read_as_an_object_is_refused_with_where_and_the_accessor_to_decl
         {"flag": "CHECKS", "why": "read-as-object", "locations": ["app.py:9"], "scope_with": []},
         {"flag": "TABLE", "why": "read-as-object", "locations": ["app.py:11"], "scope_with": []},
         {"flag": "USE_NEW", "why": "read-as-object", "locations": ["app.py:7"], "scope_with": []},
-        {"flag": "legacy", "why": "read-as-object", "locations": ["app.py:13", "app.py:14"], "scope_with": []},
+        {
+            "flag": "legacy",
+            "why": "read-as-object",
+            "locations": ["app.py:13", "app.py:14"],
+            "scope_with": [],
+        },
     ]
     refusals = [line for line in result.stderr.splitlines() if "not pruned" in line]
     assert refusals == [
@@ -329,7 +389,9 @@ def test_a_flag_read_as_an_object_is_refused_with_where_and_the_accessor_to_decl
     ]
 
 
-def test_a_flag_read_as_a_value_and_a_local_that_shares_its_name_read_as_an_object_is_pruned(tmp_path: Path) -> None:
+def test_a_flag_read_as_a_value_and_a_local_that_shares_its_name_read_as_an_object_is_pruned(
+    tmp_path: Path,
+) -> None:
     """Only reads of the flag count: a parameter or local named like it holds something else."""
     text = (
         "FAST = False\n\n\ndef run(fast_mode, FAST_items=None):\n    if FAST:\n        return 1\n    return 0\n\n\n"
@@ -345,13 +407,20 @@ def test_a_flag_read_as_a_value_and_a_local_that_shares_its_name_read_as_an_obje
 
 def test_a_skipped_file_keeps_only_what_is_not_its_own(tmp_path: Path) -> None:
     """A skipped file's bare reads of a name it binds at its top level are its own (whether `ast`
-    parses it or not): settings.py's USE_X goes; `.fast`, an attribute, is nobody's own and stays."""
+    parses it or not): settings.py's USE_X goes; `.fast`, an attribute, is nobody's own and stays.
+    """
     own_cr = "USE_X = False\rif USE_X:\r    print(1)\r"  # old Mac line endings: LibCST cannot round-trip it
     own_broken = "USE_X = True\nif USE_X\n    print(node.fast)\n"
     node = "class Node:\n    def __init__(self):\n        self.fast = False\n"
     root = make_tree(
         tmp_path / "repo",
-        {"settings.py": SETTINGS, "main.py": READER, "cr.py": own_cr, "broken.py": own_broken, "node.py": node},
+        {
+            "settings.py": SETTINGS,
+            "main.py": READER,
+            "cr.py": own_cr,
+            "broken.py": own_broken,
+            "node.py": node,
+        },
     )
     (root / "cr.py").write_bytes(own_cr.encode())
     report = run(root, "USE_X=False", "fast=False")

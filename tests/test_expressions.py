@@ -82,16 +82,16 @@ def over(function: str, inputs: Sequence[object] = (0, 1, 2, 3)) -> list[str]:
     return [f"{function}({value!r})" for value in inputs]
 
 
-SIDE_EFFECT = '''
+SIDE_EFFECT = """
     def f():
         print("f")
         return True
-'''
+"""
 
 
 # -- precedence --------------------------------------------------------------------------------
 def test_the_issue_s_module_is_rewritten_right() -> None:
-    source = '''
+    source = """
         FAST = False
         def f(): print("f"); return True
         def g(x):
@@ -106,9 +106,9 @@ def test_the_issue_s_module_is_rewritten_right() -> None:
                 if not callable(self.namer): r = d
                 else: r = self.namer(d)
                 return r
-    '''
+    """
     after = pruned_alike(source, [*over("g"), "C().run(4)"], FAST=False, namer=None)
-    assert after == dedent('''
+    assert after == dedent("""
         def f(): print("f"); return True
         def g(x):
             if not (x > 1 and not f()): print("a")
@@ -119,7 +119,7 @@ def test_the_issue_s_module_is_rewritten_right() -> None:
             def run(self, d):
                 r = d
                 return r
-    ''')
+    """)
 
 
 @pytest.mark.parametrize(
@@ -129,16 +129,21 @@ def test_the_issue_s_module_is_rewritten_right() -> None:
         ("(FAST or x > 0) == (x < 2)", "(x > 0) == (x < 2)"),  # a comparison in a comparison
         ("(FAST or x - 1) * 2", "(x - 1) * 2"),  # arithmetic
         ("-(FAST or x + 1)", "-(x + 1)"),  # a unary operator
-        ("[(FAST or x), (FAST or -x) ** 2]", "[x, (-x) ** 2]"),  # the left of `**`; an atom needs none
+        (
+            "[(FAST or x), (FAST or -x) ** 2]",
+            "[x, (-x) ** 2]",
+        ),  # the left of `**`; an atom needs none
         ("(FAST or x - 1).bit_length()", "(x - 1).bit_length()"),  # a receiver
     ],
 )
-def test_a_simplified_expression_keeps_the_parentheses_its_place_needs(expression: str, expected: str) -> None:
-    source = SIDE_EFFECT + f'''
+def test_a_simplified_expression_keeps_the_parentheses_its_place_needs(
+    expression: str, expected: str
+) -> None:
+    source = SIDE_EFFECT + f"""
     FAST = False
     def g(x):
         return {expression}
-    '''
+    """
     after = pruned_alike(source, over("g"), FAST=False)
     assert f"    return {expected}\n" in after
 
@@ -150,23 +155,27 @@ def test_a_simplified_expression_keeps_the_parentheses_its_place_needs(expressio
         ("-LEVEL ** x", "-(-1) ** x"),
     ],
 )
-def test_an_inlined_negative_constant_is_parenthesised_where_it_must_be(expression: str, expected: str) -> None:
-    source = f'''
+def test_an_inlined_negative_constant_is_parenthesised_where_it_must_be(
+    expression: str, expected: str
+) -> None:
+    source = f"""
         LEVEL = -1
         def g(x):
             return {expression}, x ** LEVEL, x - LEVEL
-    '''
+    """
     after = pruned_alike(source, over("g", (1, 2, 3)), LEVEL=-1)
     assert f"    return {expected}, x ** -1, x - -1\n" in after  # only there
 
 
-def test_an_environment_default_keeps_its_precedence_under_not(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_environment_default_keeps_its_precedence_under_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("FAST_ENV", raising=False)
-    source = '''
+    source = """
         import os
         def g(x):
             return not os.environ.get("FAST_ENV", x > 1 or x), os.environ.get("FAST_ENV", x - 1) * 2
-    '''
+    """
     after = pruned_alike(source, over("g"), FAST_ENV=None)
     assert "    return not (x > 1 or x), (x - 1) * 2\n" in after
 
@@ -184,19 +193,19 @@ def test_an_environment_default_keeps_its_precedence_under_not(monkeypatch: pyte
 )
 def test_a_replacement_never_runs_into_a_keyword(statement: str, expected: str) -> None:
     """`not(FAST or x)` loses the `or` but not the parentheses: `notx` would not parse."""
-    source = f'''
+    source = f"""
         FAST = False
         def g(x):
             {statement}
             return 0
-    '''
+    """
     after = pruned_alike(source, over("g"), FAST=False)
     assert f"    {expected}\n" in after
 
 
 # -- multi-line conditions --------------------------------------------------------------------
 def test_a_multi_line_condition_that_loses_an_operand_keeps_its_parentheses() -> None:
-    source = SIDE_EFFECT + '''
+    source = SIDE_EFFECT + """
     FAST = False
     def g(x):
         if (f() and
@@ -204,7 +213,7 @@ def test_a_multi_line_condition_that_loses_an_operand_keeps_its_parentheses() ->
                 not FAST):
             return 1
         return 0
-    '''
+    """
     after = pruned_alike(source, over("g"), FAST=False)
     assert "    if (f() and\n            not x):\n        return 1\n" in after
 
@@ -212,7 +221,7 @@ def test_a_multi_line_condition_that_loses_an_operand_keeps_its_parentheses() ->
 def test_a_multi_line_call_kept_for_its_effect_keeps_its_parentheses() -> None:
     """`if (f() and\\n x and\\n FAST):` with FAST false: the branch goes, `f() and x` stays as a
     statement, still in its parentheses; on one line it needs none."""
-    source = SIDE_EFFECT + '''
+    source = SIDE_EFFECT + """
     FAST = False
     def g(x):
         if (f() and
@@ -222,7 +231,7 @@ def test_a_multi_line_call_kept_for_its_effect_keeps_its_parentheses() -> None:
         if (f() and x and FAST):
             return 2
         return 0
-    '''
+    """
     after = pruned_alike(source, over("g"), FAST=False)
     assert after.endswith("def g(x):\n    (f() and\n            x)\n    f() and x\n    return 0\n")
 
@@ -244,23 +253,23 @@ def test_a_multi_line_call_kept_for_its_effect_keeps_its_parentheses() -> None:
     ],
 )
 def test_a_pure_builtin_over_a_constant_folds(condition: str, value: object, kept: bool) -> None:
-    source = f'''
+    source = f"""
         FLAG = {value!r}
         def g(x):
             if {condition}:
                 return x + 1
             return x - 1
-    '''
+    """
     after = pruned_alike(source, over("g"), FLAG=value)
-    assert after == dedent(f'''
+    assert after == dedent(f"""
         def g(x):
             return x {"+" if kept else "-"} 1
-    ''')
+    """)
 
 
 def test_a_builtin_whose_result_is_not_certain_stays_whole() -> None:
     """`float("nan")` has no literal, `int("x")` and `len(None)` raise, `Number` is not a builtin."""
-    source = '''
+    source = """
         from numbers import Number
         TEXT = "nan"
         NOTHING = None
@@ -270,9 +279,9 @@ def test_a_builtin_whose_result_is_not_certain_stays_whole() -> None:
             if x == 3 and int(TEXT) == 3: return 3
             if x == 2 and len(NOTHING) == 0: return 4
             return 0
-    '''
+    """
     after = pruned_alike(source, over("g"), TEXT="nan", NOTHING=None)
-    assert after == dedent('''
+    assert after == dedent("""
         from numbers import Number
         def g(x):
             if float("nan") > x: return 1
@@ -280,13 +289,13 @@ def test_a_builtin_whose_result_is_not_certain_stays_whole() -> None:
             if x == 3 and int("nan") == 3: return 3
             if x == 2 and len(None) == 0: return 4
             return 0
-    ''')
+    """)
 
 
 def test_a_method_whose_receiver_is_a_fixed_field_folds_with_its_callable_test() -> None:
     """`callable(self.namer)` with `namer = None` is False: the `else` and its call go whole,
     and the field with them; the call never becomes `None(d)`."""
-    source = '''
+    source = """
         class C:
             namer = None
 
@@ -296,14 +305,14 @@ def test_a_method_whose_receiver_is_a_fixed_field_folds_with_its_callable_test()
                 else:
                     result = self.namer(d)
                 return result
-    '''
+    """
     after = pruned_alike(source, ["C().run(1)", "C().run('x')"], namer=None)
-    assert after == dedent('''
+    assert after == dedent("""
         class C:
             def run(self, d):
                 result = d
                 return result
-    ''')
+    """)
 
 
 # -- receivers --------------------------------------------------------------------------------
@@ -314,7 +323,7 @@ def test_a_flag_that_an_attribute_call_or_subscript_acts_on_stays(read: str) -> 
     """The name holds an object there (a flag object, a definition out of reach): the passes
     never write `False.value`; what becomes of such a flag is the engine's to say, so the passes
     run here without it."""
-    source = dedent(f'''
+    source = dedent(f"""
         class Switch:
             value = False
             def __call__(self): return self.value
@@ -324,7 +333,7 @@ def test_a_flag_that_an_attribute_call_or_subscript_acts_on_stays(read: str) -> 
             use_new = Switch()
             def g(self, x):
                 return {read}, x
-    ''')
+    """)
     flags = {name: Flag(name, False, "False") for name in ("USE_NEW", "use_new")}
     after = rewrite(source, RewriteContext(path="mod.py", flags=flags), False).text
     assert after == source
@@ -333,29 +342,29 @@ def test_a_flag_that_an_attribute_call_or_subscript_acts_on_stays(read: str) -> 
 
 def test_a_simplification_puts_a_constant_where_an_attribute_acts_on_it_only_if_it_has_it() -> None:
     # In parentheses, never `1 is None` (a SyntaxWarning) or `1.real` (which does not parse).
-    source = '''
+    source = """
         FAST = False
         LEVEL = 1
         def g(x):
             return (FAST and x).real, (x if FAST else None).__class__, ("a" if FAST else "b").upper()
         def h(x):
             return (LEVEL is None).bit_length(), (LEVEL + 0).real, (FAST or None).value
-    '''
+    """
     after = pruned_alike(source, over("g") + over("h"), FAST=False, LEVEL=1)
     assert '    return (False).real, (None).__class__, "B"\n' in after
-    assert '    return (False).bit_length(), (1 + 0).real, (False or None).value\n' in after
+    assert "    return (False).bit_length(), (1 + 0).real, (False or None).value\n" in after
 
 
 def test_a_bool_valued_expression_folds_even_where_a_member_it_lacks_acts_on_it() -> None:
     """`(LEVEL is not None)[0]` raises TypeError whatever LEVEL is: folding it to `(True)[0]`
     fails alike, where leaving it would leave `2 is not None`, a SyntaxWarning of its own."""
-    source = '''
+    source = """
         LEVEL = 2
         def g(x):
             if x > 5:
                 return (LEVEL is not None)[0], (not LEVEL)(x), ("a" in (LEVEL,)).value
             return x
-    '''
+    """
     after = pruned_alike(source, over("g") + ["g(6)"], LEVEL=2)
     assert "        return (True)[0], (False)(x), (False).value\n" in after
 
@@ -364,14 +373,14 @@ def test_a_lookup_that_an_attribute_acts_on_stays_unless_it_is_an_environment_st
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("MODE_ENV", raising=False)
-    source = '''
+    source = """
         import os
         from types import SimpleNamespace
         SETTINGS = SimpleNamespace(use_new=SimpleNamespace(value=False))
         def g(x):
             mode = os.environ.get("MODE_ENV", "Off").lower()
             return getattr(SETTINGS, "use_new").value, mode, os.environ.get("MODE_ENV")
-    '''
+    """
     after = pruned_alike(source, over("g"), use_new=False, MODE_ENV=None)
     # (the local carries the environment string's result: issue 17, item 3)
     assert '    return getattr(SETTINGS, "use_new").value, "off", None\n' in after
@@ -388,12 +397,14 @@ def test_a_string_constant_in_an_f_string_takes_the_free_quote() -> None:
     assert """    return f"{'on'}-{x}", f'{"on"!r:>6}', f\"\"\"{'on'}\"\"\"\n""" in after
 
 
-def test_an_f_string_that_prints_its_expression_or_cannot_hold_the_constant_keeps_the_read() -> None:
-    source = '''
+def test_an_f_string_that_prints_its_expression_or_cannot_hold_the_constant_keeps_the_read() -> (
+    None
+):
+    source = """
         FAST = False
         MODE = "a\\nb"
         def g(x):
             return f"{FAST=}", f"{MODE}", FAST
-    '''
+    """
     after = pruned_alike(source, over("g"), FAST=False, MODE="a\nb")
     assert '    return f"{FAST=}", f"{MODE}", False\n' in after

@@ -62,7 +62,9 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def apply(*paths: str, flag: str = "fast=False"):
-    return CliRunner().invoke(app, ["apply", "--no-format", "--flag", flag, *(paths or (".",))], catch_exceptions=False)
+    return CliRunner().invoke(
+        app, ["apply", "--no-format", "--flag", flag, *(paths or (".",))], catch_exceptions=False
+    )
 
 
 def temporary_files(root: Path) -> list[Path]:
@@ -74,7 +76,9 @@ def check_outcome(path: Path, before: bytes, after: bytes | None, result) -> str
     data = path.read_bytes()
     if after is not None and data == after:
         return "written"
-    assert data == before, f"{path.name} is neither its old nor its expected new content: {data[:200]!r}"
+    assert (
+        data == before
+    ), f"{path.name} is neither its old nor its expected new content: {data[:200]!r}"
     assert f"skipped {path.name}:" in result.stderr, result.stderr
     return "skipped"
 
@@ -92,8 +96,12 @@ def check_outcome(path: Path, before: bytes, after: bytes | None, result) -> str
         ),
         (
             "cp1252.py",
-            ("# vim: set fileencoding=cp1252 :\n" + BEFORE.replace("café", "café €")).encode("cp1252"),
-            ("# vim: set fileencoding=cp1252 :\n" + AFTER.replace("café", "café €")).encode("cp1252"),
+            ("# vim: set fileencoding=cp1252 :\n" + BEFORE.replace("café", "café €")).encode(
+                "cp1252"
+            ),
+            ("# vim: set fileencoding=cp1252 :\n" + AFTER.replace("café", "café €")).encode(
+                "cp1252"
+            ),
         ),
         ("crlf.py", BEFORE.replace("\n", "\r\n").encode(), AFTER.replace("\n", "\r\n").encode()),
         ("tabs.py", BEFORE.replace("    ", "\t").encode(), AFTER.replace("    ", "\t").encode()),
@@ -110,7 +118,9 @@ def check_outcome(path: Path, before: bytes, after: bytes | None, result) -> str
         ),
     ],
 )
-def test_encoding_and_layout_come_out_exactly(repo: Path, name: str, before: bytes, after: bytes) -> None:
+def test_encoding_and_layout_come_out_exactly(
+    repo: Path, name: str, before: bytes, after: bytes
+) -> None:
     (repo / name).write_bytes(before)
     result = apply()
     assert result.exit_code == 0, result.stderr
@@ -120,16 +130,24 @@ def test_encoding_and_layout_come_out_exactly(repo: Path, name: str, before: byt
 
 def test_mixed_newlines_keep_each_line_ending(repo: Path) -> None:
     lines = BEFORE.splitlines(keepends=True)
-    mixed = "".join(line.replace("\n", "\r\n") if index % 2 else line for index, line in enumerate(lines))
+    mixed = "".join(
+        line.replace("\n", "\r\n") if index % 2 else line for index, line in enumerate(lines)
+    )
     path = repo / "mixed.py"
     path.write_bytes(mixed.encode())
     result = apply()
     data = path.read_bytes()
-    if check_outcome(path, mixed.encode(), None if data == mixed.encode() else data, result) == "written":
+    if (
+        check_outcome(path, mixed.encode(), None if data == mixed.encode() else data, result)
+        == "written"
+    ):
         text = data.decode()
         assert text.replace("\r\n", "\n") == AFTER
         # Every line the cleanup kept has the ending it had before (the kept branch is dedented).
-        endings = {line.strip(): line[len(line.rstrip("\r\n")) :] for line in mixed.splitlines(keepends=True)}
+        endings = {
+            line.strip(): line[len(line.rstrip("\r\n")) :]
+            for line in mixed.splitlines(keepends=True)
+        }
         kept = [line for line in text.splitlines(keepends=True) if line.strip()]
         assert len(kept) == 6
         for line in kept:
@@ -140,7 +158,9 @@ def test_mixed_newlines_keep_each_line_ending(repo: Path) -> None:
 def test_empty_file_and_file_without_the_flag_are_not_touched(repo: Path) -> None:
     (repo / "empty.py").write_bytes(b"")
     (repo / "__init__.py").write_bytes(b"")
-    (repo / "unrelated.py").write_bytes(b"x = 1\r\n\ty = 2 if x else 3")  # not even valid: never parsed
+    (repo / "unrelated.py").write_bytes(
+        b"x = 1\r\n\ty = 2 if x else 3"
+    )  # not even valid: never parsed
     (repo / "flagged.py").write_text(BEFORE)
     stats = {p.name: os.stat(p).st_mtime_ns for p in repo.glob("*.py")}
     result = apply()
@@ -163,7 +183,10 @@ def test_a_file_only_mentioning_the_flag_in_a_comment_keeps_its_bytes(repo: Path
 def test_fifty_thousand_line_file(repo: Path) -> None:
     """A generated module of 50,000 lines: flag reads at its start and end, ordinary functions in
     between. It is written whole, with the report's line numbers those of the original."""
-    table = "".join(f"def f{i}(a, b={i}):\n    x = a + b * {i}  # {'x' * (i % 40)}\n    if x > 10:\n        return [x, a]\n    return x\n\n\n" for i in range(7_136))
+    table = "".join(
+        f"def f{i}(a, b={i}):\n    x = a + b * {i}  # {'x' * (i % 40)}\n    if x > 10:\n        return [x, a]\n    return x\n\n\n"
+        for i in range(7_136)
+    )
     head = "fast = False\n\n\ndef first():\n    if fast:\n        return 1\n    return 2\n\n\n"
     tail = "\n\ndef last():\n    return 3 if fast else 4\n"
     before = head + table + tail
@@ -171,7 +194,9 @@ def test_fifty_thousand_line_file(repo: Path) -> None:
     after = "def first():\n    return 2\n\n\n" + table + "\n\ndef last():\n    return 4\n"
     (repo / "generated.py").write_text(before)
     result = CliRunner().invoke(
-        app, ["apply", "--no-format", "--explain", "--flag", "fast=False", "."], catch_exceptions=False
+        app,
+        ["apply", "--no-format", "--explain", "--flag", "fast=False", "."],
+        catch_exceptions=False,
     )
     assert result.exit_code == 0, result.stderr
     assert (repo / "generated.py").read_text() == after
@@ -216,7 +241,9 @@ def test_undecodable_file_is_named_and_left_untouched(repo: Path) -> None:
 
 
 def test_new_text_the_file_encoding_cannot_hold_is_skipped(repo: Path) -> None:
-    data = "# -*- coding: latin-1 -*-\nfrom settings import fast\n\nname = 'café'\nif fast == 'x':\n    pass\nlabel = fast\n".encode("latin-1")
+    data = "# -*- coding: latin-1 -*-\nfrom settings import fast\n\nname = 'café'\nif fast == 'x':\n    pass\nlabel = fast\n".encode(
+        "latin-1"
+    )
     (repo / "latin.py").write_bytes(data)
     result = apply(flag="fast='€'")
     assert result.exit_code == 123
@@ -292,7 +319,8 @@ def test_unwritable_file_fails_alone_and_leaves_no_temporary_file(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The rename into place fails for one file (as on a full disk or a read-only directory):
-    that file is named and keeps its old bytes, the others are written, no temporary file is left."""
+    that file is named and keeps its old bytes, the others are written, no temporary file is left.
+    """
     for name in ("a.py", "b.py", "c.py"):
         (repo / name).write_text(BEFORE)
     real_replace = os.replace
@@ -342,7 +370,12 @@ def test_corpus_sample_with_a_flag_that_matches_nothing_changes_no_byte() -> Non
     """benchmarks/corpus.py over an evenly spread sample of the installed standard library and
     site-packages: not one byte changes, nothing is added, nothing crashes."""
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus.py"
-    done = subprocess.run([sys.executable, str(script), "--limit", "3000"], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(script), "--limit", "3000"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "  0 files changed, 0 files added" in done.stdout, done.stdout
     assert done.stdout.rstrip().endswith("ok")

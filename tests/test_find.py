@@ -301,8 +301,12 @@ def test_dataclass_field_with_literal_default(tmp_path: Path) -> None:
 
 
 def test_dataclass_field_with_a_field_call_default(tmp_path: Path) -> None:
-    options = DATACLASS.replace("verbose: bool = False", "verbose: bool = field(default=False, repr=False)")
-    write_tree(tmp_path, {"options.py": options.replace("import dataclass", "import dataclass, field")})
+    options = DATACLASS.replace(
+        "verbose: bool = False", "verbose: bool = field(default=False, repr=False)"
+    )
+    write_tree(
+        tmp_path, {"options.py": options.replace("import dataclass", "import dataclass, field")}
+    )
     assert found(tmp_path)["verbose"].kinds == ("field",)
 
 
@@ -820,7 +824,9 @@ def test_counting_parses_again_only_the_parts_that_read_the_flag(
         ast, "parse", lambda text, *a, **k: parsed.append(text) or parse(text, *a, **k)
     )
     assert find_module.count_folds(path, flags, tuple(spans), facts.module_bound) == whole
-    assert parsed and all(len(text.strip().splitlines()) < len(COUNTED.splitlines()) for text in parsed)
+    assert parsed and all(
+        len(text.strip().splitlines()) < len(COUNTED.splitlines()) for text in parsed
+    )
     # A run that starts in a method and goes on at the top level.
     path.write_text(METHOD_THEN_MODULE)
     facts = scan_file(path, "m.py", frozenset())
@@ -987,23 +993,33 @@ def test_a_name_apply_would_refuse_is_held_back_with_applys_words(
     monkeypatch.chdir(tmp_path)
     assert list(discovered(tmp_path)) == ["fast"]  # find's own rules alone
     applied = CliRunner().invoke(
-        prune_flags_app, ["diff", "--flag", "fast=False", "--report", "apply.json", "."], catch_exceptions=False
+        prune_flags_app,
+        ["diff", "--flag", "fast=False", "--report", "apply.json", "."],
+        catch_exceptions=False,
     )
     assert applied.exit_code == 123
     message = next(line for line in applied.stderr.splitlines() if "fast: not pruned" in line)
 
     result = CliRunner().invoke(find_app(), ["find"], catch_exceptions=False)
-    assert (result.exit_code, result.stdout) == (0, "lines  branches  reads  name  value  defined at\n")
+    assert (result.exit_code, result.stdout) == (
+        0,
+        "lines  branches  reads  name  value  defined at\n",
+    )
     assert result.stderr == (
         message.replace("prune-flags: ", "prune-flags: not proposed, as apply would refuse it: ")
         + "\n0 candidates in 1 files; 1 name held back\n"
     )
-    report = json.loads(CliRunner().invoke(find_app(), ["find", "--json"], catch_exceptions=False).stdout)
+    report = json.loads(
+        CliRunner().invoke(find_app(), ["find", "--json"], catch_exceptions=False).stdout
+    )
     assert report["candidates"] == []
     assert report["held_back"] == json.loads((tmp_path / "apply.json").read_text())["refused"]
     CliRunner().invoke(find_app(), ["find", "--config-out", "stale.toml"], catch_exceptions=False)
     written = (tmp_path / "stale.toml").read_text().splitlines()
-    assert written[1:] == ["[flags]", "# held back (another-value), as apply would refuse it: " + message.split(": ", 1)[1]]
+    assert written[1:] == [
+        "[flags]",
+        "# held back (another-value), as apply would refuse it: " + message.split(": ", 1)[1],
+    ]
 
 
 def test_a_named_flag_apply_refuses_is_refused_with_applys_words(
@@ -1038,7 +1054,10 @@ def test_a_named_flag_apply_refuses_is_refused_with_applys_words(
         "    3         1      1  eco   False  bike.py:3 (named)\n"
     )
     message = next(line for line in applied.stderr.splitlines() if "fast: not pruned" in line)
-    assert result.stderr == f"{message}\n1 candidate (1 named) in 3 files; 1 named flag refused{ESTIMATED}\n"
+    assert (
+        result.stderr
+        == f"{message}\n1 candidate (1 named) in 3 files; 1 named flag refused{ESTIMATED}\n"
+    )
     report = json.loads(
         CliRunner().invoke(find_app(), ["find", "--json", *options], catch_exceptions=False).stdout
     )

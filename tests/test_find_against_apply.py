@@ -88,5 +88,7 @@ def test_apply_prunes_what_find_proposes_on_its_own(tmp_path: Path, fixture: str
     shapes = replace(settings, flags=(), format="none")
     proposed = find([root], root, shapes, jobs=1).candidates
     if proposed:
-        report = run(replace(shapes, flags=tuple(candidate.flag() for candidate in proposed)), [root], root)
+        report = run(
+            replace(shapes, flags=tuple(candidate.flag() for candidate in proposed)), [root], root
+        )
         assert [refusal.message for refusal in report.refused] == []

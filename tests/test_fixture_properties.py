@@ -34,7 +34,9 @@ def run_report(name: str, work: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[
     """The diff of a fixture's before/ tree and the files and skipped files of its report."""
     args, _ = case_options(FIXTURES / name)
     report_file = work.parent / f"{work.name}.json"
-    result = invoke(monkeypatch, work, "diff", "--no-color", "--report", str(report_file), *args, ".")
+    result = invoke(
+        monkeypatch, work, "diff", "--no-color", "--report", str(report_file), *args, "."
+    )
     report = json.loads(report_file.read_text())
     return result.stdout, {key: report[key] for key in ("files", "skipped")}
 
@@ -46,7 +48,9 @@ def parse_whole_and_walk_everything(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_the_view_never_changes_the_result(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_view_never_changes_the_result(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     case = FIXTURES / name
     viewed = run_report(name, checkout(case, tmp_path / "viewed"), monkeypatch)
     parse_whole_and_walk_everything(monkeypatch)
@@ -60,7 +64,11 @@ def black_settings_of(name: str) -> BlackSettings | None:
     args, _ = case_options(case)
     if "--no-format" in args:
         return None
-    tables = [tomllib.loads(Path(args[i + 1]).read_text()) for i, arg in enumerate(args) if arg == "--config"]
+    tables = [
+        tomllib.loads(Path(args[i + 1]).read_text())
+        for i, arg in enumerate(args)
+        if arg == "--config"
+    ]
     pyproject = case / "before" / "pyproject.toml"
     if pyproject.exists():
         tables.append(tomllib.loads(pyproject.read_text()).get("tool", {}).get("prune-flags", {}))
@@ -73,7 +81,9 @@ def lines_black_changes(text: str, settings: BlackSettings) -> set[int]:
     lines = text.split("\n")
     formatted = format_lines(text, [(1, len(lines))], settings).split("\n")
     changed: set[int] = set()
-    for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, lines, formatted, autojunk=False).get_opcodes():
+    for tag, i1, i2, _, _ in difflib.SequenceMatcher(
+        None, lines, formatted, autojunk=False
+    ).get_opcodes():
         if tag != "equal":
             changed.update(range(i1 + 1, i2 + 1) if i2 > i1 else (i1, i1 + 1))
     return changed
@@ -93,11 +103,17 @@ def test_black_has_nothing_to_do_on_what_the_cleanup_touched(name: str) -> None:
     settings = black_settings_of(name)
     assert settings is not None
     before, after = tree_bytes(FIXTURES / name / "before"), tree_bytes(FIXTURES / name / "after")
-    for path in sorted(path for path in after if path.endswith(".py") and before.get(path) != after[path]):
+    for path in sorted(
+        path for path in after if path.endswith(".py") and before.get(path) != after[path]
+    ):
         old, new = before.get(path, b"").decode(), after[path].decode()
         # Each line of the original black changes, at its place in the result when it is still there.
         kept = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False)
-        moved = {b.a + offset + 1: b.b + offset + 1 for b in kept.get_matching_blocks() for offset in range(b.size)}
+        moved = {
+            b.a + offset + 1: b.b + offset + 1
+            for b in kept.get_matching_blocks()
+            for offset in range(b.size)
+        }
         already = {moved[line] for line in lines_black_changes(old, settings) if line in moved}
         new_work = sorted(lines_black_changes(new, settings) - already)
         assert not new_work, f"{path}: black would change lines {new_work} the cleanup touched"

@@ -40,7 +40,9 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
 
 
 def case_options(case: Path) -> tuple[list[str], int]:
-    options = tomllib.loads((case / "case.toml").read_text()) if (case / "case.toml").exists() else {}
+    options = (
+        tomllib.loads((case / "case.toml").read_text()) if (case / "case.toml").exists() else {}
+    )
     args = list(options.get("args", []))
     if (case / "config.toml").exists():
         args += ["--config", str(case / "config.toml")]
@@ -52,7 +54,9 @@ def case_options(case: Path) -> tuple[list[str], int]:
 def second_run_exit(case: Path, first: int) -> int:
     """The exit of a run over the case's after/ tree: the first run's, unless the case says
     otherwise (a qualified key naming a parameter the first run removed is a config error)."""
-    options = tomllib.loads((case / "case.toml").read_text()) if (case / "case.toml").exists() else {}
+    options = (
+        tomllib.loads((case / "case.toml").read_text()) if (case / "case.toml").exists() else {}
+    )
     return int(options.get("second_run_exit", first))
 
 
@@ -66,7 +70,9 @@ def checkout(case: Path, destination: Path) -> Path:
 def program_output(tree: Path, program: str) -> str:
     """What `python -c program` prints, run in `tree` (writing no bytecode there): one side of a
     differential check of a fixture."""
-    return subprocess.run([sys.executable, "-B", "-c", program], cwd=tree, capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        [sys.executable, "-B", "-c", program], cwd=tree, capture_output=True, text=True, check=True
+    ).stdout
 
 
 def invoke(monkeypatch: pytest.MonkeyPatch, cwd: Path, *args: str):
@@ -101,7 +107,9 @@ def test_diff_applies(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_second_run_changes_nothing(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_second_run_changes_nothing(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     case = FIXTURES / name
     args, expected_exit = case_options(case)
     work = tmp_path / "work"
@@ -113,22 +121,45 @@ def test_second_run_changes_nothing(name: str, tmp_path: Path, monkeypatch: pyte
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_report_and_explain_cover_every_change(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_report_and_explain_cover_every_change(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every file the diff changes is in the JSON report with its changes, and each change has an
     explain line; every file named as skipped on stderr is in the report's `skipped`."""
     case = FIXTURES / name
     args, _ = case_options(case)
     work = checkout(case, tmp_path / "work")
-    result = invoke(monkeypatch, work, "diff", "--no-color", "--explain", "--report", str(tmp_path / "r.json"), *args, ".")
+    result = invoke(
+        monkeypatch,
+        work,
+        "diff",
+        "--no-color",
+        "--explain",
+        "--report",
+        str(tmp_path / "r.json"),
+        *args,
+        ".",
+    )
     report = json.loads((tmp_path / "r.json").read_text())
     before, after = tree_bytes(case / "before"), tree_bytes(case / "after")
     changed = sorted(path for path in after if before.get(path) != after[path])
     assert sorted(entry["path"] for entry in report["files"]) == changed
-    explained = [line for line in result.stdout.splitlines() if ":" in line and "  " in line and not line.startswith(("+", "-", " ", "@", "diff "))]
+    explained = [
+        line
+        for line in result.stdout.splitlines()
+        if ":" in line and "  " in line and not line.startswith(("+", "-", " ", "@", "diff "))
+    ]
     for entry in report["files"]:
         assert entry["changes"], entry["path"]
         for change in entry["changes"]:
-            assert f"{entry['path']}:{change['line']}  {change['flag']}  {change['action']}  {change['reason']}" in explained
-    skipped_on_stderr = sorted(line.split(" ")[2].rstrip(":") for line in result.stderr.splitlines() if line.startswith("prune-flags: skipped "))
+            assert (
+                f"{entry['path']}:{change['line']}  {change['flag']}  {change['action']}  {change['reason']}"
+                in explained
+            )
+    skipped_on_stderr = sorted(
+        line.split(" ")[2].rstrip(":")
+        for line in result.stderr.splitlines()
+        if line.startswith("prune-flags: skipped ")
+    )
     assert sorted(entry["path"] for entry in report["skipped"]) == skipped_on_stderr
     assert report["summary"]["files_changed"] == len(changed)

@@ -284,7 +284,9 @@ def test_empty_ranges_return_source_without_importing_black(tmp_path: Path) -> N
         pytest.param("a\nb\nc\n", "a\nB\nc\n", [(2, 2)], id="replace"),
         pytest.param("a\nb\nc\nd\n", "a\nc\n", [], id="delete-only"),
         # difflib aligns these with a 'replace'; every line of `new` is still an old line in order
-        pytest.param("b\na\na\nc\nb\na\n", "b\na\nc\na\n", [], id="delete-only-misaligned-by-difflib"),
+        pytest.param(
+            "b\na\na\nc\nb\na\n", "b\na\nc\na\n", [], id="delete-only-misaligned-by-difflib"
+        ),
         pytest.param("a\nb\nc\nd\ne\n", "a\nB\nd\nE\n", [(2, 2), (4, 4)], id="replace-and-delete"),
         pytest.param("a\nb\nc\n", "A\nb\nC\n", [(1, 1), (3, 3)], id="two-ranges"),
         pytest.param("a\nb\nc\n", "x\ny\nb\nz\n", [(1, 2), (4, 4)], id="replace-at-both-ends"),
@@ -389,9 +391,7 @@ def label(self):
             [(1, 3), (5, 5)],
             id="inner-deletion-and-replace",
         ),
-        pytest.param(
-            "x = (\n  1,\n  2,\n", "x = (\n  1,\n", [], id="does-not-tokenize"
-        ),
+        pytest.param("x = (\n  1,\n  2,\n", "x = (\n  1,\n", [], id="does-not-tokenize"),
     ],
 )
 def test_touched_line_ranges(old: str, new: str, expected: list[tuple[int, int]]) -> None:
@@ -424,18 +424,18 @@ def test_touched_line_ranges_hold_the_changed_lines(old: list[str], new: list[st
 INSTALLED_MAJOR = int(metadata.version("black").split(".")[0])
 
 
-def write_pre_commit(root: Path, args: str, rev: str = f"{INSTALLED_MAJOR}.1.0", repo: str = "psf/black") -> None:
+def write_pre_commit(
+    root: Path, args: str, rev: str = f"{INSTALLED_MAJOR}.1.0", repo: str = "psf/black"
+) -> None:
     (root / ".pre-commit-config.yaml").write_text(
-        textwrap.dedent(
-            f"""\
+        textwrap.dedent(f"""\
             repos:
               - repo: https://github.com/{repo}
                 rev: {rev}
                 hooks:
                   - id: black
                     args: {args}
-            """
-        ),
+            """),
         encoding="utf-8",
     )
 
@@ -443,24 +443,40 @@ def write_pre_commit(root: Path, args: str, rev: str = f"{INSTALLED_MAJOR}.1.0",
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        pytest.param("[--line-length=100]", BlackSettings(line_length=100, configured=True), id="long-equals"),
-        pytest.param('["--line-length", "100"]', BlackSettings(line_length=100, configured=True), id="long-apart"),
-        pytest.param("[-l, '100']", BlackSettings(line_length=100, configured=True), id="short-apart"),
-        pytest.param("[-l100, -q]", BlackSettings(line_length=100, configured=True), id="short-joined"),
+        pytest.param(
+            "[--line-length=100]", BlackSettings(line_length=100, configured=True), id="long-equals"
+        ),
+        pytest.param(
+            '["--line-length", "100"]',
+            BlackSettings(line_length=100, configured=True),
+            id="long-apart",
+        ),
+        pytest.param(
+            "[-l, '100']", BlackSettings(line_length=100, configured=True), id="short-apart"
+        ),
+        pytest.param(
+            "[-l100, -q]", BlackSettings(line_length=100, configured=True), id="short-joined"
+        ),
         pytest.param(
             "[--skip-string-normalization, --skip-magic-trailing-comma]",
             BlackSettings(string_normalization=False, magic_trailing_comma=False, configured=True),
             id="long-switches",
         ),
         pytest.param(
-            "[-qSC]", BlackSettings(string_normalization=False, magic_trailing_comma=False, configured=True), id="short-switches-together"
+            "[-qSC]",
+            BlackSettings(string_normalization=False, magic_trailing_comma=False, configured=True),
+            id="short-switches-together",
         ),
         pytest.param(
             "[--target-version, py310, -tpy311, --target-version=py312]",
             BlackSettings(target_versions=("py310", "py311", "py312"), configured=True),
             id="target-versions",
         ),
-        pytest.param("[--preview, --check, --config, x.toml]", BlackSettings(preview=True, configured=True), id="preview-and-others"),
+        pytest.param(
+            "[--preview, --check, --config, x.toml]",
+            BlackSettings(preview=True, configured=True),
+            id="preview-and-others",
+        ),
         pytest.param("[]", BlackSettings(configured=True), id="no-args"),
     ],
 )
@@ -469,9 +485,18 @@ def test_black_hook_args(tmp_path: Path, args: str, expected: BlackSettings) -> 
     assert detect_formatting(tmp_path) == Formatting(expected)
 
 
-@pytest.mark.parametrize("url", ["https://github.com/psf/black/", "git@github.com:psf/black.git", "https://GitHub.com/PSF/Black"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://github.com/psf/black/",
+        "git@github.com:psf/black.git",
+        "https://GitHub.com/PSF/Black",
+    ],
+)
 def test_black_hook_repository_spellings(tmp_path: Path, url: str) -> None:
-    (tmp_path / ".pre-commit-config.yaml").write_text(f"repos:\n- repo: {url}\n  rev: {INSTALLED_MAJOR}.1.0\n  hooks:\n  - id: black\n")
+    (tmp_path / ".pre-commit-config.yaml").write_text(
+        f"repos:\n- repo: {url}\n  rev: {INSTALLED_MAJOR}.1.0\n  hooks:\n  - id: black\n"
+    )
     assert detect_formatting(tmp_path) == Formatting(BlackSettings(configured=True))
 
 
@@ -492,9 +517,17 @@ def test_black_hook_block_list_args_and_the_mirror(tmp_path: Path) -> None:
 
 
 def test_hook_args_override_and_fill_tool_black(tmp_path: Path) -> None:
-    write_pyproject(tmp_path, '[tool.black]\nline-length = 79\ntarget-version = ["py39"]\npreview = true\n')
+    write_pyproject(
+        tmp_path, '[tool.black]\nline-length = 79\ntarget-version = ["py39"]\npreview = true\n'
+    )
     write_pre_commit(tmp_path, "[-l, '100', -C]")
-    expected = BlackSettings(line_length=100, magic_trailing_comma=False, target_versions=("py39",), preview=True, configured=True)
+    expected = BlackSettings(
+        line_length=100,
+        magic_trailing_comma=False,
+        target_versions=("py39",),
+        preview=True,
+        configured=True,
+    )
     assert detect_formatting(tmp_path) == Formatting(expected)
 
 
@@ -504,10 +537,20 @@ def test_a_pinned_black_of_another_major_formats_with_a_notice(tmp_path: Path) -
         f".pre-commit-config.yaml pins black {INSTALLED_MAJOR - 1}.12.1; the touched lines are formatted with the "
         f"installed black {metadata.version('black')}, whose style may differ in places"
     )
-    assert detect_formatting(tmp_path) == Formatting(BlackSettings(line_length=100, configured=True), (notice,))
+    assert detect_formatting(tmp_path) == Formatting(
+        BlackSettings(line_length=100, configured=True), (notice,)
+    )
 
 
-@pytest.mark.parametrize("rev", [f"v{INSTALLED_MAJOR}.1.0", f"{INSTALLED_MAJOR}.12.1", "4d3a2b1c0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b", ""])
+@pytest.mark.parametrize(
+    "rev",
+    [
+        f"v{INSTALLED_MAJOR}.1.0",
+        f"{INSTALLED_MAJOR}.12.1",
+        "4d3a2b1c0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b",
+        "",
+    ],
+)
 def test_the_same_major_or_no_version_gives_no_notice(tmp_path: Path, rev: str) -> None:
     write_pre_commit(tmp_path, "[]", rev=rev)
     assert detect_formatting(tmp_path).notices == ()
@@ -526,10 +569,22 @@ def test_a_pre_commit_config_without_a_formatter_changes_nothing(tmp_path: Path)
     assert detect_formatting(tmp_path) == Formatting(None)
     assert detect_formatting(tmp_path, "black") == Formatting(BlackSettings())
     write_pyproject(tmp_path, "[tool.black]\nline-length = 100\n")
-    assert detect_formatting(tmp_path) == Formatting(BlackSettings(line_length=100, configured=True))
+    assert detect_formatting(tmp_path) == Formatting(
+        BlackSettings(line_length=100, configured=True)
+    )
 
 
-@pytest.mark.parametrize("text", ["", "repos: []\n", "repos:\n  - {repo: x}\n", "\x00\x01:::\n  - -\n", "- a\n- b\n", "repos: x\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "repos: []\n",
+        "repos:\n  - {repo: x}\n",
+        "\x00\x01:::\n  - -\n",
+        "- a\n- b\n",
+        "repos: x\n",
+    ],
+)
 def test_an_odd_pre_commit_config_reads_as_no_hooks(tmp_path: Path, text: str) -> None:
     (tmp_path / ".pre-commit-config.yaml").write_text(text)
     assert hooks(tmp_path / ".pre-commit-config.yaml") == []
@@ -600,7 +655,9 @@ def test_the_pre_commit_reader_agrees_with_a_yaml_parser(tmp_path: Path, text: s
 
 def test_flow_mappings_are_skipped_not_misread(tmp_path: Path) -> None:
     config = tmp_path / ".pre-commit-config.yaml"
-    config.write_text("repos:\n  - repo: https://github.com/psf/black\n    rev: 24.1.0\n    hooks: [{id: black}]\n")
+    config.write_text(
+        "repos:\n  - repo: https://github.com/psf/black\n    rev: 24.1.0\n    hooks: [{id: black}]\n"
+    )
     assert hooks(config) == []
 
 
@@ -610,11 +667,21 @@ def test_flow_mappings_are_skipped_not_misread(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "text", "expected"),
     [
-        pytest.param("ruff.toml", "line-length = 100\n", BlackSettings(line_length=100, configured=True), id="ruff.toml"),
+        pytest.param(
+            "ruff.toml",
+            "line-length = 100\n",
+            BlackSettings(line_length=100, configured=True),
+            id="ruff.toml",
+        ),
         pytest.param(
             ".ruff.toml",
             'target-version = "py310"\n[format]\nquote-style = "preserve"\nskip-magic-trailing-comma = true\n',
-            BlackSettings(string_normalization=False, magic_trailing_comma=False, target_versions=("py310",), configured=True),
+            BlackSettings(
+                string_normalization=False,
+                magic_trailing_comma=False,
+                target_versions=("py310",),
+                configured=True,
+            ),
             id=".ruff.toml-format",
         ),
         pytest.param(
@@ -624,7 +691,10 @@ def test_flow_mappings_are_skipped_not_misread(tmp_path: Path) -> None:
             id="tool.ruff",
         ),
         pytest.param(
-            "ruff.toml", "line_length = 100\nindent-width = 4\n", BlackSettings(configured=True), id="underscores-are-not-ruff's"
+            "ruff.toml",
+            "line_length = 100\nindent-width = 4\n",
+            BlackSettings(configured=True),
+            id="underscores-are-not-ruff's",
         ),
     ],
 )
@@ -662,16 +732,29 @@ def test_black_wins_over_ruff(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        ('[format]\nquote-style = "single"\n', 'ruff format\'s quote-style = "single" (ruff.toml) has no black equivalent'),
-        ('[format]\nindent-style = "tab"\n', 'ruff format\'s indent-style = "tab" (ruff.toml) has no black equivalent'),
+        (
+            '[format]\nquote-style = "single"\n',
+            'ruff format\'s quote-style = "single" (ruff.toml) has no black equivalent',
+        ),
+        (
+            '[format]\nindent-style = "tab"\n',
+            'ruff format\'s indent-style = "tab" (ruff.toml) has no black equivalent',
+        ),
         ("indent-width = 2\n", "ruff's indent-width = 2 (ruff.toml) has no black equivalent"),
     ],
 )
-def test_a_ruff_style_black_cannot_write_is_not_formatted_and_said(tmp_path: Path, text: str, why: str) -> None:
+def test_a_ruff_style_black_cannot_write_is_not_formatted_and_said(
+    tmp_path: Path, text: str, why: str
+) -> None:
     (tmp_path / "ruff.toml").write_text("line-length = 100\n" + text)
-    assert detect_formatting(tmp_path) == Formatting(None, (f"the touched lines are not formatted: {why}",))
+    assert detect_formatting(tmp_path) == Formatting(
+        None, (f"the touched lines are not formatted: {why}",)
+    )
     forced = detect_formatting(tmp_path, "black")
-    assert forced == Formatting(BlackSettings(line_length=100, configured=True), (f'{why}: formatted in black\'s style (format = "black")',))
+    assert forced == Formatting(
+        BlackSettings(line_length=100, configured=True),
+        (f'{why}: formatted in black\'s style (format = "black")',),
+    )
 
 
 def test_format_none_reads_nothing(tmp_path: Path) -> None:
@@ -679,7 +762,9 @@ def test_format_none_reads_nothing(tmp_path: Path) -> None:
     assert detect_formatting(tmp_path, "none") == Formatting(None)
 
 
-def test_notices_reach_stderr_and_the_json_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_notices_reach_stderr_and_the_json_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from typer.testing import CliRunner
 
     from prune_flags.cli import app
@@ -688,10 +773,14 @@ def test_notices_reach_stderr_and_the_json_report(tmp_path: Path, monkeypatch: p
     (tmp_path / "ruff.toml").write_text('[format]\nquote-style = "single"\n')
     (tmp_path / "a.py").write_text("FAST = False\nx = 1 if FAST else 2\n")
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(app, ["diff", "--flag", "FAST=False", "--report", "r.json", "."], catch_exceptions=False)
+    result = CliRunner().invoke(
+        app, ["diff", "--flag", "FAST=False", "--report", "r.json", "."], catch_exceptions=False
+    )
     why = 'ruff format\'s quote-style = "single" (ruff.toml) has no black equivalent'
     assert f"prune-flags: warning: the touched lines are not formatted: {why}\n" in result.stderr
-    assert json.loads((tmp_path / "r.json").read_text())["notices"] == [f"the touched lines are not formatted: {why}"]
+    assert json.loads((tmp_path / "r.json").read_text())["notices"] == [
+        f"the touched lines are not formatted: {why}"
+    ]
 
 
 CONFIG_LINES = [
@@ -717,7 +806,9 @@ CONFIG_LINES = [
 
 
 @given(st.lists(st.sampled_from(CONFIG_LINES), min_size=1, max_size=12))
-def test_the_pre_commit_reader_agrees_with_a_yaml_parser_on_any_valid_config(lines: list[str]) -> None:
+def test_the_pre_commit_reader_agrees_with_a_yaml_parser_on_any_valid_config(
+    lines: list[str],
+) -> None:
     """Lines of configs, shuffled: where a YAML parser reads them, the hooks are the same."""
     yaml = pytest.importorskip("yaml")
     text = "\n".join(lines) + "\n"
@@ -741,5 +832,12 @@ def _yaml_hooks(document: object) -> list[Hook]:
         for hook in entry.get("hooks") if isinstance(entry.get("hooks"), list) else []:
             if isinstance(hook, dict) and isinstance(hook.get("id"), str):
                 args = hook.get("args") if isinstance(hook.get("args"), list) else []
-                found.append(Hook(entry["repo"], rev, hook["id"], tuple(arg for arg in args if isinstance(arg, str))))
+                found.append(
+                    Hook(
+                        entry["repo"],
+                        rev,
+                        hook["id"],
+                        tuple(arg for arg in args if isinstance(arg, str)),
+                    )
+                )
     return found

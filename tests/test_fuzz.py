@@ -221,7 +221,11 @@ def test_the_fuzzer_finds_the_precedence_bug_when_it_is_reintroduced(
     # The sample's programs of the bug's shape (the more idioms the generator has, the rarer a
     # program that also reaches it: 5 of 300 with the derived-flag idioms, none finding it; 45 of
     # the 1000 test_every_idiom_is_drawn draws anyway), up to the first that finds it.
-    shaped = (program for program in sample(examples=1000) if _not_over_flag_or_and(ast.parse(program.source)))
+    shaped = (
+        program
+        for program in sample(examples=1000)
+        if _not_over_flag_or_and(ast.parse(program.source))
+    )
     findings = (check(program) for program in shaped)
     assert any(finding is not None and finding.kind == "output-differs" for finding in findings)
 
@@ -232,7 +236,9 @@ WITH_TESTS = replace(
     PRECEDENCE,
     tests=(
         ProgramTest("test_0", ("program.entry0(1)",), ("decorator", "FAST", True)),
-        ProgramTest("test_1", ("program.entry0(0)", "program.entry0(2)"), ("partial", "FAST", True)),
+        ProgramTest(
+            "test_1", ("program.entry0(0)", "program.entry0(2)"), ("partial", "FAST", True)
+        ),
     ),
 )
 RIGHT = PRECEDENCE.source.replace("FAST = False\n", "").replace(
@@ -263,8 +269,17 @@ def test_the_check_passes_a_right_rewrite_of_the_tests() -> None:
     ("tests", "kind"),
     [
         (WITH_TESTS.test_source(), "tests-differ"),  # the pinning test is still there
-        (WITH_TESTS.test_source().replace(WITH_TESTS.tests[0].lines()[0], ""), "tests-differ"),  # the decorator went alone
-        (RIGHT_TESTS.replace("RESULTS.append(program.entry0(2))", 'with mock.patch("program.FAST", True):\n        RESULTS.append(program.entry0(2))'), "output-differs"),
+        (
+            WITH_TESTS.test_source().replace(WITH_TESTS.tests[0].lines()[0], ""),
+            "tests-differ",
+        ),  # the decorator went alone
+        (
+            RIGHT_TESTS.replace(
+                "RESULTS.append(program.entry0(2))",
+                'with mock.patch("program.FAST", True):\n        RESULTS.append(program.entry0(2))',
+            ),
+            "output-differs",
+        ),
         (RIGHT_TESTS + "(", "does-not-compile"),
     ],
     ids=["kept", "decorator-only", "mock-left", "broken"],

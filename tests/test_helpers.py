@@ -60,31 +60,47 @@ def dedent(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
 
 
-def helpers_in(source: str, before: str | None = None, path: str = "pkg/channels.py") -> dict[str, Helper]:
+def helpers_in(
+    source: str, before: str | None = None, path: str = "pkg/channels.py"
+) -> dict[str, Helper]:
     source, module = dedent(source), path.removesuffix(".py").replace("/", ".")
     tree = ast.parse(dedent(before)) if before is not None else None
     found = folded_helpers(tree, ast.parse(source), source, path, module, lambda qualname: "use_x")
     return {helper.qualname: helper for helper in found}
 
 
-def calls_in(caller: str, helpers: dict[str, Helper], path: str = "pkg/lowering.py") -> dict[str, tuple[str, ...]]:
+def calls_in(
+    caller: str, helpers: dict[str, Helper], path: str = "pkg/lowering.py"
+) -> dict[str, tuple[str, ...]]:
     module = path.removesuffix(".py").replace("/", ".")
     return {
         spelling: call.imports
-        for spelling, call in helper_calls(ast.parse(dedent(caller)), path, module, helpers.values()).items()
+        for spelling, call in helper_calls(
+            ast.parse(dedent(caller)), path, module, helpers.values()
+        ).items()
     }
 
 
 def inline(
-    caller: str, helpers_source: str = CHANNELS, path: str = "pkg/lowering.py", passes_only: bool = False
+    caller: str,
+    helpers_source: str = CHANNELS,
+    path: str = "pkg/lowering.py",
+    passes_only: bool = False,
 ) -> str:
     """The caller after the rewrite with the helpers of `helpers_source` (pkg/channels.py) known."""
     caller = dedent(caller)
     module = path.removesuffix(".py").replace("/", ".")
     found = folded_helpers(
-        None, ast.parse(dedent(helpers_source)), dedent(helpers_source), "pkg/channels.py", "pkg.channels", lambda qualname: "use_x"
+        None,
+        ast.parse(dedent(helpers_source)),
+        dedent(helpers_source),
+        "pkg/channels.py",
+        "pkg.channels",
+        lambda qualname: "use_x",
     )
-    context = RewriteContext(path=path, flags=FLAGS, helpers=helper_calls(ast.parse(caller), path, module, found))
+    context = RewriteContext(
+        path=path, flags=FLAGS, helpers=helper_calls(ast.parse(caller), path, module, found)
+    )
     if passes_only:
         return MetadataWrapper(cst.parse_module(caller)).visit(Rewriter(context)).code
     return rewrite(caller, context, False).text
@@ -109,7 +125,9 @@ def test_constant_and_identity_helpers_with_what_they_need() -> None:
     )
     assert found["_groups"].needs == (
         Binding(
-            "DEFAULT_GROUPS", ("from", "pkg.channels", "DEFAULT_GROUPS"), "from pkg.channels import DEFAULT_GROUPS"
+            "DEFAULT_GROUPS",
+            ("from", "pkg.channels", "DEFAULT_GROUPS"),
+            "from pkg.channels import DEFAULT_GROUPS",
         ),
     )
     assert found["_groups"].parameters[1] == Parameter("axis", "keyword-only", True)
@@ -183,15 +201,25 @@ def test_not_a_helper(source: str) -> None:
 def test_a_public_function_or_staticmethod_is_a_helper_unless_exported() -> None:
     """A public name is inlined too (the engine leaves those a package's __init__ re-exports)."""
     assert list(helpers_in("def should_skip(types):\n    return False\n")) == ["should_skip"]
-    assert list(helpers_in("class C:\n    @staticmethod\n    def f():\n        return 1\n")) == ["C.f"]
-    assert helpers_in("__all__ = ['should_skip']\n\n\ndef should_skip(types):\n    return False\n") == {}
+    assert list(helpers_in("class C:\n    @staticmethod\n    def f():\n        return 1\n")) == [
+        "C.f"
+    ]
+    assert (
+        helpers_in("__all__ = ['should_skip']\n\n\ndef should_skip(types):\n    return False\n")
+        == {}
+    )
 
 
 def test_methods_are_helpers_reached_only_through_a_receiver() -> None:
     """An instance method or classmethod takes its receiver first: not among its parameters, and
     never called by its spelling (`C.f(obj)` passes the instance itself)."""
-    found = helpers_in("class C:\n    def f(self, types):\n        return False\n\n    @classmethod\n    def g(cls, x):\n        return x\n")
-    assert (found["C.f"].method, found["C.f"].parameters) == ("instance", (Parameter("types", "positional", False),))
+    found = helpers_in(
+        "class C:\n    def f(self, types):\n        return False\n\n    @classmethod\n    def g(cls, x):\n        return x\n"
+    )
+    assert (found["C.f"].method, found["C.f"].parameters) == (
+        "instance",
+        (Parameter("types", "positional", False),),
+    )
     assert (found["C.g"].method, found["C.g"].returns) == ("class", "x")
     assert calls_in("from pkg.channels import C\n", found) == {}
 
@@ -223,23 +251,38 @@ def reach_in(source: str, name: str = "should_skip", writes: tuple[str, ...] = (
 
     def subclasses(cls: str) -> frozenset[str]:
         found = {cls}
-        while derived := {c for c, node in classes.items() if c not in found and {b.id for b in node.bases} & found}:
+        while derived := {
+            c
+            for c, node in classes.items()
+            if c not in found and {b.id for b in node.bases} & found
+        }:
             found |= derived
         return frozenset(found)
 
     facts = NameFacts(writes=[Write(Site("pkg/channels.py", 1), kind, UNKNOWN) for kind in writes])
-    return method_reach(helper, facts, lambda c: [("pkg.channels", classes[c])] if c in classes else [], subclasses)
+    return method_reach(
+        helper, facts, lambda c: [("pkg.channels", classes[c])] if c in classes else [], subclasses
+    )
 
 
 def test_which_classes_reach_a_method_helper() -> None:
     """Loose overrides it: `self.should_skip` in Checker may be Loose's, in Strict it is Checker's."""
     reach = reach_in(CHECKER, writes=("registered-def", "registered-def"))
     assert reach is not None and not reach.anywhere
-    assert (reach.families, dict(reach.classes)) == (frozenset({"Strict"}), {"Checker": "pkg.channels", "Strict": "pkg.channels"})
+    assert (reach.families, dict(reach.classes)) == (
+        frozenset({"Strict"}),
+        {"Checker": "pkg.channels", "Strict": "pkg.channels"},
+    )
     unique = reach_in(CHECKER.partition("class Loose")[0])
     assert unique is not None and unique.anywhere
-    assert reach_in(CHECKER.partition("class Loose")[0], writes=("registered-def", "attribute")) is None  # `obj.should_skip = ...`
-    assert reach_in("class Checker(Base):\n    def should_skip(self, types):\n        return False\n") is None  # Base from elsewhere
+    assert (
+        reach_in(CHECKER.partition("class Loose")[0], writes=("registered-def", "attribute"))
+        is None
+    )  # `obj.should_skip = ...`
+    assert (
+        reach_in("class Checker(Base):\n    def should_skip(self, types):\n        return False\n")
+        is None
+    )  # Base from elsewhere
     builtin = reach_in("class Checker:\n    def get(self, key):\n        return None\n", "get")
     assert builtin is not None and not builtin.anywhere  # `d.get(k)` is a dict's
 
@@ -274,11 +317,15 @@ def test_the_calls_a_method_helper_reaches() -> None:
     calls = method_calls(ast.parse(dedent(CHECKER)), "pkg/channels.py", "pkg.channels", [reach])
     assert calls == {}  # Checker's self may be a Loose
     strict = "from pkg.channels import Checker\n\n\ndef main(t):\n    checker = Checker()\n    return checker.should_skip(t)\n"
-    assert list(method_calls(ast.parse(strict), "pkg/main.py", "pkg.main", [reach])) == [(6, "should_skip")]
+    assert list(method_calls(ast.parse(strict), "pkg/main.py", "pkg.main", [reach])) == [
+        (6, "should_skip")
+    ]
     unique = reach_in(CHECKER.partition("class Loose")[0])
     assert unique is not None
     anywhere = "def main(t, other):\n    return other.should_skip(t)\n"
-    assert list(method_calls(ast.parse(anywhere), "pkg/main.py", "pkg.main", [unique])) == [(2, "should_skip")]
+    assert list(method_calls(ast.parse(anywhere), "pkg/main.py", "pkg.main", [unique])) == [
+        (2, "should_skip")
+    ]
     assert method_calls(ast.parse(anywhere), "pkg/main.py", "pkg.main", [reach]) == {}
     # What an import gives may be anything from elsewhere (`json.dumps`), at the top or inside.
     imported = "import lib\n\n\ndef main(t):\n    from lib import other\n    a = lib.should_skip(t)\n    b = other.should_skip(t)\n    return lib.a.should_skip(t)\n"
@@ -286,7 +333,9 @@ def test_the_calls_a_method_helper_reaches() -> None:
 
 
 def test_a_staticmethod_of_a_module_level_class() -> None:
-    found = helpers_in("class Lowering:\n    @staticmethod\n    def _channel(ctx):\n        return 3\n")
+    found = helpers_in(
+        "class Lowering:\n    @staticmethod\n    def _channel(ctx):\n        return 3\n"
+    )
     assert list(found) == ["Lowering._channel"]
     assert found["Lowering._channel"].name == "_channel"
     assert calls_in("from pkg.channels import Lowering\n", found) == {"Lowering._channel": ()}
@@ -296,19 +345,26 @@ def test_a_staticmethod_of_a_module_level_class() -> None:
 def test_relative_imports_and_builtins_resolved() -> None:
     source = "from . import mlir\nfrom .. import top\n\n\ndef _f():\n    return (mlir.X, top.Y, len(()))\n"
     needs = helpers_in(source, path="pkg/sub/channels.py")["_f"].needs
-    assert [need.statement for need in needs] == ["", "from pkg.sub import mlir", "from pkg import top"]
+    assert [need.statement for need in needs] == [
+        "",
+        "from pkg.sub import mlir",
+        "from pkg import top",
+    ]
     assert needs[0] == Binding("len", ("builtin",))
 
 
 def test_spellings_of_a_call_and_the_imports_each_file_needs() -> None:
     found = helpers_in(CHANNELS)
     mlir = ("from jax.interpreters import mlir",)
-    assert calls_in("from pkg.channels import _get_channel\n", {"_get_channel": found["_get_channel"]}) == {
-        "_get_channel": mlir
-    }
+    assert calls_in(
+        "from pkg.channels import _get_channel\n", {"_get_channel": found["_get_channel"]}
+    ) == {"_get_channel": mlir}
     assert calls_in("from pkg.channels import _get_channel as channel\n", found)["channel"] == mlir
     assert (
-        calls_in("from pkg import channels\nfrom jax.interpreters import mlir\n", found)["channels._get_channel"] == ()
+        calls_in("from pkg import channels\nfrom jax.interpreters import mlir\n", found)[
+            "channels._get_channel"
+        ]
+        == ()
     )
     assert calls_in("import pkg.channels\n", found)["pkg.channels._groups"] == (
         "from pkg.channels import DEFAULT_GROUPS",
@@ -326,12 +382,17 @@ def test_a_file_that_cannot_be_given_the_names_is_left_alone() -> None:
     assert set(calls_in(caller + "mlir = None\n", found)) == {"_maybe_cast"}  # another mlir
     assert set(calls_in(caller + "from other import mlir\n", found)) == {"_maybe_cast"}
     assert set(
-        calls_in(caller + "try:\n    from jax.interpreters import mlir\nexcept ImportError:\n    pass\n", found)
+        calls_in(
+            caller + "try:\n    from jax.interpreters import mlir\nexcept ImportError:\n    pass\n",
+            found,
+        )
     ) == {"_maybe_cast"}
     assert calls_in(caller + "from elsewhere import *\n", found) == {}
     # `import a.c` beside the needed `import a.b` binds the same `a`: the import is added.
     dotted = helpers_in("import jax.numpy\n\n\ndef _f():\n    return jax.numpy.pi\n")
-    assert calls_in("import jax.random\nfrom pkg.channels import _f\n", dotted) == {"_f": ("import jax.numpy",)}
+    assert calls_in("import jax.random\nfrom pkg.channels import _f\n", dotted) == {
+        "_f": ("import jax.numpy",)
+    }
     assert calls_in("jax = 1\nfrom pkg.channels import _f\n", dotted) == {}
     # A builtin the caller shadows.
     builtin = helpers_in("def _f():\n    return len(())\n")
@@ -397,7 +458,14 @@ def test_each_inlining_and_import_is_reported() -> None:
             _ = channels._groups(ctx), channels._get_channel(ctx)
             channels._get_channel(ctx)
         """)
-    found = folded_helpers(None, ast.parse(CHANNELS), CHANNELS, "pkg/channels.py", "pkg.channels", lambda qualname: "use_x")
+    found = folded_helpers(
+        None,
+        ast.parse(CHANNELS),
+        CHANNELS,
+        "pkg/channels.py",
+        "pkg.channels",
+        lambda qualname: "use_x",
+    )
     context = RewriteContext(
         path="pkg/lowering.py",
         flags=FLAGS,
@@ -414,10 +482,26 @@ def test_each_inlining_and_import_is_reported() -> None:
         """)
     assert [(c.line, c.action, c.reason) for c in result.changes] == [
         (5, "inlined-helper", "_groups always returns DEFAULT_GROUPS once use_x is fixed at True"),
-        (5, "added-import", "`from pkg.channels import DEFAULT_GROUPS`: the inlined _groups needs it"),
-        (5, "inlined-helper", "_get_channel always returns mlir.COLLECTIVE_CHANNEL_ID once use_x is fixed at True"),
-        (5, "added-import", "`from jax.interpreters import mlir`: the inlined _get_channel needs it"),
-        (6, "inlined-helper", "_get_channel always returns mlir.COLLECTIVE_CHANNEL_ID once use_x is fixed at True"),
+        (
+            5,
+            "added-import",
+            "`from pkg.channels import DEFAULT_GROUPS`: the inlined _groups needs it",
+        ),
+        (
+            5,
+            "inlined-helper",
+            "_get_channel always returns mlir.COLLECTIVE_CHANNEL_ID once use_x is fixed at True",
+        ),
+        (
+            5,
+            "added-import",
+            "`from jax.interpreters import mlir`: the inlined _get_channel needs it",
+        ),
+        (
+            6,
+            "inlined-helper",
+            "_get_channel always returns mlir.COLLECTIVE_CHANNEL_ID once use_x is fixed at True",
+        ),
         (
             6,
             "removed-call",
@@ -539,7 +623,9 @@ def test_only_the_calls_that_reach_a_helper_change() -> None:
         def f(ctx):
             return channels._get_channel(ctx), _get_channel(ctx)
     """
-    assert "return mlir.COLLECTIVE_CHANNEL_ID, _get_channel(ctx)\n" in inline(caller, passes_only=True)
+    assert "return mlir.COLLECTIVE_CHANNEL_ID, _get_channel(ctx)\n" in inline(
+        caller, passes_only=True
+    )
 
 
 def test_the_pass_alone_adds_imports_and_keeps_the_rest_for_the_import_cleanup() -> None:
@@ -587,7 +673,11 @@ def test_an_import_goes_beside_its_package_in_isort_order() -> None:
         X = 1
     """
     assert added(
-        source, "from jax.interpreters import mlir", "import jax.lax", "from pkg.alpha import a", "import os"
+        source,
+        "from jax.interpreters import mlir",
+        "import jax.lax",
+        "from pkg.alpha import a",
+        "import os",
     ) == dedent(
         """
         \"\"\"Doc.\"\"\"
@@ -605,8 +695,14 @@ def test_an_import_goes_beside_its_package_in_isort_order() -> None:
         X = 1
         """
     )
-    assert added("import zlib\n\nimport numpy\n", "import abc") == "import zlib\n\nimport numpy\nimport abc\n"
-    assert added("# Top.\nfrom pkg import b\n", "from pkg import a") == "# Top.\nfrom pkg import a, b\n"
+    assert (
+        added("import zlib\n\nimport numpy\n", "import abc")
+        == "import zlib\n\nimport numpy\nimport abc\n"
+    )
+    assert (
+        added("# Top.\nfrom pkg import b\n", "from pkg import a")
+        == "# Top.\nfrom pkg import a, b\n"
+    )
     assert (
         added("# Top.\nfrom pkg.b import b\n", "from pkg.a import a")
         == "# Top.\nfrom pkg.a import a\nfrom pkg.b import b\n"
@@ -614,7 +710,10 @@ def test_an_import_goes_beside_its_package_in_isort_order() -> None:
 
 
 def test_the_first_import_of_a_module() -> None:
-    assert added('"""Doc."""\ndef f():\n    pass\n', "import os") == '"""Doc."""\n\nimport os\n\n\ndef f():\n    pass\n'
+    assert (
+        added('"""Doc."""\ndef f():\n    pass\n', "import os")
+        == '"""Doc."""\n\nimport os\n\n\ndef f():\n    pass\n'
+    )
     assert added("# Header.\n\nX = 1\n", "import os") == "# Header.\n\nimport os\n\nX = 1\n"
     assert added("from __future__ import annotations\n\n\ndef f():\n    pass\n", "import os") == (
         "from __future__ import annotations\n\nimport os\n\n\ndef f():\n    pass\n"
@@ -641,9 +740,7 @@ def test_a_helper_is_credited_to_the_flag_that_folded_it(tmp_path: Path) -> None
     (tmp_path / ".git").mkdir()
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "gates.py").write_text(
-        dedent(
-            """
+    (tmp_path / "pkg" / "gates.py").write_text(dedent("""
             FAST = False
             STRICT = True
 
@@ -660,12 +757,15 @@ def test_a_helper_is_credited_to_the_flag_that_folded_it(tmp_path: Path) -> None
 
             def check(x):
                 return x > 0 if _strict() else True
-            """
-        )
-    )
+            """))
     flags = (Flag("FAST", False, "False"), Flag("STRICT", True, "True"))
     report = run(Config(flags=flags, format="none"), [tmp_path], tmp_path)
-    inlined = [change for result in report.files for change in result.changes if change.action == "inlined-helper"]
+    inlined = [
+        change
+        for result in report.files
+        for change in result.changes
+        if change.action == "inlined-helper"
+    ]
     assert [(change.flag, change.reason) for change in inlined] == [
         ("STRICT", "_strict always returns True once STRICT is fixed at True")
     ]

@@ -23,15 +23,16 @@ from prune_flags.library import (
 FLAGS = frozenset({"fast"})
 
 
-def calls(source: str, repository: frozenset[str] = frozenset({"app"})) -> list[tuple[int, str, str, Target]]:
+def calls(
+    source: str, repository: frozenset[str] = frozenset({"app"})
+) -> list[tuple[int, str, str, Target]]:
     tree = ast.parse(textwrap.dedent(source))
     found = keyword_calls(tree, FLAGS, lambda module: module.split(".")[0] not in repository)
     return sorted((call.line, call.keyword, call.callee, call.target) for call in found)
 
 
 def test_callees_resolve_through_the_files_imports() -> None:
-    found = calls(
-        """
+    found = calls("""
         import json
         import os.path
         import xml.etree.ElementTree as ET
@@ -40,12 +41,16 @@ def test_callees_resolve_through_the_files_imports() -> None:
         os.path.join(a, strict=fast)
         ET.tostring(e, short_empty_elements=not self.fast)
         execute(cmd, check=self.fast)
-        """
-    )
+        """)
     assert found == [
         (6, "sort_keys", "json.dumps", Target("json", "json", ("dumps",))),
         (7, "strict", "os.path.join", Target("os.path", "os", ("path", "join"))),
-        (8, "short_empty_elements", "ET.tostring", Target("xml.etree.ElementTree", "xml.etree.ElementTree", ("tostring",))),
+        (
+            8,
+            "short_empty_elements",
+            "ET.tostring",
+            Target("xml.etree.ElementTree", "xml.etree.ElementTree", ("tostring",)),
+        ),
         (9, "check", "execute", Target("subprocess", "subprocess", ("run",))),
     ]
 
@@ -71,15 +76,28 @@ def test_other_callees_are_never_asked_about(source: str) -> None:
 
 
 def test_same_default_is_strict_about_types() -> None:
-    assert same_default(False, False) and same_default((1, "a"), (1, "a")) and same_default(None, None)
+    assert (
+        same_default(False, False) and same_default((1, "a"), (1, "a")) and same_default(None, None)
+    )
     assert not same_default(True, 1)
     assert not same_default(0, False)
     assert not same_default(-0.0, 0.0)
 
 
 def test_the_probe_reads_defaults_of_the_installed_library(tmp_path: Path) -> None:
-    dumps, run, indent = Target("json", "json", ("dumps",)), Target("subprocess", "subprocess", ("run",)), Target("textwrap", "textwrap", ("indent",))
-    found, notices = probe({dumps: frozenset({"sort_keys", "indent"}), run: frozenset({"check"}), indent: frozenset({"predicate"})}, tmp_path)
+    dumps, run, indent = (
+        Target("json", "json", ("dumps",)),
+        Target("subprocess", "subprocess", ("run",)),
+        Target("textwrap", "textwrap", ("indent",)),
+    )
+    found, notices = probe(
+        {
+            dumps: frozenset({"sort_keys", "indent"}),
+            run: frozenset({"check"}),
+            indent: frozenset({"predicate"}),
+        },
+        tmp_path,
+    )
     assert notices == []
     assert found[dumps] == {"sort_keys": Parameter(False, None), "indent": Parameter(None, None)}
     assert found[run] == {"check": Parameter(False, None)}
@@ -97,7 +115,12 @@ def test_what_the_probe_cannot_read_keeps_its_keywords_with_a_notice(tmp_path: P
     unknown = Target("json", "json", ("no_such_function",))
     kwargs = Target("logging", "logging", ("basicConfig",))  # (**kwargs)
     taken = Target("textwrap", "textwrap", ("indent",))
-    wanted = {missing: frozenset({"a"}), unknown: frozenset({"a"}), kwargs: frozenset({"level"}), taken: frozenset({"nope"})}
+    wanted = {
+        missing: frozenset({"a"}),
+        unknown: frozenset({"a"}),
+        kwargs: frozenset({"level"}),
+        taken: frozenset({"nope"}),
+    }
     found, notices = probe(wanted, tmp_path)
     assert found.get(missing) is None and found.get(unknown) is None
     assert found[kwargs] == {} and found[taken] == {}
@@ -112,7 +135,9 @@ def test_what_the_probe_cannot_read_keeps_its_keywords_with_a_notice(tmp_path: P
 
 
 def test_a_default_that_is_no_literal_is_never_compared(tmp_path: Path) -> None:
-    dump = Target("json", "json", ("dump",))  # dump(obj, fp, *, ..., cls=None, ...): `fp` has no default
+    dump = Target(
+        "json", "json", ("dump",)
+    )  # dump(obj, fp, *, ..., cls=None, ...): `fp` has no default
     found, notices = probe({dump: frozenset({"fp", "cls"})}, tmp_path)
     assert found[dump] == {"cls": Parameter(None, None)} and notices == []
 
@@ -121,15 +146,26 @@ def test_a_probe_that_takes_too_long_keeps_every_keyword(tmp_path: Path) -> None
     slow = tmp_path / "python"
     slow.write_text("#!/bin/sh\nsleep 10\n")
     slow.chmod(0o755)
-    found, notices = probe({Target("json", "json", ("dumps",)): frozenset({"sort_keys"})}, tmp_path, str(slow), timeout=0.5)
+    found, notices = probe(
+        {Target("json", "json", ("dumps",)): frozenset({"sort_keys"})},
+        tmp_path,
+        str(slow),
+        timeout=0.5,
+    )
     assert found == {}
-    assert notices == ["library_keywords: reading the libraries' signatures took longer than 0.5 s; every library keyword stays"]
+    assert notices == [
+        "library_keywords: reading the libraries' signatures took longer than 0.5 s; every library keyword stays"
+    ]
 
 
 def test_an_interpreter_that_fails_keeps_every_keyword(tmp_path: Path) -> None:
-    found, notices = probe({Target("json", "json", ("dumps",)): frozenset({"sort_keys"})}, tmp_path, "/bin/false")
+    found, notices = probe(
+        {Target("json", "json", ("dumps",)): frozenset({"sort_keys"})}, tmp_path, "/bin/false"
+    )
     assert found == {}
-    assert notices[0].startswith("library_keywords: /bin/false could not read the libraries' signatures (")
+    assert notices[0].startswith(
+        "library_keywords: /bin/false could not read the libraries' signatures ("
+    )
 
 
 def test_a_module_of_the_repository_is_never_imported(tmp_path: Path) -> None:
@@ -137,11 +173,15 @@ def test_a_module_of_the_repository_is_never_imported(tmp_path: Path) -> None:
     before importing it (the package would print on import)."""
     site = tmp_path / "site"
     (site / "loudpkg").mkdir(parents=True)
-    (site / "loudpkg" / "__init__.py").write_text("raise SystemExit('imported')\ndef f(a=False):\n    pass\n")
+    (site / "loudpkg" / "__init__.py").write_text(
+        "raise SystemExit('imported')\ndef f(a=False):\n    pass\n"
+    )
     wrapper = tmp_path / "python"
     import sys
 
-    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} -c 'import sys; sys.path.insert(0, \"{site}\"); exec(sys.argv[-1])' \"$@\"\n")
+    wrapper.write_text(
+        f'#!/bin/sh\nexec {sys.executable} -c \'import sys; sys.path.insert(0, "{site}"); exec(sys.argv[-1])\' "$@"\n'
+    )
     wrapper.chmod(0o755)
     target = Target("loudpkg", "loudpkg", ("f",))
     found, notices = probe({target: frozenset({"a"})}, site, str(wrapper))
@@ -159,9 +199,14 @@ def test_a_positional_argument_reaching_the_parameter_keeps_it(tmp_path: Path) -
         "textwrap.indent(t, p, q, predicate=self.fast)\n"
         "textwrap.indent(t, p, predicate=self.fast) + textwrap.indent(t, p, q, predicate=self.fast)\n"
     )
-    found = library_keywords([(Path("a.py"), ast.parse(source))], frozenset({"fast"}), frozenset(), tmp_path)
+    found = library_keywords(
+        [(Path("a.py"), ast.parse(source))], frozenset({"fast"}), frozenset(), tmp_path
+    )
     assert found.files == {
-        Path("a.py"): {(2, "textwrap.indent", "predicate", 2): LibraryDefault(None), (4, "textwrap.indent", "predicate", 2): LibraryDefault(None)}
+        Path("a.py"): {
+            (2, "textwrap.indent", "predicate", 2): LibraryDefault(None),
+            (4, "textwrap.indent", "predicate", 2): LibraryDefault(None),
+        }
     }
 
 
@@ -169,7 +214,12 @@ def test_nothing_to_ask_spawns_nothing(tmp_path: Path, monkeypatch: pytest.Monke
     import subprocess
 
     monkeypatch.setattr(subprocess, "run", lambda *args, **kwargs: pytest.fail("spawned"))
-    found = library_keywords([(Path("a.py"), ast.parse("import json\njson.dumps(x, indent=2)\n"))], FLAGS, frozenset(), tmp_path)
+    found = library_keywords(
+        [(Path("a.py"), ast.parse("import json\njson.dumps(x, indent=2)\n"))],
+        FLAGS,
+        frozenset(),
+        tmp_path,
+    )
     assert found.files == {} and found.notices == []
 
 
@@ -198,7 +248,11 @@ def _run_fixture(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.chdir(tree)
     report = tmp_path / "report.json"
     config = str(FIXTURES / name / "config.toml")
-    result = CliRunner().invoke(app, ["diff", "-q", "--config", config, "--report", str(report), "."], catch_exceptions=False)
+    result = CliRunner().invoke(
+        app,
+        ["diff", "-q", "--config", config, "--report", str(report), "."],
+        catch_exceptions=False,
+    )
     return result, json.loads(report.read_text())
 
 
@@ -214,15 +268,21 @@ def test_a_callee_that_cannot_be_read_is_named_once_on_stderr_and_in_the_report(
     assert result.stderr.count(f"prune-flags: warning: {notice}") == 1  # type: ignore[attr-defined]
 
 
-def test_with_the_option_off_nothing_is_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_the_option_off_nothing_is_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import prune_flags.engine
 
-    monkeypatch.setattr(prune_flags.engine, "library_keywords", lambda *args, **kwargs: pytest.fail("asked"))
+    monkeypatch.setattr(
+        prune_flags.engine, "library_keywords", lambda *args, **kwargs: pytest.fail("asked")
+    )
     result, report = _run_fixture("idiom_library_keyword_off", tmp_path, monkeypatch)
     assert result.exit_code == 1 and report["notices"] == []  # type: ignore[attr-defined]
 
 
-def test_the_same_question_is_asked_once_a_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_same_question_is_asked_once_a_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`apply -i` plans the cleanup again after each declined hunk: the libraries are not imported again."""
     wanted = {Target("json", "json", ("dumps",)): frozenset({"sort_keys"})}
     first = probe(wanted, tmp_path)

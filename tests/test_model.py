@@ -12,7 +12,13 @@ from prune_flags.model import Model, build, resolve_flags
 from prune_flags.report import Refusal
 
 
-def model_of(root: Path, files: dict[str, str], *flags: str, strict: bool = False, accessors: tuple[str, ...] = ()) -> Model:
+def model_of(
+    root: Path,
+    files: dict[str, str],
+    *flags: str,
+    strict: bool = False,
+    accessors: tuple[str, ...] = (),
+) -> Model:
     (root / ".git").mkdir(parents=True)
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -38,7 +44,9 @@ def test_a_definition_of_another_value_is_overridden_and_the_flag_pruned(tmp_pat
     model = model_of(tmp_path, {"node.py": NODE}, "manual=False")
 
     manual = model.flags["manual"]
-    assert [(str(write.site), write.kind, write.value) for write in manual.overridden] == [("node.py:4", "attribute", True)]
+    assert [(str(write.site), write.kind, write.value) for write in manual.overridden] == [
+        ("node.py:4", "attribute", True)
+    ]
     assert [str(site) for site in manual.facts.attribute_reads] == ["node.py:7"]
     assert model.refused == ()
     assert list(model.pruned) == ["manual"]
@@ -59,13 +67,20 @@ def test_a_parameter_and_the_keywords_passing_it_are_the_flags_plumbing(tmp_path
 
     fast = model.flags["fast"]
     assert "Node" in fast.plumbing.owners
-    assert [str(write.site) for write in fast.plumbing.overridden] == ["node.py:11"]  # Node(fast=True)
+    assert [str(write.site) for write in fast.plumbing.overridden] == [
+        "node.py:11"
+    ]  # Node(fast=True)
     # Once nothing reads it, the parameter goes too.
-    assert {str(write.site) for write in model.writes_to_go("fast", unread=True)} >= {"node.py:2", "node.py:11"}
+    assert {str(write.site) for write in model.writes_to_go("fast", unread=True)} >= {
+        "node.py:2",
+        "node.py:11",
+    }
     assert {str(write.site) for write in model.writes_to_go("fast", unread=False)} == {"node.py:11"}
 
 
-def test_unrelated_definitions_of_the_name_make_it_ambiguous_with_the_keys_that_scope_it(tmp_path: Path) -> None:
+def test_unrelated_definitions_of_the_name_make_it_ambiguous_with_the_keys_that_scope_it(
+    tmp_path: Path,
+) -> None:
     files = {
         "pkg/__init__.py": "",
         "pkg/car.py": "class Car:\n    def __init__(self):\n        self.fast = True\n\n    def go(self):\n        return self.fast\n",
@@ -74,7 +89,10 @@ def test_unrelated_definitions_of_the_name_make_it_ambiguous_with_the_keys_that_
     model = model_of(tmp_path, files, "fast=False")
 
     (refusal,) = model.refused
-    assert (refusal.why, refusal.scope_with) == ("ambiguous", ("pkg.car.Car.fast", "pkg.job.Job.fast"))
+    assert (refusal.why, refusal.scope_with) == (
+        "ambiguous",
+        ("pkg.car.Car.fast", "pkg.job.Job.fast"),
+    )
     scoped = model_of(tmp_path / "scoped", files, "pkg.job.Job.fast=False")
     assert scoped.refused == ()
     assert [str(site) for site in scoped.flags["fast"].facts.attribute_reads] == ["pkg/job.py:5"]
@@ -91,7 +109,9 @@ def test_the_cascade_only_refuses_more(tmp_path: Path) -> None:
 
 
 def test_a_flag_read_only_as_a_string_is_named_by_its_whole_key(tmp_path: Path) -> None:
-    files = {"opts.py": 'def build(features):\n    return 1 if features.has("use-new-path") else 2\n'}
+    files = {
+        "opts.py": 'def build(features):\n    return 1 if features.has("use-new-path") else 2\n'
+    }
     model = model_of(tmp_path, files, "use-new-path=True", accessors=("features.has({name})",))
 
     assert list(model.flags) == ["use-new-path"]

@@ -32,10 +32,17 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
         ("click.option", ["--use-x/--no-use-x"], {}, 0),
         ("click.option", ["--use-x"], {"is_flag": True}, 0),
         ("click.option", ["--use-x"], {"default": False}, None),
-        ("add_toggle", ["--use-x"], {"action": "store_true"}, None),  # a wrapper: what it passes on is not seen
+        (
+            "add_toggle",
+            ["--use-x"],
+            {"action": "store_true"},
+            None,
+        ),  # a wrapper: what it passes on is not seen
     ],
 )
-def test_an_option_takes_the_words_its_call_says(func: str, strings: list[str], keywords: dict, arity: int | None) -> None:
+def test_an_option_takes_the_words_its_call_says(
+    func: str, strings: list[str], keywords: dict, arity: int | None
+) -> None:
     assert option_arity(func, strings, keywords) == arity
 
 
@@ -70,7 +77,13 @@ def test_an_empty_dict_stays_where_the_callee_may_tell_it_apart(source: str) -> 
     assert not empty_dict_is_default([ast.parse(source)], "init", "extra")
 
 
-@pytest.mark.parametrize(("fixture", "tests"), [("idiom_table_dict_entry", "tests/test_conf.py"), ("idiom_table_test_arguments", "tests/test_cli.py")])
+@pytest.mark.parametrize(
+    ("fixture", "tests"),
+    [
+        ("idiom_table_dict_entry", "tests/test_conf.py"),
+        ("idiom_table_test_arguments", "tests/test_cli.py"),
+    ],
+)
 def test_the_fixtures_tests_pass_before_and_after(tmp_path: Path, fixture: str, tests: str) -> None:
     """The tests the cleanup edited (dict entries and keywords gone, argument lists without the
     options) pass, as they did before it."""
@@ -80,6 +93,9 @@ def test_the_fixtures_tests_pass_before_and_after(tmp_path: Path, fixture: str, 
         (tree / "conftest.py").write_text("")  # the tree's root on sys.path
         done = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", tests],
-            cwd=tree, capture_output=True, text=True, timeout=120,
+            cwd=tree,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert done.returncode == 0, f"{side}: {done.stdout}{done.stderr}"

@@ -21,18 +21,24 @@ STALE = ["--use-cache"]  # the configured values as the old command line spells 
 
 def run_main(tree: Path, argv: list[str]) -> str:
     code = f"from exporter.cli import main\nprint(repr(main({argv!r})))"
-    done = subprocess.run([sys.executable, "-c", code], cwd=tree, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tree, capture_output=True, text=True, timeout=60
+    )
     return f"{done.returncode}\n{done.stdout}{done.stderr if done.returncode else ''}"
 
 
 @pytest.mark.parametrize("argv", [["out"], ["out", "--verbose"], ["--verbose", "elsewhere"]])
-def test_the_program_behaves_alike_before_and_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> None:
+def test_the_program_behaves_alike_before_and_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
     before, after = tmp_path / "before", tmp_path / "after"
     shutil.copytree(FIXTURE / "before", before)
     shutil.copytree(FIXTURE / "before", after)
     (after / ".git").mkdir()
     monkeypatch.chdir(after)
-    result = CliRunner().invoke(app, ["apply", "--config", str(FIXTURE / "config.toml"), "."], catch_exceptions=False)
+    result = CliRunner().invoke(
+        app, ["apply", "--config", str(FIXTURE / "config.toml"), "."], catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     assert run_main(after, argv) == run_main(before, [*argv, *STALE])
     assert run_main(after, argv).startswith("0\n")

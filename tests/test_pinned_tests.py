@@ -25,7 +25,15 @@ def test_removed_tests_and_overridden_writes_are_in_the_report_explain_and_on_st
     work = checkout(case, tmp_path / "work")
     report = tmp_path / "r.json"
     result = invoke(
-        monkeypatch, work, "diff", "--explain", "--report", str(report), "--config", str(case / "config.toml"), "."
+        monkeypatch,
+        work,
+        "diff",
+        "--explain",
+        "--report",
+        str(report),
+        "--config",
+        str(case / "config.toml"),
+        ".",
     )
     assert result.exit_code == 1, result.output
     assert changes_of(report, "tests/test_encoder.py") == [
@@ -61,9 +69,22 @@ def test_with_tests_report_no_test_goes_and_each_write_is_possibly_pinning(
     case = FIXTURES / "idiom_test_mock_patch_report"
     work = checkout(case, tmp_path / "work")
     report = tmp_path / "r.json"
-    result = invoke(monkeypatch, work, "apply", "--report", str(report), "--config", str(case / "config.toml"), ".")
+    result = invoke(
+        monkeypatch,
+        work,
+        "apply",
+        "--report",
+        str(report),
+        "--config",
+        str(case / "config.toml"),
+        ".",
+    )
     assert result.exit_code == 0, result.output
-    assert changes_of(report, "tests/test_encoder.py") == [(11, "overridden"), (17, "overridden"), (30, "overridden")]
+    assert changes_of(report, "tests/test_encoder.py") == [
+        (11, "overridden"),
+        (17, "overridden"),
+        (30, "overridden"),
+    ]
     warnings = [line for line in result.stderr.splitlines() if "possibly pinning" in line]
     assert [line.split(": ")[1] for line in warnings] == [
         "tests/test_encoder.py:11",
@@ -72,16 +93,22 @@ def test_with_tests_report_no_test_goes_and_each_write_is_possibly_pinning(
     ]
     assert (
         "test_strict_limits exists to exercise that value and may pin the removed behaviour "
-        '(possibly pinning; tests = "report" keeps it)'
-        in warnings[2]
+        '(possibly pinning; tests = "report" keeps it)' in warnings[2]
     )
 
 
-def test_an_unknown_tests_value_is_a_config_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = make_tree(tmp_path / "r", {"c.toml": 'tests = "skip"\n\n[flags]\nFAST = false\n', "mod.py": MODULE})
+def test_an_unknown_tests_value_is_a_config_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_tree(
+        tmp_path / "r", {"c.toml": 'tests = "skip"\n\n[flags]\nFAST = false\n', "mod.py": MODULE}
+    )
     result = invoke(monkeypatch, root, "apply", "--config", "c.toml", ".")
     assert result.exit_code == 2
-    assert result.stderr == 'prune-flags: error: c.toml: tests: expected one of "delete", "report", got \'skip\'\n'
+    assert (
+        result.stderr
+        == 'prune-flags: error: c.toml: tests: expected one of "delete", "report", got \'skip\'\n'
+    )
 
 
 def make_tree(root: Path, files: dict[str, str]) -> Path:
@@ -111,7 +138,9 @@ def test_other_files(path: str) -> None:
     assert not is_test_path(path)
 
 
-def test_a_test_double_outside_test_files_stays_a_conflict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_test_double_outside_test_files_stays_a_conflict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     files = {"mod.py": MODULE, "demo.py": PINNED}
     root = make_tree(tmp_path / "r", files)
     result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
@@ -120,19 +149,24 @@ def test_a_test_double_outside_test_files_stays_a_conflict(tmp_path: Path, monke
     assert {name: (root / name).read_text() for name in files} == files
 
 
-def test_an_environment_write_in_a_test_stays_a_conflict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_environment_write_in_a_test_stays_a_conflict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     module = 'import os\n\n\ndef run():\n    return os.environ.get("FAST_MODE") == "1"\n'
-    test = (
-        'import mod\n\n\ndef test_fast(monkeypatch):\n    monkeypatch.setenv("FAST_MODE", "1")\n    assert mod.run()\n'
-    )
+    test = 'import mod\n\n\ndef test_fast(monkeypatch):\n    monkeypatch.setenv("FAST_MODE", "1")\n    assert mod.run()\n'
     root = make_tree(tmp_path / "r", {"mod.py": module, "test_mod.py": test})
     result = invoke(monkeypatch, root, "apply", "--flag", "FAST_MODE='0'", ".")
     assert result.exit_code == 123
     assert "FAST_MODE: not pruned: it is given another value at test_mod.py:5" in result.stderr
 
 
-def test_a_pinned_test_named_elsewhere_loses_only_its_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = make_tree(tmp_path / "r", {"mod.py": MODULE, "test_mod.py": PINNED + "\n\ntest_fast_again = test_fast\n"})
+def test_a_pinned_test_named_elsewhere_loses_only_its_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_tree(
+        tmp_path / "r",
+        {"mod.py": MODULE, "test_mod.py": PINNED + "\n\ntest_fast_again = test_fast\n"},
+    )
     result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
     assert result.exit_code == 0, result.output
     after = (root / "test_mod.py").read_text()
@@ -143,13 +177,18 @@ def test_a_pinned_test_named_elsewhere_loses_only_its_write(tmp_path: Path, monk
     )
 
 
-def test_a_pinned_test_the_pragma_keeps_keeps_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_pinned_test_the_pragma_keeps_keeps_the_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The test and its decorator stay as they are, so the flag they set stays too: refused."""
     test = PINNED.replace("def test_fast():", "def test_fast():  # prune-flags: keep")
     root = make_tree(tmp_path / "r", {"mod.py": MODULE, "test_mod.py": test})
     result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
     assert result.exit_code == 123
-    assert "FAST: not pruned: it is given another value at test_mod.py:6, and not every read of it" in result.stderr
+    assert (
+        "FAST: not pruned: it is given another value at test_mod.py:6, and not every read of it"
+        in result.stderr
+    )
     assert (root / "mod.py").read_text() == MODULE
 
 
@@ -180,7 +219,9 @@ def test_a_with_block_of_another_value_that_checks_it_goes_whole(
     root = make_tree(tmp_path / "r", {"mod.py": MODULE, "test_mod.py": test})
     result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
     assert result.exit_code == 0, result.output
-    assert (root / "test_mod.py").read_text() == "import mod\n\n\ndef test_fast():\n    assert mod.run() == 2\n"
+    assert (
+        root / "test_mod.py"
+    ).read_text() == "import mod\n\n\ndef test_fast():\n    assert mod.run() == 2\n"
     assert (
         "test_mod.py:8: removed the `with` block of test_fast that exercises FAST = True (it checks that value's "
         "behaviour); the config fixes it at False"
@@ -198,14 +239,18 @@ def test_fixtures_that_stay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         '    monkeypatch.setattr(mod, "FAST", True)\n    assert mod.run() == 1\n'
     )
     conftest = "import pytest\n\n\n@pytest.fixture\ndef from_conftest():\n    return 2\n"
-    root = make_tree(tmp_path / "r", {"mod.py": MODULE, "test_mod.py": test, "conftest.py": conftest})
+    root = make_tree(
+        tmp_path / "r", {"mod.py": MODULE, "test_mod.py": test, "conftest.py": conftest}
+    )
     result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
     assert result.exit_code == 0, result.output
     assert (root / "test_mod.py").read_text() == test[: test.index("\n\n\ndef test_fast")] + "\n"
     assert (root / "conftest.py").read_text() == conftest
 
 
-def test_a_deleted_test_keeps_the_code_it_called(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_deleted_test_keeps_the_code_it_called(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A test is a user of what it calls, not a reason to delete it with the test: `strict_check`,
     which only the deleted test called, stays (the import of it goes)."""
     module = MODULE + "\n\ndef strict_check():\n    return 3\n"
@@ -216,17 +261,26 @@ def test_a_deleted_test_keeps_the_code_it_called(tmp_path: Path, monkeypatch: py
     result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
     assert result.exit_code == 0, result.output
     assert "def strict_check():" in (root / "mod.py").read_text()
-    assert (root / "test_mod.py").read_text() == ""  # emptied, an empty file (so does `import mod`, now unused)
+    assert (
+        root / "test_mod.py"
+    ).read_text() == ""  # emptied, an empty file (so does `import mod`, now unused)
 
 
-def test_a_test_double_of_the_configured_value_goes_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_test_double_of_the_configured_value_goes_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With the flag's definition gone, `mock.patch("mod.FAST", False)` would fail to patch it:
     it goes, and the test stays (it exercised the configured value)."""
     root = make_tree(
-        tmp_path / "r", {"mod.py": MODULE, "test_mod.py": PINNED.replace("True", "False").replace("== 1", "== 2")}
+        tmp_path / "r",
+        {"mod.py": MODULE, "test_mod.py": PINNED.replace("True", "False").replace("== 1", "== 2")},
     )
     report = tmp_path / "r.json"
-    result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", "--report", str(report), ".")
+    result = invoke(
+        monkeypatch, root, "apply", "--flag", "FAST=False", "--report", str(report), "."
+    )
     assert result.exit_code == 0, result.output
-    assert (root / "test_mod.py").read_text() == "import mod\n\n\ndef test_fast():\n    assert mod.run() == 2\n"
+    assert (
+        root / "test_mod.py"
+    ).read_text() == "import mod\n\n\ndef test_fast():\n    assert mod.run() == 2\n"
     assert changes_of(report, "test_mod.py")[-1] == (6, "removed-write")

@@ -26,7 +26,9 @@ def printed(root: Path, module: str) -> str:
     return run.stdout + run.stderr
 
 
-def prune(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], flag: str, *args: str):
+def prune(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], flag: str, *args: str
+):
     root = make_tree(tmp_path / "work", files)
     return root, invoke(monkeypatch, root, "apply", "--flag", flag, *args, ".")
 
@@ -50,7 +52,9 @@ def test_super_init_links_a_subclass_constructors_parameter_to_its_bases(
     assert printed(root, "main.py") == printed(at_value, "main.py")
 
 
-def test_a_parameter_passed_on_by_position_is_linked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_parameter_passed_on_by_position_is_linked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     text = (
         "def outer(x, nf=True):\n    return inner(x, nf)\n\n\n"
         "def inner(x, nf=False):\n    return -x if nf else x * 2\n\n\n"
@@ -59,14 +63,20 @@ def test_a_parameter_passed_on_by_position_is_linked(tmp_path: Path, monkeypatch
     root, result = prune(tmp_path, monkeypatch, {"main.py": text}, "nf=False")
     assert result.exit_code == 0, result.output
     assert (root / "main.py").read_text().endswith("print(outer(1), outer(2), inner(3))\n")
-    at_value = make_tree(tmp_path / "value", {"main.py": text.replace("nf=True", "nf=False").replace("3, True", "3, False")})
+    at_value = make_tree(
+        tmp_path / "value",
+        {"main.py": text.replace("nf=True", "nf=False").replace("3, True", "3, False")},
+    )
     assert printed(root, "main.py") == printed(at_value, "main.py")
 
 
 @pytest.mark.parametrize(
     ("subclass", "where"),
     [
-        ("class Sub(Trainer):\n    pass\n", "main.py:10 (passes Trainer's parameter by position through Sub)"),
+        (
+            "class Sub(Trainer):\n    pass\n",
+            "main.py:10 (passes Trainer's parameter by position through Sub)",
+        ),
         (
             "class Sub(Trainer):\n    def __init__(self, model):\n        super().__init__(model, True)\n",
             "main.py:8 (passes Trainer's parameter by position through __init__)",
@@ -116,11 +126,16 @@ def test_a_keyword_to_a_function_name_another_takes_otherwise_is_a_conflict(
     }
     root, result = prune(tmp_path, monkeypatch, files, "fast=False")
     assert result.exit_code == 123
-    assert "fast: not pruned: it is given another value at c.py:3 (another function named run may not take it)" in result.stderr
+    assert (
+        "fast: not pruned: it is given another value at c.py:3 (another function named run may not take it)"
+        in result.stderr
+    )
     assert {name: (root / name).read_text() for name in files} == files
 
 
-def test_a_forwarder_reading_its_kwargs_is_not_followed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_forwarder_reading_its_kwargs_is_not_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     text = (
         "def search(q, fuzzy=False):\n    return q if fuzzy else q.upper()\n\n\n"
         "def relay(q, **kw):\n    if kw.get('fuzzy'):\n        print('fuzzy!')\n    return search(q, **kw)\n\n\n"
@@ -143,7 +158,10 @@ def test_a_parameter_the_body_reads_after_rebinding_refuses_the_flag_its_argumen
     )
     root, result = prune(tmp_path, monkeypatch, {"main.py": text}, "fuzzy=False")
     assert result.exit_code == 123
-    assert "fuzzy: not pruned: it is given another value at main.py:9, and it is passed or taken at main.py:1," in result.stderr
+    assert (
+        "fuzzy: not pruned: it is given another value at main.py:9, and it is passed or taken at main.py:1,"
+        in result.stderr
+    )
     assert (root / "main.py").read_text() == text
 
 

@@ -47,7 +47,11 @@ PROPERTY = settings(
     # reproductions of what the properties found are the regression tests at the end.
     phases=(Phase.explicit, Phase.generate),
     database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
 )
 
 
@@ -99,7 +103,7 @@ def execute(text: str, directory: Path, stem: str) -> tuple[int, str, str]:
 
 
 # -- the program generator ---------------------------------------------------------------------
-HEADER = '''\
+HEADER = """\
 import logging
 import sys
 
@@ -128,9 +132,9 @@ class Ctx:
     def __exit__(self, kind, value, trace):
         print("exit", self.tag, kind.__name__ if kind else None)
         return False
-'''
+"""
 
-FOOTER = '''
+FOOTER = """
 
 def _main():
     for fn in FUNCTIONS:
@@ -142,7 +146,7 @@ def _main():
 
 
 _main()
-'''
+"""
 
 
 class Tags:
@@ -226,7 +230,18 @@ def statements(draw, scope: Scope, value: object, tags: Tags, indent: int) -> li
     pad = "    " * indent
     cond = lambda: draw(conditions(scope, value, tags))  # noqa: E731
     nested = scope.depth < 2
-    kinds = ["print", "print", "assign", "ternary", "log", "return", "comment", "assert", "comprehension", "lambda"]
+    kinds = [
+        "print",
+        "print",
+        "assign",
+        "ternary",
+        "log",
+        "return",
+        "comment",
+        "assert",
+        "comprehension",
+        "lambda",
+    ]
     if nested:
         kinds += ["if", "if", "if", "while", "for", "def", "try", "with"]
     if scope.loop:
@@ -242,31 +257,44 @@ def statements(draw, scope: Scope, value: object, tags: Tags, indent: int) -> li
     if kind == "assign":
         return [f"{pad}y = {cond()}{comment}"]
     if kind == "ternary":
-        return [f"{pad}y = ({draw(st.sampled_from(['x', 'y', repr(tags())]))} if {cond()} else {cond()}){comment}"]
+        return [
+            f"{pad}y = ({draw(st.sampled_from(['x', 'y', repr(tags())]))} if {cond()} else {cond()}){comment}"
+        ]
     if kind == "log":
         return [f"{pad}log.info({tags()!r} + ' %r', {cond()}){comment}"]
     if kind == "return":
-        return [f"{pad}return {draw(st.sampled_from(['y', 'x', repr(tags())]))} if {cond()} else y{comment}"]
+        return [
+            f"{pad}return {draw(st.sampled_from(['y', 'x', repr(tags())]))} if {cond()} else y{comment}"
+        ]
     if kind == "comment":
         return [f"{pad}# {tags('c')}: fast is read below", f"{pad}say({tags()!r}, x)"]
     if kind == "assert":
         return [f"{pad}assert {cond()}, {tags('a')!r}{comment}"]
     if kind == "raise":
-        return [f"{pad}if x == {draw(st.integers(0, 3))}:", f"{pad}    raise ValueError({tags('e')!r})"]
+        return [
+            f"{pad}if x == {draw(st.integers(0, 3))}:",
+            f"{pad}    raise ValueError({tags('e')!r})",
+        ]
     if kind == "comprehension":
         return [f"{pad}y = [v for v in range(3) if {cond()}]{comment}"]
     if kind == "lambda":
         return [f"{pad}y = (lambda: {cond()})(){comment}"]
     if kind == "try":
         lines = [f"{pad}try:", *draw(blocks(deeper, value, tags, indent + 1))]
-        lines += [f"{pad}except (ValueError, AssertionError) as error:", f"{pad}    say({tags()!r}, repr(error))"]
+        lines += [
+            f"{pad}except (ValueError, AssertionError) as error:",
+            f"{pad}    say({tags()!r}, repr(error))",
+        ]
         if draw(st.booleans()):
             lines += [f"{pad}    if {cond()}:", f"{pad}        raise"]
         if draw(st.booleans()):
             lines += [f"{pad}finally:", f"{pad}    say({tags()!r}, {cond()})"]
         return lines
     if kind == "with":
-        return [f"{pad}with Ctx({tags()!r}):{comment}", *draw(blocks(deeper, value, tags, indent + 1))]
+        return [
+            f"{pad}with Ctx({tags()!r}):{comment}",
+            *draw(blocks(deeper, value, tags, indent + 1)),
+        ]
     if kind == "break":
         return [f"{pad}break{comment}"]
     if kind == "continue":
@@ -282,7 +310,11 @@ def statements(draw, scope: Scope, value: object, tags: Tags, indent: int) -> li
         return lines
     if kind == "while":
         loop = Scope(scope.method, scope.class_attribute, scope.shadowed, "while", scope.depth + 1)
-        lines = [f"{pad}while {cond()}:{comment}", *draw(blocks(loop, value, tags, indent + 1)), f"{pad}    break"]
+        lines = [
+            f"{pad}while {cond()}:{comment}",
+            *draw(blocks(loop, value, tags, indent + 1)),
+            f"{pad}    break",
+        ]
         if draw(st.booleans()):
             lines += [f"{pad}else:", *draw(blocks(deeper, value, tags, indent + 1))]
         return lines
@@ -291,7 +323,9 @@ def statements(draw, scope: Scope, value: object, tags: Tags, indent: int) -> li
         return [f"{pad}for _i in range(2):{comment}", *draw(blocks(loop, value, tags, indent + 1))]
     assert kind == "def"
     shadow = draw(st.booleans())
-    inner = Scope(scope.method, scope.class_attribute, shadow or scope.shadowed, "", scope.depth + 1)
+    inner = Scope(
+        scope.method, scope.class_attribute, shadow or scope.shadowed, "", scope.depth + 1
+    )
     name = tags("inner")
     parameter = "fast" if shadow else "z"
     return [
@@ -450,10 +484,15 @@ def test_unrelated_code_without_any_mention_is_never_read(source: str) -> None:
 
 # -- regressions the generator found, shrunk -------------------------------------------------
 @pytest.mark.parametrize("value", [2, 0, "on", ""])
-@pytest.mark.parametrize("test", ["fast is None", "fast is not None", "fast is True", "self.fast is not False"])
-def test_identity_with_a_singleton_folds_instead_of_leaving_a_literal_is(value: object, test: str) -> None:
+@pytest.mark.parametrize(
+    "test", ["fast is None", "fast is not None", "fast is True", "self.fast is not False"]
+)
+def test_identity_with_a_singleton_folds_instead_of_leaving_a_literal_is(
+    value: object, test: str
+) -> None:
     """Found by the clean-compile property: `fast is None` with fast=2 became `2 is None`, which
-    Python compiles with "SyntaxWarning: "is" with a literal". An int or str is never None/True/False."""
+    Python compiles with "SyntaxWarning: "is" with a literal". An int or str is never None/True/False.
+    """
     source = (
         f"fast = {value!r}\n\n\nclass Node:\n    def __init__(self):\n        self.fast = {value!r}\n\n"
         f"    def check(self):\n        return {test}\n"
@@ -490,14 +529,18 @@ def test_an_assert_on_a_field_flag_that_always_fails_stays(test: str) -> None:
 
 
 # -- shapes the mutation check (mutmut over passes/fold.py and the cascade) found untested ------
-def changes_of(files: dict[str, str], value: object) -> tuple[dict[str, str], list[tuple[int, str, str, str]]]:
+def changes_of(
+    files: dict[str, str], value: object
+) -> tuple[dict[str, str], list[tuple[int, str, str, str]]]:
     """(new texts, every change as (line, flag, action, reason)) for one run over `files`."""
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
         (root / ".git").mkdir()
         for file, text in files.items():
             (root / file).write_text(text)
-        report = run(Config(flags=(Flag(NAME, value, repr(value)),), format="none", root=root), [root], root)
+        report = run(
+            Config(flags=(Flag(NAME, value, repr(value)),), format="none", root=root), [root], root
+        )
         assert report.skipped == [] and report.conflicts == []
         texts = dict(files)
         changes = []
@@ -507,7 +550,7 @@ def changes_of(files: dict[str, str], value: object) -> tuple[dict[str, str], li
         return texts, changes
 
 
-FOLD_SHAPES = '''\
+FOLD_SHAPES = """\
 fast = False
 
 
@@ -546,8 +589,8 @@ def run(x):
         if fast:
             x += 9
     return x
-'''
-FOLD_SHAPES_PRUNED = '''\
+"""
+FOLD_SHAPES_PRUNED = """\
 def probe(v):
     print(v)
     return v
@@ -572,27 +615,33 @@ def run(x):
         break
     x -= 3
     return x
-'''
+"""
 FALSE = "the condition is always false once fast is inlined"
 
 
 def test_fold_shapes_come_out_exactly_with_their_reasons() -> None:
     """A call kept from `f() and FLAG` loses its parentheses; an `elif` chain under a head without
     the flag folds link by link (comments above a removed link go, above a kept one stay, the colon's
-    spacing stays); a `while` whose test keeps a call stays a loop; an `if` emptied by the fold goes."""
+    spacing stays); a `while` whose test keeps a call stays a loop; an `if` emptied by the fold goes.
+    """
     texts, changes = changes_of({"shapes.py": FOLD_SHAPES}, False)
     assert texts["shapes.py"] == FOLD_SHAPES_PRUNED
     assert {change[1] for change in changes} == {"fast"}
-    assert sorted(change[2:] for change in changes if change[2] != "inlined") == sorted([
-        ("folded-branch", "the condition is always true once fast is inlined"),
-        ("folded-branch-kept-call", FALSE + "; its call stays for its side effects"),
-        ("removed-branch", FALSE),
-        ("removed-branch", FALSE),
-        ("removed-branch", FALSE),
-        ("removed-empty-if", "its body had nothing left"),
-        ("removed-loop", "the loop never runs once fast is inlined"),
-        ("removed-write", "fast has no reader left: the flag is fixed at False and every read of it was inlined"),
-    ])
+    assert sorted(change[2:] for change in changes if change[2] != "inlined") == sorted(
+        [
+            ("folded-branch", "the condition is always true once fast is inlined"),
+            ("folded-branch-kept-call", FALSE + "; its call stays for its side effects"),
+            ("removed-branch", FALSE),
+            ("removed-branch", FALSE),
+            ("removed-branch", FALSE),
+            ("removed-empty-if", "its body had nothing left"),
+            ("removed-loop", "the loop never runs once fast is inlined"),
+            (
+                "removed-write",
+                "fast has no reader left: the flag is fixed at False and every read of it was inlined",
+            ),
+        ]
+    )
 
 
 def test_a_live_branch_with_nothing_in_it_keeps_the_comment_above_it() -> None:
@@ -609,7 +658,7 @@ def test_a_live_branch_with_nothing_in_it_keeps_the_comment_above_it() -> None:
     ]
 
 
-TRUE_SHAPES = '''\
+TRUE_SHAPES = """\
 fast = True
 
 
@@ -648,8 +697,8 @@ class Node:
             return 1
         x += 5
         return x
-'''
-TRUE_SHAPES_PRUNED = '''\
+"""
+TRUE_SHAPES_PRUNED = """\
 def probe(v):
     print(v)
     return v
@@ -677,7 +726,7 @@ class Node:
     def leave(self, x):
         probe(x)
         return 1
-'''
+"""
 
 
 def test_fold_shapes_with_the_flag_true() -> None:
@@ -688,21 +737,28 @@ def test_fold_shapes_with_the_flag_true() -> None:
     assert texts["true.py"] == TRUE_SHAPES_PRUNED
     true = "the condition is always true once fast is inlined"
     written = "fast has no reader left: the flag is fixed at True and every read of it was inlined"
-    assert sorted(change for change in changes if change[2] != "inlined") == sorted([
-        (1, "fast", "removed-write", written),
-        (11, "fast", "removed-write", written),
-        (18, "fast", "folded-branch", true),
-        (19, "fast", "removed-write", written),
-        (23, "fast", "folded-branch", true),
-        (23, "fast", "folded-branch-kept-call", true + "; its call stays for its side effects"),
-        (30, "fast", "folded-branch", true),
-        (35, "fast", "folded-branch", true),
-        (35, "fast", "folded-branch-kept-call", true + "; its call stays for its side effects"),
-        (37, "fast", "removed-unreachable", "unreachable: it follows a return, raise, continue or break that folding exposed"),
-    ])
+    assert sorted(change for change in changes if change[2] != "inlined") == sorted(
+        [
+            (1, "fast", "removed-write", written),
+            (11, "fast", "removed-write", written),
+            (18, "fast", "folded-branch", true),
+            (19, "fast", "removed-write", written),
+            (23, "fast", "folded-branch", true),
+            (23, "fast", "folded-branch-kept-call", true + "; its call stays for its side effects"),
+            (30, "fast", "folded-branch", true),
+            (35, "fast", "folded-branch", true),
+            (35, "fast", "folded-branch-kept-call", true + "; its call stays for its side effects"),
+            (
+                37,
+                "fast",
+                "removed-unreachable",
+                "unreachable: it follows a return, raise, continue or break that folding exposed",
+            ),
+        ]
+    )
 
 
-USERS_OWN_CONSTANTS = '''\
+USERS_OWN_CONSTANTS = """\
 fast = False
 
 
@@ -719,7 +775,7 @@ def run(x):
         pass
     assert 1  # constant, the user's own
     return x
-'''
+"""
 
 
 def test_the_users_own_constant_tests_are_left_alone() -> None:
@@ -731,7 +787,7 @@ def test_the_users_own_constant_tests_are_left_alone() -> None:
 
 
 def test_cascade_reasons_name_the_last_reads() -> None:
-    source = '''\
+    source = """\
 LIMIT = 3
 fast = False
 
@@ -750,7 +806,7 @@ class Node:
         if fast:
             return self.count + LIMIT
         return 1
-'''
+"""
     texts, changes = changes_of({"node.py": source}, False)
     assert "count" not in texts["node.py"] and "LIMIT" not in texts["node.py"]
     reasons = {line: reason for line, _, action, reason in changes if action == "removed-write"}
@@ -791,5 +847,14 @@ def test_an_elif_on_the_flag_after_a_kept_elif_becomes_else() -> None:
 
 def test_each_folded_elif_is_reported_on_its_own_line() -> None:
     _, changes = changes_of({"shapes.py": FOLD_SHAPES}, False)
-    folds = [(line, action) for line, _, action, _ in changes if action in ("removed-branch", "folded-branch")]
-    assert sorted(folds) == [(10, "removed-branch"), (19, "removed-branch"), (22, "folded-branch"), (36, "removed-branch")]
+    folds = [
+        (line, action)
+        for line, _, action, _ in changes
+        if action in ("removed-branch", "folded-branch")
+    ]
+    assert sorted(folds) == [
+        (10, "removed-branch"),
+        (19, "removed-branch"),
+        (22, "folded-branch"),
+        (36, "removed-branch"),
+    ]

@@ -62,14 +62,18 @@ def repository(root: Path, files: dict[str, str]) -> Path:
 
 
 def execute(root: Path, main: str) -> tuple[int, str, str]:
-    done = subprocess.run([sys.executable, main], cwd=root, capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [sys.executable, main], cwd=root, capture_output=True, text=True, timeout=30
+    )
     return done.returncode, done.stdout, done.stderr
 
 
 def review(root: Path, flag: str, answers: list[str], monkeypatch: pytest.MonkeyPatch):
     monkeypatch.chdir(root)
     command = ["apply", "-i", "--no-format", "--flag", flag, "."]
-    return CliRunner().invoke(app, command, input="".join(f"{answer}\n" for answer in answers), catch_exceptions=False)
+    return CliRunner().invoke(
+        app, command, input="".join(f"{answer}\n" for answer in answers), catch_exceptions=False
+    )
 
 
 def test_declining_the_last_read_of_a_field_withdraws_the_removal_of_its_definition(
@@ -83,7 +87,10 @@ def test_declining_the_last_read_of_a_field_withdraws_the_removal_of_its_definit
     assert result.exit_code == 0, result.output
     assert execute(root, "node.py") == before
     assert (root / "node.py").read_text() == module  # the `if` reads both fields: they stay
-    assert "node.py: the hunk at line 3 you accepted is withdrawn: it depended on lines you kept" in result.stderr
+    assert (
+        "node.py: the hunk at line 3 you accepted is withdrawn: it depended on lines you kept"
+        in result.stderr
+    )
 
 
 @pytest.mark.parametrize("decline", ["n", "d", "q"])
@@ -98,7 +105,9 @@ def test_declining_any_way_after_accepting_the_definitions_still_runs(
     assert "self.fast = False" in (root / "node.py").read_text()
 
 
-def test_declining_an_assert_keeps_the_field_it_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_declining_an_assert_keeps_the_field_it_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = repository(tmp_path, {"node.py": NODE})
     before = execute(root, "node.py")
     # Yes to __init__ and to the folded branch, no to removing the assert; then yes to what is
@@ -107,12 +116,14 @@ def test_declining_an_assert_keeps_the_field_it_checks(tmp_path: Path, monkeypat
     assert result.exit_code == 0, result.output
     assert execute(root, "node.py") == before
     assert "@@ line 3 @@\n-        self.fast = False\n  # fast  removed-write" in result.stdout
-    assert (root / "node.py").read_text() == NODE.replace("        self.fast = False\n", "").replace(
-        "        if self.fast:\n            self.pending.append(x)\n            return\n", ""
-    )
+    assert (root / "node.py").read_text() == NODE.replace(
+        "        self.fast = False\n", ""
+    ).replace("        if self.fast:\n            self.pending.append(x)\n            return\n", "")
 
 
-def test_declining_a_read_keeps_its_definition_in_another_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_declining_a_read_keeps_its_definition_in_another_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = repository(tmp_path, SETTINGS)
     before = execute(root, "main.py")
     # config.py comes first: yes to removing FAST; in main.py yes to its import, no to the `if`.
@@ -123,7 +134,9 @@ def test_declining_a_read_keeps_its_definition_in_another_file(tmp_path: Path, m
     assert "config.py: the hunk at line 1 you accepted is withdrawn" in result.stderr
 
 
-def test_declining_an_elif_keeps_its_whole_if(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_declining_an_elif_keeps_its_whole_if(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = repository(tmp_path, {"pick.py": PICK})
     before = execute(root, "pick.py")
     result = review(root, "FAST=False", ["y", "n"], monkeypatch)
@@ -139,7 +152,12 @@ def test_declining_an_elif_keeps_its_whole_if(tmp_path: Path, monkeypatch: pytes
     [
         pytest.param(
             "fast=False",
-            {"node.py": NODE.replace("assert self.pending is not None", "assert self.pending is not None  # prune-flags: keep")},
+            {
+                "node.py": NODE.replace(
+                    "assert self.pending is not None",
+                    "assert self.pending is not None  # prune-flags: keep",
+                )
+            },
             "node.py",
             id="an-assert",
         ),
@@ -180,24 +198,34 @@ def test_what_a_kept_statement_mentions_keeps_its_definition(
     root = repository(tmp_path, files)
     before = execute(root, main)
     monkeypatch.chdir(root)
-    result = CliRunner().invoke(app, ["apply", "--no-format", "--flag", flag, "."], catch_exceptions=False)
+    result = CliRunner().invoke(
+        app, ["apply", "--no-format", "--flag", flag, "."], catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     assert execute(root, main) == before
 
 
 def test_explain_names_what_was_declined(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    module = NODE.replace("    def flush(self):\n", '    def mode(self):\n        return "on" if self.fast else "off"\n\n    def flush(self):\n')
+    module = NODE.replace(
+        "    def flush(self):\n",
+        '    def mode(self):\n        return "on" if self.fast else "off"\n\n    def flush(self):\n',
+    )
     root = repository(tmp_path, {"node.py": module})
     monkeypatch.chdir(root)
     command = ["apply", "-i", "--explain", "--no-format", "--flag", "fast=False", "."]
     # No to __init__, no to the `if`, yes to the ternary.
     result = CliRunner().invoke(app, command, input="n\nn\ny\n", catch_exceptions=False)
     assert (root / "node.py").read_text() == module.replace('"on" if self.fast else "off"', '"off"')
-    assert "node.py:7  fast  kept-in-review  declined in review: kept as it is, with what it reads" in result.stdout
+    assert (
+        "node.py:7  fast  kept-in-review  declined in review: kept as it is, with what it reads"
+        in result.stdout
+    )
     assert "kept-by-pragma" not in result.stdout
 
 
-def test_declining_an_added_import_keeps_its_whole_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_declining_an_added_import_keeps_its_whole_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = repository(tmp_path, CHANNELS)
     before = execute(root, "main.py")
     # Yes to the hunk of channels.py (the helper goes, and the file empties: its call in main.py
@@ -212,7 +240,9 @@ def test_declining_an_added_import_keeps_its_whole_file(tmp_path: Path, monkeypa
     assert "def _get_channel(ctx):\n    return CHANNEL\n" in (root / "channels.py").read_text()
 
 
-@pytest.mark.parametrize("answers", ["".join(answers) for answers in itertools.product("yn", repeat=3)])
+@pytest.mark.parametrize(
+    "answers", ["".join(answers) for answers in itertools.product("yn", repeat=3)]
+)
 @pytest.mark.parametrize(
     ("flag", "files", "main"),
     [
@@ -222,7 +252,12 @@ def test_declining_an_added_import_keeps_its_whole_file(tmp_path: Path, monkeypa
     ],
 )
 def test_every_mix_of_answers_runs_as_the_original(
-    flag: str, files: dict[str, str], main: str, answers: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    flag: str,
+    files: dict[str, str],
+    main: str,
+    answers: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     root = repository(tmp_path, files)
     before = execute(root, main)
@@ -231,7 +266,9 @@ def test_every_mix_of_answers_runs_as_the_original(
     assert execute(root, main) == before
 
 
-def test_declining_a_docstring_entry_keeps_only_that_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_declining_a_docstring_entry_keeps_only_that_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     module = (
         'def archive(project, notify=False):\n    """Archive a project.\n\n    :param project: The project.\n'
         '    :param notify: Email its owners.\n    """\n    if notify:\n        print("mail")\n    return project.title()\n\n\n'
@@ -249,7 +286,9 @@ def test_declining_a_docstring_entry_keeps_only_that_entry(tmp_path: Path, monke
     assert result.stderr == "1 file changed, 3 lines removed, 1 added\n"
 
 
-def test_declining_a_line_of_a_flattened_branch_keeps_the_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_declining_a_line_of_a_flattened_branch_keeps_the_branch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     module = (
         'FAST = False\n\n\ndef other():\n    if FAST:\n        return "fast"\n    return "slow".upper()\n\n\n'
         'def run():\n    if not FAST:\n        print("a")\n\n        print("b")\n    return 1\n\n\nprint(other(), run())\n'
@@ -261,12 +300,19 @@ def test_declining_a_line_of_a_flattened_branch_keeps_the_branch(tmp_path: Path,
     result = review(root, "FAST=False", ["y", "y", "y", "n"], monkeypatch)
     assert result.exit_code == 0, result.output
     assert execute(root, "m.py") == before
-    assert (root / "m.py").read_text() == module.replace('    if FAST:\n        return "fast"\n', "")
-    assert "m.py: the hunk at line 14 cannot be kept on its own (the block around it changes it);" in result.stderr
+    assert (root / "m.py").read_text() == module.replace(
+        '    if FAST:\n        return "fast"\n', ""
+    )
+    assert (
+        "m.py: the hunk at line 14 cannot be kept on its own (the block around it changes it);"
+        in result.stderr
+    )
     assert "whole file" not in result.stderr
 
 
-def test_declining_every_hunk_of_a_flag_is_no_unmatched_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_declining_every_hunk_of_a_flag_is_no_unmatched_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     module = 'USE_X = False\n\n\ndef run():\n    if USE_X:\n        return "x"\n    return "y"\n\n\nprint(run())\n'
     root = repository(tmp_path, {"run.py": module})
     result = review(root, "USE_X=False", [*"nnnnnn"], monkeypatch)

@@ -13,13 +13,21 @@ import libcst as cst
 import pytest
 
 from prune_flags.passes.lookups import cst_unfold
-from prune_flags.shapes import FlagNames, ShapeError, TemplateMatch, ast_unfold, module_writers, parse_template, parse_writer
+from prune_flags.shapes import (
+    FlagNames,
+    ShapeError,
+    TemplateMatch,
+    ast_unfold,
+    module_writers,
+    parse_template,
+    parse_writer,
+)
 from test_fixtures import FIXTURES, program_output
 
 # template, expression, (identifier, the naming expression's source, negated) or None: no match
 MATCHES = [
     ("features.has({name}, ...)", 'features.has("x", user)', (None, '"x"', False)),
-    ("features.has({name}, ...)", 'self.features.has(KEY)', (None, "KEY", False)),
+    ("features.has({name}, ...)", "self.features.has(KEY)", (None, "KEY", False)),
     ("features.has({name})", 'features.has("x", user)', None),  # no `...`: no further argument
     ("features.has({name}, ...)", 'other.has("x")', None),
     ("features.has({name}, ...)", 'make().features.has("x")', None),  # a receiver with a call
@@ -62,7 +70,9 @@ def _normal(source: str) -> str:
 
 
 @pytest.mark.parametrize("template, expression, expected", MATCHES)
-def test_the_index_and_the_rewrite_match_a_template_alike(template: str, expression: str, expected: object) -> None:
+def test_the_index_and_the_rewrite_match_a_template_alike(
+    template: str, expression: str, expected: object
+) -> None:
     shape = parse_template(template)
     by_ast = shape.match(ast.parse(expression, mode="eval").body, ast_unfold)
     by_cst = shape.match(cst.parse_expression(expression), cst_unfold)
@@ -83,7 +93,9 @@ def test_the_index_and_the_rewrite_match_a_template_alike(template: str, express
         ("{name}", "is not a call, attribute, subscript or membership test"),
     ],
 )
-def test_a_template_that_reads_no_flag_is_refused_with_the_reason(template: str, words: str) -> None:
+def test_a_template_that_reads_no_flag_is_refused_with_the_reason(
+    template: str, words: str
+) -> None:
     with pytest.raises(ShapeError) as error:
         parse_template(template)
     assert words in str(error.value)
@@ -92,26 +104,48 @@ def test_a_template_that_reads_no_flag_is_refused_with_the_reason(template: str,
 # writer template, call, (flag name, the naming node's source or None, the value's source or None)
 WRITES = [
     ("set_config({name}, ...)", 'set_config("use_x", True)', ("use_x", '"use_x"', "True")),
-    ("set_config({name}, ...)", 'self.set_config(KEY, value=1)', ("enable", "KEY", "1")),
+    ("set_config({name}, ...)", "self.set_config(KEY, value=1)", ("enable", "KEY", "1")),
     ("set_config({name}, ...)", 'set_config("use_x")', ("use_x", '"use_x"', None)),
     ("override_settings({name}=...)", "override_settings(USE_X=True)", ("USE_X", None, "True")),
     ("override_settings({name}=...)", "override_settings(USE_X=True, DEBUG=1)", None),  # writes two
-    ("config.define_bool_state(name={name}, ...)", 'config.define_bool_state(name="z", default=False, help="")', ("z", '"z"', "False")),
-    ("config.define_bool_state(name={name}, ...)", 'config.define_bool_state(name="z")', ("z", '"z"', None)),
-    ("flags.DEFINE_boolean({name}, ...)", 'flags.DEFINE_boolean("use_w", False, "Use w.")', ("use_w", '"use_w"', "False")),
+    (
+        "config.define_bool_state(name={name}, ...)",
+        'config.define_bool_state(name="z", default=False, help="")',
+        ("z", '"z"', "False"),
+    ),
+    (
+        "config.define_bool_state(name={name}, ...)",
+        'config.define_bool_state(name="z")',
+        ("z", '"z"', None),
+    ),
+    (
+        "flags.DEFINE_boolean({name}, ...)",
+        'flags.DEFINE_boolean("use_w", False, "Use w.")',
+        ("use_w", '"use_w"', "False"),
+    ),
     ("config.{name}(...)", "config.use_x(True)", ("use_x", "config.use_x", "True")),
-    ("config.{name}(...)", "self.config.use_x(value=False)", ("use_x", "self.config.use_x", "False")),
+    (
+        "config.{name}(...)",
+        "self.config.use_x(value=False)",
+        ("use_x", "self.config.use_x", "False"),
+    ),
     ("config.{name}(...)", "make().use_x(True)", None),
 ]
 
 
 @pytest.mark.parametrize("template, call, expected", WRITES)
-def test_a_writer_template_gives_the_flag_the_naming_node_and_the_value(template: str, call: str, expected: object) -> None:
+def test_a_writer_template_gives_the_flag_the_naming_node_and_the_value(
+    template: str, call: str, expected: object
+) -> None:
     """`written_value` (the index's, with `ast`) and `written` (the prune pass's, with LibCST) see
     the same write."""
     names = FlagNames({"KEY": "enable"}, {})
     found = parse_writer(template).written_value(ast.parse(call, mode="eval").body, names)  # type: ignore[arg-type]
-    shown = None if found is None else (found[0], *(None if node is None else ast.unparse(node) for node in found[1:]))
+    shown = (
+        None
+        if found is None
+        else (found[0], *(None if node is None else ast.unparse(node) for node in found[1:]))
+    )
     assert shown == (expected if expected is None else tuple(None if part is None else _normal(part) for part in expected))  # type: ignore[union-attr]
     by_cst = parse_writer(template).written(cst.parse_expression(call), cst_unfold)
     assert (by_cst is None) == (expected is None)
@@ -122,9 +156,15 @@ def test_a_writer_template_gives_the_flag_the_naming_node_and_the_value(template
 
 @pytest.mark.parametrize(
     "template, words",
-    [("set_config({name}, ...", "not a Python expression"), ("config.{name}.value", "is not a call"), ("f(x)", "{name} must be")],
+    [
+        ("set_config({name}, ...", "not a Python expression"),
+        ("config.{name}.value", "is not a call"),
+        ("f(x)", "{name} must be"),
+    ],
 )
-def test_a_writer_template_that_writes_no_flag_is_refused_with_the_reason(template: str, words: str) -> None:
+def test_a_writer_template_that_writes_no_flag_is_refused_with_the_reason(
+    template: str, words: str
+) -> None:
     with pytest.raises(ShapeError) as error:
         parse_writer(template)
     assert words in str(error.value)
@@ -140,10 +180,14 @@ def test_a_writer_template_that_writes_no_flag_is_refused_with_the_reason(templa
         ("from django.test import override_settings as o", "o(USE_X=True)", False),
     ],
 )
-def test_djangos_override_settings_is_a_writer_only_where_it_is_djangos(imports: str, called: str, writes: bool) -> None:
+def test_djangos_override_settings_is_a_writer_only_where_it_is_djangos(
+    imports: str, called: str, writes: bool
+) -> None:
     tree = ast.parse(f"{imports}\n{called}\n")
     call = tree.body[-1].value  # type: ignore[attr-defined]
-    found = [template.written_value(call, FlagNames({}, {})) for template in module_writers(tree, ())]
+    found = [
+        template.written_value(call, FlagNames({}, {})) for template in module_writers(tree, ())
+    ]
     assert any(found) == writes
 
 
@@ -179,7 +223,9 @@ PROGRAMS = {
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_a_template_cleanup_behaves_as_the_program_with_the_flag_at_its_value(name: str, tmp_path: Path) -> None:
+def test_a_template_cleanup_behaves_as_the_program_with_the_flag_at_its_value(
+    name: str, tmp_path: Path
+) -> None:
     """Differential check: `before`, whose flag objects and tables hold the configured values, and
     `after` print the same."""
     files, program = PROGRAMS[name]

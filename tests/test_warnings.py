@@ -33,17 +33,31 @@ def invoke(*args: str):
     [
         ('if opts["use_x"]:', 'opts["use_x"]', "opts[{name}]"),
         ('if ctx.options["use_x"]:', 'ctx.options["use_x"]', "ctx.options[{name}]"),
-        ('if get_flag("use_x", default=False):', 'get_flag("use_x", default=False)', "get_flag({name}, ...)"),
-        ('if features.has(user, "use_x"):', 'features.has(user, "use_x")', "features.has(..., {name})"),
+        (
+            'if get_flag("use_x", default=False):',
+            'get_flag("use_x", default=False)',
+            "get_flag({name}, ...)",
+        ),
+        (
+            'if features.has(user, "use_x"):',
+            'features.has(user, "use_x")',
+            "features.has(..., {name})",
+        ),
         ('if lookup(key="use_x"):', 'lookup(key="use_x")', "lookup(key={name})"),
-        ('if "use_x" not in opts.enabled:', '"use_x" not in opts.enabled', "{name} in opts.enabled"),
+        (
+            'if "use_x" not in opts.enabled:',
+            '"use_x" not in opts.enabled',
+            "{name} in opts.enabled",
+        ),
         ('if opts.get("use_x"):', 'opts.get("use_x")', "opts.get({name})"),
     ],
 )
 def test_a_name_read_in_an_undeclared_form_is_warned_with_a_template(
     repo: Path, line: str, shown: str, template: str
 ) -> None:
-    (repo / "pkg" / "a.py").write_text(f"def f(opts, ctx, user):\n    {line}\n        return 1\n    return 2\n")
+    (repo / "pkg" / "a.py").write_text(
+        f"def f(opts, ctx, user):\n    {line}\n        return 1\n    return 2\n"
+    )
     result = invoke("diff", "--flag", "use_x=False", ".")
     assert result.exit_code == 0
     assert result.stdout == ""
@@ -65,7 +79,9 @@ def test_the_first_three_places_are_named_and_the_rest_counted(repo: Path) -> No
     )
     warnings = json.loads((repo / "report.json").read_text())["warnings"]
     locations = ["pkg/a.py:1", "pkg/a.py:2", "pkg/a.py:3", "pkg/b.py:1", "pkg/b.py:2"]
-    assert warnings == [{"flag": "use_x", "why": "unmatched", "locations": locations, "template": "opts[{name}]"}]
+    assert warnings == [
+        {"flag": "use_x", "why": "unmatched", "locations": locations, "template": "opts[{name}]"}
+    ]
 
 
 def test_a_name_in_no_template_shape_asks_to_check_the_name(repo: Path) -> None:
@@ -82,7 +98,10 @@ def test_a_name_that_appears_nowhere_is_warned_plainly(repo: Path) -> None:
     (repo / "pkg" / "a.py").write_text("X = 1\n")
     result = invoke("diff", "--flag", "use_x=False", "--report", "report.json", ".")
     assert result.exit_code == 0
-    assert result.stderr == "prune-flags: warning: use_x: appears nowhere in the files in scope\n" + SUMMARY
+    assert (
+        result.stderr
+        == "prune-flags: warning: use_x: appears nowhere in the files in scope\n" + SUMMARY
+    )
     warnings = json.loads((repo / "report.json").read_text())["warnings"]
     assert warnings == [{"flag": "use_x", "why": "nowhere", "locations": [], "template": None}]
 
@@ -91,7 +110,9 @@ def test_a_flag_pruned_or_read_through_a_declared_template_is_not_warned(repo: P
     (repo / "pkg" / "a.py").write_text(
         'USE_Y = True\n\n\ndef f(features):\n    if features.has("use_x"):\n        return 1\n    return USE_Y\n'
     )
-    (repo / "c.toml").write_text('accessors = ["features.has({name})"]\n[flags]\nuse_x = false\nUSE_Y = true\n')
+    (repo / "c.toml").write_text(
+        'accessors = ["features.has({name})"]\n[flags]\nuse_x = false\nUSE_Y = true\n'
+    )
     result = invoke("diff", "--config", "c.toml", ".")
     assert result.exit_code == 1
     assert "warning" not in result.stderr
@@ -117,13 +138,16 @@ def test_an_attribute_chain_suggests_the_chain_and_a_bare_name_nothing() -> None
 
 
 def test_an_option_string_given_to_an_undeclared_call_suggests_declaring_it(repo: Path) -> None:
-    (repo / "pkg" / "cli.py").write_text('def build(parser):\n    add_switch(parser, "--use-x", help="x")\n')
+    (repo / "pkg" / "cli.py").write_text(
+        'def build(parser):\n    add_switch(parser, "--use-x", help="x")\n'
+    )
     result = invoke("diff", "--flag", "use_x=False", ".")
     assert result.exit_code == 0
     assert result.stderr == (
         "prune-flags: warning: use_x: nothing read it in a form the config declares; it appears at "
         'pkg/cli.py:2 (add_switch(parser, "--use-x", help="x")); '
-        'if add_switch adds the option as add_argument does, declare it: option_calls = ["add_switch"]\n' + SUMMARY
+        'if add_switch adds the option as add_argument does, declare it: option_calls = ["add_switch"]\n'
+        + SUMMARY
     )
     (repo / "c.toml").write_text('option_calls = ["add_switch"]\n[flags]\nuse_x = false\n')
     declared = invoke("diff", "--config", "c.toml", ".")
@@ -147,4 +171,6 @@ def test_a_flag_whose_lookups_are_kept_for_their_effects_is_warned_so(repo: Path
         "apart (`d = compute()`, then the lookup) to let it go\n" + SUMMARY
     )
     warnings = json.loads((repo / "report.json").read_text())["warnings"]
-    assert warnings == [{"flag": "FAST_MODE", "why": "effects", "locations": ["pkg/a.py:5"], "template": None}]
+    assert warnings == [
+        {"flag": "FAST_MODE", "why": "effects", "locations": ["pkg/a.py:5"], "template": None}
+    ]

@@ -15,7 +15,7 @@ from prune_flags.window import SEAM, View, view_of
 from test_fixture_properties import run_report
 from test_fixtures import FIXTURES, checkout, invoke
 
-MODULE = '''\
+MODULE = """\
 import os
 
 FAST = os.environ.get("FAST")
@@ -36,7 +36,7 @@ def g():
 
 def h():
     return 2
-'''
+"""
 
 
 def lines_with(text: str, word: str) -> frozenset[int]:
@@ -47,7 +47,10 @@ def test_a_definition_holding_a_line_only_in_its_body_is_parsed_alone() -> None:
     """It stays whatever becomes of its body: no rule about the statements around it applies."""
     view = view_of(MODULE, ast.parse(MODULE), lines_with(MODULE, "use_x"))
     assert view.text == "class A:\n    def f(self):\n        return self.use_x\n"
-    assert view.gaps == (MODULE[: MODULE.index("class A")], MODULE[MODULE.index("\n    # footer") :])
+    assert view.gaps == (
+        MODULE[: MODULE.index("class A")],
+        MODULE[MODULE.index("\n    # footer") :],
+    )
     assert view.file_line(1) == 7 and view.file_line(3) == 9
     assert view.splice(view.text) == MODULE
 
@@ -59,13 +62,19 @@ def test_a_statement_that_may_go_is_parsed_with_its_neighbours() -> None:
 
 
 # The flag is in f0's and f9's signatures: a definition's header holding a line may go (its name may be dead).
-FUNCTIONS = "".join(f"def f{i}({'use_x=None' if i in (0, 9) else ''}):\n    return {i}\n\n\n" for i in range(10))
+FUNCTIONS = "".join(
+    f"def f{i}({'use_x=None' if i in (0, 9) else ''}):\n    return {i}\n\n\n" for i in range(10)
+)
 
 
 def test_runs_apart_are_parsed_as_one_module_joined_at_a_seam() -> None:
     view = view_of(FUNCTIONS, ast.parse(FUNCTIONS), lines_with(FUNCTIONS, "use_x"))
-    first = FUNCTIONS.split("\n\n\ndef f2")[0] + "\n"  # up to the end of f1; the blank lines below stay out
-    second = "def f8" + FUNCTIONS.split("def f8")[1]  # the last statement's run goes to the end of the file
+    first = (
+        FUNCTIONS.split("\n\n\ndef f2")[0] + "\n"
+    )  # up to the end of f1; the blank lines below stay out
+    second = (
+        "def f8" + FUNCTIONS.split("def f8")[1]
+    )  # the last statement's run goes to the end of the file
     assert view.text == first + SEAM + second
     assert view.runs == ((1, 1, 6), (8, 33, 8))
     assert view.file_line(2) == 2 and view.file_line(9) == 34
@@ -80,7 +89,9 @@ def test_a_rewrite_that_removes_a_seam_is_not_spliced() -> None:
 
 def methods(count: int, prefix: str = "m") -> str:
     """Filler methods of a class body, three lines each with the blank line above them."""
-    return "".join(f"\n    def {prefix}{i}(self, x):\n        return x + {i}\n" for i in range(count))
+    return "".join(
+        f"\n    def {prefix}{i}(self, x):\n        return x + {i}\n" for i in range(count)
+    )
 
 
 BIG_CLASS = f"""\
@@ -133,7 +144,10 @@ def test_a_method_that_may_go_is_parsed_with_its_neighbours_in_the_class() -> No
     [
         (MODULE.replace("\n", "\r\n"), "use_x"),  # a line break LibCST would infer otherwise
         (MODULE, "no such word"),
-        ("def f(use_x=1):\n    return use_x\n\n\ndef g():\n    pass\n", "use_x"),  # every statement is needed
+        (
+            "def f(use_x=1):\n    return use_x\n\n\ndef g():\n    pass\n",
+            "use_x",
+        ),  # every statement is needed
         (FUNCTIONS + SEAM, "use_x"),  # the seam's own text
         (BIG_CLASS.format("").replace("\n", "\r\n"), "use_x"),
     ],
@@ -142,7 +156,9 @@ def test_whole_file_noop(text: str, word: str) -> None:
     assert view_of(text, ast.parse(text), lines_with(text, word)) == View(text)
 
 
-def test_the_seed_parses_only_the_definitions_naming_its_fields(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_seed_parses_only_the_definitions_naming_its_fields(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The comparison above is not vacuous: the seed's rewrites go through views. Each class
     holds the fields only in its methods' bodies and is parsed alone. The file where
     `output_grads` is only a parameter (the field of that name died) is not parsed at all."""
@@ -154,14 +170,20 @@ def test_the_seed_parses_only_the_definitions_naming_its_fields(tmp_path: Path, 
         return view
 
     monkeypatch.setattr(prune_flags.rewrite, "view_of", recording_view_of)
-    run_report("seed_schedule_node", checkout(FIXTURES / "seed_schedule_node", tmp_path / "seed"), monkeypatch)
+    run_report(
+        "seed_schedule_node",
+        checkout(FIXTURES / "seed_schedule_node", tmp_path / "seed"),
+        monkeypatch,
+    )
     assert set(views) == {
         ("class ScheduleNode:",),
         ("class TransformerLayerNode(ScheduleNode):",),
     }
 
 
-def prune_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, flag: str) -> tuple[str, str, list[View]]:
+def prune_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, flag: str
+) -> tuple[str, str, list[View]]:
     """The diff of one module, with views and with the whole file parsed, and the views."""
     outputs, views = [], []
 
@@ -169,7 +191,10 @@ def prune_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, 
         views.append(view_of(text, tree, lines))
         return views[-1]
 
-    for name, view in (("windowed", recording_view_of), ("whole", lambda text, tree, lines: View(text))):
+    for name, view in (
+        ("windowed", recording_view_of),
+        ("whole", lambda text, tree, lines: View(text)),
+    ):
         monkeypatch.setattr(prune_flags.rewrite, "view_of", view)
         work = tmp_path / name
         work.mkdir()
@@ -185,8 +210,9 @@ FILL = methods(20)  # enough lines for a class to be cut
 RUN = "\n    def run(self):\n        if not STRICT:\n            return self._legacy()\n        return 2\n"  # legacy goes
 
 
-
-def test_an_exit_folding_exposes_in_a_function_keeps_the_view(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_exit_folding_exposes_in_a_function_keeps_the_view(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A view holds a function whole, so what follows an exit inside it is in the view: the
     rewrite is not done again on the whole file (as it is for an exit at module level, above)."""
     parsed: list[bool] = []
@@ -198,7 +224,9 @@ def test_an_exit_folding_exposes_in_a_function_keeps_the_view(tmp_path: Path, mo
 
     monkeypatch.setattr(prune_flags.rewrite, "_rewrite_view", recording)
     text = FILLER + "\n\ndef g():\n    if STRICT:\n        return 1\n    return 2\n" + FILLER
-    windowed, whole, _ = prune_both_ways(tmp_path, monkeypatch, "STRICT = True\n" + text, "STRICT=true")
+    windowed, whole, _ = prune_both_ways(
+        tmp_path, monkeypatch, "STRICT = True\n" + text, "STRICT=true"
+    )
     assert windowed == whole and "-    return 2\n" in windowed
     # The windowed run parses as often as the whole-file run, and only ever its views.
     half = len(parsed) // 2
@@ -209,24 +237,49 @@ def test_an_exit_folding_exposes_in_a_function_keeps_the_view(tmp_path: Path, mo
     "text, inside, outside",
     [
         # folding exposes an exit at module level: everything after it goes, far past the view
-        ("import sys\n" + FILLER + "\nif STRICT:\n    raise SystemExit('no')\n" + FILLER + "\nprint('ready')\n", "", ""),
+        (
+            "import sys\n"
+            + FILLER
+            + "\nif STRICT:\n    raise SystemExit('no')\n"
+            + FILLER
+            + "\nprint('ready')\n",
+            "",
+            "",
+        ),
         # the seam's own text in the file: parsed whole, and no endless retry
         (FILLER + "\n" + SEAM + "\ndef g():\n    return 1 if STRICT else 2\n" + FILLER, "", ""),
         # a decorator whose `@(` line the statement's lines do not start with
-        (FILLER + "\n\n@(\n    staticmethod\n)\ndef g():\n    return 1 if STRICT else 2\n" + FILLER, "", ""),
+        (
+            FILLER
+            + "\n\n@(\n    staticmethod\n)\ndef g():\n    return 1 if STRICT else 2\n"
+            + FILLER,
+            "",
+            "",
+        ),
         # functions edited inside, parsed without their neighbours: a last statement that goes
         # above the comments closing the body, a body that goes whole
         (
-            FILLER + "\n\ndef g(x):\n    y = x\n\n    # about the branch\n    if not STRICT:\n        y = 2\n"
-            "    # footer of g\n" + FILLER + "\n# about h\ndef h():\n    if not STRICT:\n        setup()\n" + FILLER,
+            FILLER
+            + "\n\ndef g(x):\n    y = x\n\n    # about the branch\n    if not STRICT:\n        y = 2\n"
+            "    # footer of g\n"
+            + FILLER
+            + "\n# about h\ndef h():\n    if not STRICT:\n        setup()\n"
+            + FILLER,
             "def g",
             "def f3",
         ),
         # a method that goes, first in its class body
-        ("\n\nclass A:\n    def _legacy(self):\n        return 1\n" + FILL + RUN + FILLER, "class A", "def m5"),
+        (
+            "\n\nclass A:\n    def _legacy(self):\n        return 1\n" + FILL + RUN + FILLER,
+            "class A",
+            "def m5",
+        ),
         # a method that goes, last in its class body, and a comment below it
         (
-            "\n\nclass A:" + FILL + RUN + "\n    # about _legacy\n    def _legacy(self):\n        return 1\n    # after legacy\n"
+            "\n\nclass A:"
+            + FILL
+            + RUN
+            + "\n    # about _legacy\n    def _legacy(self):\n        return 1\n    # after legacy\n"
             "\n# about f0" + FILLER,
             "class A",
             "def m5",
@@ -235,28 +288,35 @@ def test_an_exit_folding_exposes_in_a_function_keeps_the_view(tmp_path: Path, mo
         (
             "\n\nclass Legacy:\n    def _a(self):\n        return 1\n\n    def _b(self):\n        return 2\n"
             "\n\nclass A:" + FILL + "\n    def run(self, legacy):\n        if not STRICT:\n"
-            "            return legacy._a() + legacy._b()\n        return 2\n" + FILL.replace("def m", "def n"),
+            "            return legacy._a() + legacy._b()\n        return 2\n"
+            + FILL.replace("def m", "def n"),
             "class A",
             "def m5",
         ),
         # a field of a big class that nothing reads any more, written in __init__
         (
             "\n\nclass A:\n    def __init__(self):\n        self.legacy_mode = False\n        self.other = 1\n"
-            + FILL + "\n    def run(self):\n        if not STRICT and self.legacy_mode:\n            return 1\n        return 2\n",
+            + FILL
+            + "\n    def run(self):\n        if not STRICT and self.legacy_mode:\n            return 1\n        return 2\n",
             "class A",
             "def m5",
         ),
         # a class-level field documented by the string below it
         (
-            "\n\nclass A:" + FILL + '\n    legacy_limit = 10\n    """How many legacy items."""\n    other = 1\n'
-            + FILL.replace("def m", "def n") + "\n    def run(self):\n        if not STRICT:\n"
+            "\n\nclass A:"
+            + FILL
+            + '\n    legacy_limit = 10\n    """How many legacy items."""\n    other = 1\n'
+            + FILL.replace("def m", "def n")
+            + "\n    def run(self):\n        if not STRICT:\n"
             "            return self.legacy_limit\n        return 0\n",
             "class A",
             "def m5",
         ),
         # decorated methods around the one that goes, comments between methods
         (
-            "\n\nclass A:" + FILL + "\n    @property\n    def shown(self):\n        return 1\n\n    # about _legacy\n"
+            "\n\nclass A:"
+            + FILL
+            + "\n    @property\n    def shown(self):\n        return 1\n\n    # about _legacy\n"
             "    def _legacy(self):\n        return 2\n    # detached\n\n    # about helper\n    @staticmethod\n"
             "    def helper():\n        return 3\n" + FILL.replace("def m", "def n") + RUN,
             "class A",
@@ -265,23 +325,41 @@ def test_an_exit_folding_exposes_in_a_function_keeps_the_view(tmp_path: Path, mo
         # a nested class that goes, and a nested class whose method goes
         (
             "\n\nclass A:" + FILL + "\n    class _Legacy:\n        pass\n\n    class Inner:\n"
-            "        def _legacy(self):\n            return 1\n" + RUN.replace("\n    ", "\n        ")
-            + FILL.replace("def m", "def n") + "\n    def run(self):\n        if not STRICT:\n"
+            "        def _legacy(self):\n            return 1\n"
+            + RUN.replace("\n    ", "\n        ")
+            + FILL.replace("def m", "def n")
+            + "\n    def run(self):\n        if not STRICT:\n"
             "            return self._Legacy()\n        return 2\n",
             "class A",
             "def m5",
         ),
         # a class whose body starts with its docstring, followed by the method that goes
-        ('\n\nclass A:\n    """Doc."""\n\n    def _legacy(self):\n        return 1\n' + FILL + RUN, "class A", "def m5"),
+        (
+            '\n\nclass A:\n    """Doc."""\n\n    def _legacy(self):\n        return 1\n'
+            + FILL
+            + RUN,
+            "class A",
+            "def m5",
+        ),
         # bodies on the header's line; a statement that may go right below a class cut
         (
             "\n\nclass A: x = 1 if STRICT else 2\n\n\nclass B: y = STRICT; z = 2\n\n\nclass C:"
-            + FILL + RUN + FILL.replace("def m", "def n") + "\n\n# about setup\nif not STRICT:\n    setup()\n" + FILLER,
+            + FILL
+            + RUN
+            + FILL.replace("def m", "def n")
+            + "\n\n# about setup\nif not STRICT:\n    setup()\n"
+            + FILLER,
             "class C",
             "def n5",
         ),
         # a file with `\r\n` line breaks: parsed whole
-        (("\n\nclass A:\n    def _legacy(self):\n        return 1\n" + FILL + RUN + FILLER).replace("\n", "\r\n"), "", ""),
+        (
+            (
+                "\n\nclass A:\n    def _legacy(self):\n        return 1\n" + FILL + RUN + FILLER
+            ).replace("\n", "\r\n"),
+            "",
+            "",
+        ),
     ],
     ids=[
         "exit-at-module-level",
@@ -303,7 +381,9 @@ def test_an_exit_folding_exposes_in_a_function_keeps_the_view(tmp_path: Path, mo
 def test_hard_views_give_what_the_whole_file_gives(
     text: str, inside: str, outside: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    windowed, whole, views = prune_both_ways(tmp_path, monkeypatch, "STRICT = True\n" + text, "STRICT=true")
+    windowed, whole, views = prune_both_ways(
+        tmp_path, monkeypatch, "STRICT = True\n" + text, "STRICT=true"
+    )
     assert windowed == whole and windowed.startswith("diff --git")
     if inside:  # not vacuous: a view holds the class and leaves some of its methods out
         assert any(inside in view.text and outside not in view.text for view in views)

@@ -74,8 +74,15 @@ class Cascade:
             | frozenset(globals_)
             | frozenset(self.plan.name_constants)
             | frozenset(helper.name for helper in self.learnt.helpers.values())
-            | frozenset(s for name, strings in self.plan.option_flags.items() if name in self.learnt.dead for s in strings)
-            | frozenset(callee for pipes in self.plan.plumbings.values() for callee in pipes.positions)
+            | frozenset(
+                s
+                for name, strings in self.plan.option_flags.items()
+                if name in self.learnt.dead
+                for s in strings
+            )
+            | frozenset(
+                callee for pipes in self.plan.plumbings.values() for callee in pipes.positions
+            )
         )
 
     def _rewrite_round(self) -> list[Path]:
@@ -94,7 +101,9 @@ class Cascade:
             )
             if self._inputs.get(path) != inputs:
                 self._inputs[path] = inputs
-                tasks.append((path, source.text, self.contexts.context(path), path.name == "__init__.py"))
+                tasks.append(
+                    (path, source.text, self.contexts.context(path), path.name == "__init__.py")
+                )
         changed = []
         for path, outcome in zip([task[0] for task in tasks], self.workers.rewrite(tasks)):
             if isinstance(outcome, str):
@@ -128,7 +137,11 @@ class Cascade:
                     causes.setdefault(name, result.causes[key])
         # A helper goes with its last caller however its calls were spelt: `channels._get_channel(ctx)`
         # drops only `._get_channel` loads, which alone make it a field candidate, never a global.
-        globals_ |= {h.name for h in self.learnt.helpers.values() if "." not in h.qualname and h.name in fields}
+        globals_ |= {
+            h.name
+            for h in self.learnt.helpers.values()
+            if "." not in h.qualname and h.name in fields
+        }
         fields, globals_ = self.liveness.unread_in(changed, fields, globals_)
         # A name nothing writes has nothing to remove: a cheap text test spares parsing its readers.
         # (A public method is never removed, but a method helper's.)
@@ -148,15 +161,24 @@ class Cascade:
             and (name in self.plan.flags or not _constructed(facts[name]))
             and not self.liveness.protected(name, facts[name])
         }
-        dead_fields = self.liveness.without_kept_asserts(dead_fields | set(self.learnt.dead), facts) - set(self.learnt.dead)
+        dead_fields = self.liveness.without_kept_asserts(
+            dead_fields | set(self.learnt.dead), facts
+        ) - set(self.learnt.dead)
         dead_globals = {
             name: paths
             for name, paths in self.liveness.module_definitions(facts, globals_).items()
-            if not _live(facts[name].global_reads, skipped) and not self.liveness.protected(name, facts[name])
+            if not _live(facts[name].global_reads, skipped)
+            and not self.liveness.protected(name, facts[name])
         }
         # A name only skipped files read would be dead but for them: it stays, with its imports.
-        kept = {name: reads for name in dead_fields if (reads := self.liveness.field_reads(name, facts[name], skipped))}
-        kept.update({name: facts[name].global_reads for name in dead_globals if facts[name].global_reads})
+        kept = {
+            name: reads
+            for name in dead_fields
+            if (reads := self.liveness.field_reads(name, facts[name], skipped))
+        }
+        kept.update(
+            {name: facts[name].global_reads for name in dead_globals if facts[name].global_reads}
+        )
         dead_fields -= kept.keys()
         dead_globals = {name: paths for name, paths in dead_globals.items() if name not in kept}
         new = self._keep_for_skipped(kept)
@@ -168,16 +190,25 @@ class Cascade:
                 or self.liveness.read_by_name_only(name, facts[name])
                 or self.liveness.lone_method(name, facts[name])
             ):
-                self.learnt.dead[name] = Death(self._cause(name, causes), self.liveness.reason(name, original[name]))
-                self.learnt.dead_places[name] = frozenset(  # (a parameter of its name is another variable)
-                    [write.site.path for write in original[name].writes if write.kind != "parameter"]
-                    + [read.site.path for read in original[name].assert_reads]
+                self.learnt.dead[name] = Death(
+                    self._cause(name, causes), self.liveness.reason(name, original[name])
+                )
+                self.learnt.dead_places[name] = (
+                    frozenset(  # (a parameter of its name is another variable)
+                        [
+                            write.site.path
+                            for write in original[name].writes
+                            if write.kind != "parameter"
+                        ]
+                        + [read.site.path for read in original[name].assert_reads]
+                    )
                 )
                 new = True
         for name, paths in dead_globals.items():
             for path in paths:
                 self.learnt.dead_globals.setdefault(path, {})[name] = Death(
-                    self._cause(name, causes), self.liveness.reason(name, original[name], module_level=True)
+                    self._cause(name, causes),
+                    self.liveness.reason(name, original[name], module_level=True),
                 )
                 new = True
         self.liveness.plan_asserts()
@@ -192,8 +223,12 @@ class Cascade:
         for write in writes:
             result = self.learnt.results.get(by_display.get(write.site.path, Path()))
             changes = result.changes if result is not None else ()
-            line = self.plan.tests.change_line(flag.name, write)  # a deleted test's line, for the writes in it
-            if not any(change.line == line and change.action in _WRITE_REMOVALS for change in changes):
+            line = self.plan.tests.change_line(
+                flag.name, write
+            )  # a deleted test's line, for the writes in it
+            if not any(
+                change.line == line and change.action in _WRITE_REMOVALS for change in changes
+            ):
                 return False
         return True
 
@@ -205,7 +240,9 @@ class Cascade:
 
     def unread(self, flag: Flag) -> bool:
         """Whether nothing reads a flag any more: its definitions, parameters and arguments go."""
-        return flag.name in self.learnt.dead or any(flag.name in names for names in self.learnt.dead_globals.values())
+        return flag.name in self.learnt.dead or any(
+            flag.name in names for names in self.learnt.dead_globals.values()
+        )
 
     def kept_by_skipped(self) -> dict[str, str]:
         """For each skipped file (by display), what it keeps alive, said after why it was skipped."""
@@ -236,8 +273,24 @@ class Cascade:
 
 # The actions of a removed write: the prune and parameter passes', and the tests pass's (a write
 # in a deleted test).
-_WRITE_REMOVALS = (OVERRIDDEN, "removed-write", "removed-write-kept-value", "removed-parameter", "removed-argument", REMOVED_TEST)
-_FIELD_WRITES = ("attribute", "class", "parameter", "keyword", "option", "class-def", "setattr", "writer")
+_WRITE_REMOVALS = (
+    OVERRIDDEN,
+    "removed-write",
+    "removed-write-kept-value",
+    "removed-parameter",
+    "removed-argument",
+    REMOVED_TEST,
+)
+_FIELD_WRITES = (
+    "attribute",
+    "class",
+    "parameter",
+    "keyword",
+    "option",
+    "class-def",
+    "setattr",
+    "writer",
+)
 
 
 def _live(reads: list[Site], skipped: frozenset[str]) -> list[Site]:

@@ -25,14 +25,18 @@ class Contexts:
         self.repository = repository
         self.plan = plan
         self.learnt = learnt
-        self._empty_defaults: dict[tuple[str, str], bool] = {}  # (callee, keyword) -> see _emptiable_keywords
+        self._empty_defaults: dict[tuple[str, str], bool] = (
+            {}
+        )  # (callee, keyword) -> see _emptiable_keywords
 
     def context(self, path: Path, by_original_lines: bool = True) -> RewriteContext:
         """What the rewrite of a file is given. Not for its original text (the safety gate's
         second run over the result), it has none of what is planned by the original's lines:
         assert lines, tests' edits, arguments passing a flag by position."""
         plan, learnt = self.plan, self.learnt
-        option_flags = {name: strings for name, strings in plan.option_flags.items() if name in learnt.dead}
+        option_flags = {
+            name: strings for name, strings in plan.option_flags.items() if name in learnt.dead
+        }
         # Only the dead names the file mentions (and the switches its option tables may spell
         # `--use-x`): what a worker is sent grows with the file, not with the run.
         dead = self.dead_in(path) | frozenset(option_flags)
@@ -45,19 +49,33 @@ class Contexts:
             option_calls=self.repository.option_calls,
             flag_owners=plan.flag_owners,
             flag_functions=self._functions_in(display),
-            flag_positions={name: pipes.positions for name, pipes in plan.plumbings.items() if pipes.positions and by_original_lines},
+            flag_positions={
+                name: pipes.positions
+                for name, pipes in plan.plumbings.items()
+                if pipes.positions and by_original_lines
+            },
             name_constants=plan.name_constants,
             option_flags=option_flags,
             option_arities={name: plan.option_arities[name] for name in option_flags},
-            emptiable_keywords=self._emptiable_keywords(path, option_flags.keys() | (learnt.dead.keys() & plan.flags.keys())),
+            emptiable_keywords=self._emptiable_keywords(
+                path, option_flags.keys() | (learnt.dead.keys() & plan.flags.keys())
+            ),
             dead_names={name: learnt.dead[name] for name in dead},
             dead_globals=learnt.dead_globals.get(path, {}),
             helpers=learnt.helper_calls.get(path, {}),
             library_keywords=plan.library_keywords.get(path, {}) if by_original_lines else {},
             method_calls=learnt.method_calls.get(path, {}) if by_original_lines else {},
-            removable_asserts=learnt.removable_asserts.get(path, frozenset()) if by_original_lines else frozenset(),
+            removable_asserts=(
+                learnt.removable_asserts.get(path, frozenset())
+                if by_original_lines
+                else frozenset()
+            ),
             kept_imports=self.kept_in(path),
-            foreign={name: owners[display] for name, owners in self.repository.foreign.items() if display in owners},
+            foreign={
+                name: owners[display]
+                for name, owners in self.repository.foreign.items()
+                if display in owners
+            },
             tests=plan.tests.edits(display, plan.flags) if by_original_lines else None,
             droppable_hooks=self._droppable_hooks(path),
         )
@@ -68,7 +86,9 @@ class Contexts:
         (defaults.empty_dict_is_default): the keyword goes with its last entry."""
         gone = frozenset(gone)
         text = self.repository.sources[path].text
-        quoted = any(f'"{name}"' in text or f"'{name}'" in text for name in gone)  # a dict key spells it so
+        quoted = any(
+            f'"{name}"' in text or f"'{name}'" in text for name in gone
+        )  # a dict key spells it so
         tree = self.repository.tree(path, text) if quoted else None
         if tree is None:
             return frozenset()
@@ -85,7 +105,9 @@ class Contexts:
     def _empty_is_default(self, pair: tuple[str, str]) -> bool:
         if pair not in self._empty_defaults:
             callee, keyword = pair
-            self._empty_defaults[pair] = empty_dict_is_default(trees_naming(self.repository, callee), callee, keyword)
+            self._empty_defaults[pair] = empty_dict_is_default(
+                trees_naming(self.repository, callee), callee, keyword
+            )
         return self._empty_defaults[pair]
 
     def _droppable_hooks(self, path: Path) -> frozenset[str]:
@@ -100,7 +122,8 @@ class Contexts:
 
         def folding(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
             return any(
-                (isinstance(node, ast.Name) and node.id in changing) or (isinstance(node, ast.Attribute) and node.attr in changing)
+                (isinstance(node, ast.Name) and node.id in changing)
+                or (isinstance(node, ast.Attribute) and node.attr in changing)
                 for node in ast.walk(hook)
             )
 
@@ -109,12 +132,19 @@ class Contexts:
     def _functions_in(self, display: str) -> dict[str, frozenset[str]]:
         """For each flag, the functions of a file whose parameter is the flag, by qualified name."""
         plumbings = self.plan.plumbings
-        found = {name: frozenset(s for p, s in pipes.functions if p == display) for name, pipes in plumbings.items()}
+        found = {
+            name: frozenset(s for p, s in pipes.functions if p == display)
+            for name, pipes in plumbings.items()
+        }
         return {name: scopes for name, scopes in found.items() if scopes}
 
     def kept_in(self, path: Path) -> frozenset[str]:
         """The names kept for skipped files that this file mentions: its imports of them stay."""
-        return names_in(self.repository.sources[path].text, self.learnt.kept) if self.learnt.kept else frozenset()
+        return (
+            names_in(self.repository.sources[path].text, self.learnt.kept)
+            if self.learnt.kept
+            else frozenset()
+        )
 
     def dead_in(self, path: Path) -> frozenset[str]:
         """The dead names a rewrite of the file acts on: the flags it names, and the other dead
@@ -123,11 +153,22 @@ class Contexts:
         dead = self.learnt.dead
         # A dead flag counts where only a constant holding its name or its option's own string
         # (`--turbo`, its `dest` another name) names it.
-        aliases = {string: name for name, strings in self.plan.option_flags.items() for string in strings}
+        aliases = {
+            string: name for name, strings in self.plan.option_flags.items() for string in strings
+        }
         aliases.update(self.plan.name_constants)
         # ... and where it is only an argument passed by position to a function whose parameter it is.
-        aliases.update((callee, name) for name, pipes in self.plan.plumbings.items() for callee in pipes.positions)
+        aliases.update(
+            (callee, name)
+            for name, pipes in self.plan.plumbings.items()
+            for callee in pipes.positions
+        )
         spelled = {aliases[word] for word in names_in(text, aliases) if aliases[word] in dead}
-        return frozenset(
-            name for name in names_in(text, dead) if name in self.plan.flags or display in self.learnt.dead_places.get(name, ())
-        ) | spelled
+        return (
+            frozenset(
+                name
+                for name in names_in(text, dead)
+                if name in self.plan.flags or display in self.learnt.dead_places.get(name, ())
+            )
+            | spelled
+        )

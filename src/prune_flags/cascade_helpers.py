@@ -50,12 +50,16 @@ class FoldedHelpers:
             if after is None or not made_shapes(before, after):
                 continue
             if self._modules is None:
-                self._modules = module_names(self.repository.raw, lambda p: p in self.repository.raw)
+                self._modules = module_names(
+                    self.repository.raw, lambda p: p in self.repository.raw
+                )
             if path not in self._modules:
                 continue  # another file has the same dotted name: a call cannot tell which it reaches
             module, is_package = self._modules[path]
             flag_of = _flag_of_definitions(before, self.learnt.results[path].changes)
-            for helper in folded_helpers(before, after, text, self.repository.display(path), module, flag_of, is_package):
+            for helper in folded_helpers(
+                before, after, text, self.repository.display(path), module, flag_of, is_package
+            ):
                 key = f"{helper.module}.{helper.qualname}"
                 if self.learnt.helpers.get(key) != helper:
                     found[key] = helper
@@ -83,7 +87,9 @@ class FoldedHelpers:
         self.learnt.helpers.update(found)
         self.learnt.helper_calls, self.learnt.method_calls = {}, {}
         assert self._modules is not None  # named before any helper was found
-        for path in self.repository.mentioning(frozenset(h.name for h in self.learnt.helpers.values()), original=True):
+        for path in self.repository.mentioning(
+            frozenset(h.name for h in self.learnt.helpers.values()), original=True
+        ):
             if path not in self._modules:
                 continue
             tree = self.repository.tree(path, self.repository.sources[path].text)
@@ -95,7 +101,9 @@ class FoldedHelpers:
             if calls:
                 self.learnt.helper_calls[path] = calls
             reaches = self.learnt.method_reaches
-            through = method_calls(tree, display, module, reaches.values(), is_package) if reaches else {}
+            through = (
+                method_calls(tree, display, module, reaches.values(), is_package) if reaches else {}
+            )
             if through:
                 self.learnt.method_calls[path] = through
         return True
@@ -105,7 +113,11 @@ class FoldedHelpers:
         is an interface (a test names the method, a package's `__init__.py` re-exports the class)
         or `keep` names it."""
         liveness = self.liveness
-        if liveness.interface(helper.name) or liveness.reexported(helper.owner) or liveness.named_by_keep(helper.name, facts):
+        if (
+            liveness.interface(helper.name)
+            or liveness.reexported(helper.owner)
+            or liveness.named_by_keep(helper.name, facts)
+        ):
             return None
         assert self._modules is not None  # named before any helper was found
         modules = self._modules
@@ -120,18 +132,29 @@ class FoldedHelpers:
                         found[name].append(("", None))  # it may define one
                         continue
                     module = modules[path][0] if path in modules else ""
-                    found[name] += [(module if node in tree.body else "", node) for node in classes_in(tree).get(name, [])]
+                    found[name] += [
+                        (module if node in tree.body else "", node)
+                        for node in classes_in(tree).get(name, [])
+                    ]
             return found[name]
 
-        return method_reach(helper, facts, classes, lambda name: with_subclasses(self.repository, frozenset([name])))
+        return method_reach(
+            helper, facts, classes, lambda name: with_subclasses(self.repository, frozenset([name]))
+        )
 
 
-def _flag_of_definitions(before: ast.Module | None, changes: Sequence[Change]) -> Callable[[str], str]:
+def _flag_of_definitions(
+    before: ast.Module | None, changes: Sequence[Change]
+) -> Callable[[str], str]:
     """The flag whose cleanup changed a function or class of a module (by its dotted path there):
     the first change within its original lines, else the module's first (a helper a fold in a
     function it calls made)."""
     flagged = [change for change in changes if change.flag]
-    spans = {dotted: (start, end) for dotted, start, end, _ in owner_spans(before)} if before is not None else {}
+    spans = (
+        {dotted: (start, end) for dotted, start, end, _ in owner_spans(before)}
+        if before is not None
+        else {}
+    )
 
     def flag_of(dotted: str) -> str:
         start, end = spans.get(dotted, (0, -1))

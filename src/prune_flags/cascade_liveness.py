@@ -28,23 +28,45 @@ class Liveness:
         """Whether the name's one definition in the repository is a method helper's that the run
         inlined somewhere: once nothing reads the name it goes, public or not. One whose calls
         only went with dead code stays, a method of its class like any other."""
-        definitions = [write for write in facts.writes if write.kind in ("registered-def", "class-def", "module-def")]
+        definitions = [
+            write
+            for write in facts.writes
+            if write.kind in ("registered-def", "class-def", "module-def")
+        ]
         if len(definitions) != 1:
             return False
-        methods = [self.learnt.helpers[key] for key in self.learnt.method_reaches if self.learnt.helpers[key].name == name]
-        return any(helper.qualname in result.inlined_helpers for helper in methods for result in self.learnt.results.values())
+        methods = [
+            self.learnt.helpers[key]
+            for key in self.learnt.method_reaches
+            if self.learnt.helpers[key].name == name
+        ]
+        return any(
+            helper.qualname in result.inlined_helpers
+            for helper in methods
+            for result in self.learnt.results.values()
+        )
 
-    def unread_in(self, changed: list[Path], fields: set[str], globals_: set[str]) -> tuple[set[str], set[str]]:
+    def unread_in(
+        self, changed: list[Path], fields: set[str], globals_: set[str]
+    ) -> tuple[set[str], set[str]]:
         """The candidates that no changed file reads any more. A read left in a file just rewritten
         keeps a name alive whatever the rest of the repository does, so most candidates (`.shape`,
         `len`) never cost a repository-wide index."""
         names = frozenset(fields | globals_)
         for path in changed:
-            found = self.repository.scanned(path, self.repository.text(path), names) if names else None
+            found = (
+                self.repository.scanned(path, self.repository.text(path), names) if names else None
+            )
             if found is None:
                 continue
-            fields = {name for name in fields if name not in found or not self.field_reads(name, found[name])}
-            globals_ = {name for name in globals_ if name not in found or not found[name].global_reads}
+            fields = {
+                name
+                for name in fields
+                if name not in found or not self.field_reads(name, found[name])
+            }
+            globals_ = {
+                name for name in globals_ if name not in found or not found[name].global_reads
+            }
         return fields, globals_
 
     def read_by_name_only(self, name: str, facts: NameFacts) -> bool:
@@ -54,16 +76,26 @@ class Liveness:
         not known to be the flag's (unmatched.py warns of it)."""
         if name not in self.plan.flags or facts.writes or facts.name_reads or facts.object_reads:
             return False
-        return any(c.flag == name and c.action == "inlined" for result in self.learnt.results.values() for c in result.changes)
+        return any(
+            c.flag == name and c.action == "inlined"
+            for result in self.learnt.results.values()
+            for c in result.changes
+        )
 
-    def field_reads(self, name: str, facts: NameFacts, skipped: frozenset[str] = frozenset()) -> list[Site]:
+    def field_reads(
+        self, name: str, facts: NameFacts, skipped: frozenset[str] = frozenset()
+    ) -> list[Site]:
         """What keeps a field alive (NameFacts.field_reads); a flag's name in a table literal (an
         option registry, a dict entry setting it) is no read of it: it goes with the flag
         (passes/tables.py), but where a skipped file holds it. Under strict, a field's is, as
         before: a dict entry may give the flag another value, which no write in the index shows."""
         if name not in self.plan.flags or self.plan.config.strict:
             return facts.field_reads
-        return facts.attribute_reads + facts.string_reads + [site for site in facts.table_mentions if site.path in skipped]
+        return (
+            facts.attribute_reads
+            + facts.string_reads
+            + [site for site in facts.table_mentions if site.path in skipped]
+        )
 
     def interface(self, name: str) -> bool:
         """Whether a helper's name is an interface, whose calls stay as they are: a package's
@@ -86,7 +118,9 @@ class Liveness:
     def protected(self, name: str, facts: NameFacts) -> bool:
         """Never deleted: what something outside the code may call (but a method helper, whose
         calls all went), and what `keep` names."""
-        if any(write.kind == "registered-def" for write in facts.writes) and not self.lone_method(name, facts):
+        if any(write.kind == "registered-def" for write in facts.writes) and not self.lone_method(
+            name, facts
+        ):
             return True
         return self.named_by_keep(name, facts)
 
@@ -98,18 +132,26 @@ class Liveness:
                 continue
             # `pkg.mod.helper` or `pkg.mod.Class.method`: the owner is the module, or module and class.
             modules = {qualified(write.site.path, "") for write in facts.writes}
-            if any(module.endswith(owner) or module.endswith(owner.rpartition(".")[0]) for module in modules):
+            if any(
+                module.endswith(owner) or module.endswith(owner.rpartition(".")[0])
+                for module in modules
+            ):
                 return True
         return False
 
-    def module_definitions(self, facts: dict[str, NameFacts], names: set[str]) -> dict[str, list[Path]]:
+    def module_definitions(
+        self, facts: dict[str, NameFacts], names: set[str]
+    ) -> dict[str, list[Path]]:
         """Module-level names among `names` not yet known dead, with the files that define them."""
         by_display = self.repository.by_display()
         found: dict[str, list[Path]] = {}
         for name in names:
             for write in facts[name].writes:
                 path = by_display[write.site.path]
-                if write.kind in ("module", "module-def") and name not in self.learnt.dead_globals.get(path, {}):
+                if write.kind in (
+                    "module",
+                    "module-def",
+                ) and name not in self.learnt.dead_globals.get(path, {}):
                     found.setdefault(name, []).append(path)
         return found
 
@@ -121,7 +163,8 @@ class Liveness:
             for name in list(dead):
                 reads = facts[name].assert_reads if name in facts else []
                 if reads and (
-                    self.plan.config.keep_asserts or any(r.subjects is None or not r.subjects <= dead for r in reads)
+                    self.plan.config.keep_asserts
+                    or any(r.subjects is None or not r.subjects <= dead for r in reads)
                 ):
                     dead.discard(name)
                     changed = True
@@ -161,5 +204,7 @@ class Liveness:
         sites = [*reads, *(r.site for r in original.assert_reads)]
         if not sites:
             return "nothing reads it"
-        shown = ", ".join(str(site) for site in sorted(set(sites), key=lambda s: (s.path, s.line))[:4])
+        shown = ", ".join(
+            str(site) for site in sorted(set(sites), key=lambda s: (s.path, s.line))[:4]
+        )
         return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"

@@ -38,7 +38,12 @@ class Plan:
     library_keywords: Mapping[Path, dict[KeywordPlace, LibraryDefault]]  # see library.py
 
     @classmethod
-    def of(cls, config: Config, model: Model, library_keywords: Mapping[Path, dict[KeywordPlace, LibraryDefault]]) -> Plan:
+    def of(
+        cls,
+        config: Config,
+        model: Model,
+        library_keywords: Mapping[Path, dict[KeywordPlace, LibraryDefault]],
+    ) -> Plan:
         flags = model.pruned
         facts = {name: model.flags[name].facts for name in flags}
         option_flags = {name: facts[name].option_strings for name in flags if facts[name].is_option}
@@ -48,7 +53,9 @@ class Plan:
             flag_owners={name: model.flags[name].plumbing.owners for name in flags},
             plumbings={name: model.flags[name].plumbing for name in flags},
             tests=model.tests,
-            name_constants={constant: name for constant, name in model.name_constants.items() if name in flags},
+            name_constants={
+                constant: name for constant, name in model.name_constants.items() if name in flags
+            },
             option_flags=option_flags,
             option_arities={name: facts[name].option_arity for name in option_flags},
             library_keywords=library_keywords,
@@ -70,7 +77,9 @@ class Learnt:
     # Helpers a round folded to a constant or to a parameter ("module.qualname" -> helper): once
     # found they stay, since every round rewrites from the original text.
     helpers: dict[str, Helper] = field(default_factory=dict)
-    helper_calls: dict[Path, dict[str, HelperCall]] = field(default_factory=dict)  # per file: callee spelling -> call
+    helper_calls: dict[Path, dict[str, HelperCall]] = field(
+        default_factory=dict
+    )  # per file: callee spelling -> call
     # Method helpers (by key, as `helpers`) and which calls reach them; per file, the calls
     # by (line, method name).
     method_reaches: dict[str, MethodReach] = field(default_factory=dict)

@@ -17,7 +17,6 @@ from prune_flags.batch.command import batch
 from prune_flags.find_command import find
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, Report, explain_lines, render_diff
 
-
 app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -27,8 +26,12 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-PathsArgument = typer.Argument(None, help="Files or directories to clean up (default: .).", show_default=False)
-ConfigOption = typer.Option(None, "--config", help="TOML file with the flags and options at its top level.")
+PathsArgument = typer.Argument(
+    None, help="Files or directories to clean up (default: .).", show_default=False
+)
+ConfigOption = typer.Option(
+    None, "--config", help="TOML file with the flags and options at its top level."
+)
 FlagOption = typer.Option(
     None,
     "--flag",
@@ -37,11 +40,21 @@ FlagOption = typer.Option(
 )
 NoFormatOption = typer.Option(False, "--no-format", help="Do not run black on the changed lines.")
 ReportOption = typer.Option(None, "--report", help="Also write the JSON report to this file.")
-ColorOption = typer.Option(None, "--color/--no-color", help="Colour the output (default: on a terminal; NO_COLOR honoured).")
-JobsOption = typer.Option(
-    None, "-j", "--jobs", min=1, help="Processes for rewriting when many files change (default: all cores)."
+ColorOption = typer.Option(
+    None,
+    "--color/--no-color",
+    help="Colour the output (default: on a terminal; NO_COLOR honoured).",
 )
-ExplainOption = typer.Option(False, "--explain", help="Print one line per change: path:line  flag  action  reason.")
+JobsOption = typer.Option(
+    None,
+    "-j",
+    "--jobs",
+    min=1,
+    help="Processes for rewriting when many files change (default: all cores).",
+)
+ExplainOption = typer.Option(
+    False, "--explain", help="Print one line per change: path:line  flag  action  reason."
+)
 QuietOption = typer.Option(False, "-q", "--quiet", help="No progress bar and no summary line.")
 StrictOption = typer.Option(
     False,
@@ -59,7 +72,9 @@ def _check_report(report_file: Optional[Path]) -> None:
     folder = report_file.parent if str(report_file.parent) else Path(".")
     if not folder.is_dir():
         raise usage_error(f"{report_file}: --report: no directory {folder} to write it in")
-    if not os.access(folder, os.W_OK) or (report_file.exists() and not os.access(report_file, os.W_OK)):
+    if not os.access(folder, os.W_OK) or (
+        report_file.exists() and not os.access(report_file, os.W_OK)
+    ):
         raise usage_error(f"{report_file}: --report: not writable")
 
 
@@ -98,7 +113,9 @@ def _run(
         with _progress_bar() as progress:
             return run(config, targets, Path.cwd(), progress, jobs, contents)
     except NoPythonFiles as err:
-        raise usage_error(f"{err}: no Python files to clean up (none found, or all excluded by .gitignore or exclude)")
+        raise usage_error(
+            f"{err}: no Python files to clean up (none found, or all excluded by .gitignore or exclude)"
+        )
     except ConfigError as err:  # a qualified key that names nothing among the files
         raise usage_error(str(err)) from None
 
@@ -134,8 +151,13 @@ def _finish(report: Report, report_file: Optional[Path], explain: bool, quiet: b
             typer.echo(line)
     for result in report.changed_files:
         for change in sorted(result.changes, key=lambda change: change.line):
-            if change.action in (OVERRIDDEN, REMOVED_TEST):  # the config's decision changed what the code said
-                typer.echo(f"prune-flags: {result.display}:{change.line}: {change.reason}", err=True)
+            if change.action in (
+                OVERRIDDEN,
+                REMOVED_TEST,
+            ):  # the config's decision changed what the code said
+                typer.echo(
+                    f"prune-flags: {result.display}:{change.line}: {change.reason}", err=True
+                )
     for conflict in report.conflicts:
         typer.echo(f"prune-flags: {conflict}", err=True)
     for warning in report.warnings:  # a warning, not a refusal: the exit code stays
@@ -198,7 +220,10 @@ def apply(
     quiet: bool = QuietOption,
     strict: bool = StrictOption,
     interactive: bool = typer.Option(
-        False, "--interactive", "-i", help="Show each hunk with its reasons; y apply, n skip, a/d the rest of the file, q stop."
+        False,
+        "--interactive",
+        "-i",
+        help="Show each hunk with its reasons; y apply, n skip, a/d the rest of the file, q stop.",
     ),
 ) -> None:
     """Rewrite the files in place (each written whole or not at all).
@@ -219,7 +244,10 @@ def apply(
     _check_report(report)
     result = _run(paths, config, flag, no_format, quiet, jobs, strict=strict)
     if interactive:
-        result = _review(result, lambda contents: _run(paths, config, flag, no_format, True, jobs, contents, strict))
+        result = _review(
+            result,
+            lambda contents: _run(paths, config, flag, no_format, True, jobs, contents, strict),
+        )
     write_changes(result)
     raise typer.Exit(_finish(result, report, explain, quiet))
 

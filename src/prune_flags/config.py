@@ -69,7 +69,9 @@ class Flag:
     # A qualified key's module and owner (`pkg.mod.Class` of "pkg.mod.Class.fast"): the flag is
     # that definition's name only; same-named definitions elsewhere are left alone (see scoping).
     scope: str = ""
-    origin: str = field(default="", compare=False)  # where the key was given, for errors: a file or --flag
+    origin: str = field(
+        default="", compare=False
+    )  # where the key was given, for errors: a file or --flag
 
     @property
     def key(self) -> str:
@@ -319,7 +321,9 @@ def _name_patterns(table: Mapping[str, object], key: str, file: str) -> tuple[st
     return patterns
 
 
-def _qualified_names(table: Mapping[str, object], key: str, file: str, like: str = "pkg.module.helper") -> tuple[str, ...]:
+def _qualified_names(
+    table: Mapping[str, object], key: str, file: str, like: str = "pkg.module.helper"
+) -> tuple[str, ...]:
     names = _strings(table, key, file)
     for index, name in enumerate(names):
         if not all(part.isidentifier() for part in name.split(".")):
@@ -351,7 +355,11 @@ def _interpreter(table: Mapping[str, object], key: str, file: Path) -> str:
     """A path to a Python executable, relative to the config file's directory; "" when not given."""
     value = table.get(key, "")
     if not isinstance(value, str):
-        raise ConfigError(str(file), key, f'expected a path to a Python executable, e.g. {key} = ".venv/bin/python"')
+        raise ConfigError(
+            str(file),
+            key,
+            f'expected a path to a Python executable, e.g. {key} = ".venv/bin/python"',
+        )
     if not value:
         return ""
     path = Path(os.path.abspath(Path(file).parent / Path(value).expanduser()))
@@ -380,7 +388,9 @@ def _config_flags(flags: object, file: str, any_name: bool) -> tuple[Flag, ...]:
     by_name: dict[str, Flag] = {}
     for flag in parsed:
         if flag.name in by_name:
-            message = f"{by_name[flag.name].key} and {flag.key} are the same flag name; {_ONE_ENTRY}"
+            message = (
+                f"{by_name[flag.name].key} and {flag.key} are the same flag name; {_ONE_ENTRY}"
+            )
             raise ConfigError(file, f"flags.{flag.key}", message)
         by_name[flag.name] = flag
     return parsed

@@ -16,7 +16,6 @@ import libcst as cst
 
 from prune_flags.values import UNKNOWN
 
-
 _NAMED_CONSTANTS: Final = {"True": True, "False": False, "None": None}
 
 
@@ -106,7 +105,11 @@ def builtin_result(call: cst.Call) -> object:
     """What a call of a pure builtin over constants returns (`callable(None)`, `len("ab")`,
     `isinstance(False, (int, str))`), when a literal can say it; UNKNOWN otherwise. The names
     are taken to be the builtins, as everywhere in the passes."""
-    if not isinstance(call.func, cst.Name) or any(arg.keyword or arg.star for arg in call.args) or not call.args:
+    if (
+        not isinstance(call.func, cst.Name)
+        or any(arg.keyword or arg.star for arg in call.args)
+        or not call.args
+    ):
         return UNKNOWN
     name, value = call.func.value, constant_value(call.args[0].value)
     if value is UNKNOWN:
@@ -128,8 +131,12 @@ def builtin_result(call: cst.Call) -> object:
 
 def builtin_types(node: cst.BaseExpression) -> tuple[type, ...] | None:
     """The builtin types `int` or `(int, str)` names, or None."""
-    elements = [element.value for element in node.elements] if isinstance(node, cst.Tuple) else [node]
-    if isinstance(node, cst.Tuple) and not all(isinstance(element, cst.Element) for element in node.elements):
+    elements = (
+        [element.value for element in node.elements] if isinstance(node, cst.Tuple) else [node]
+    )
+    if isinstance(node, cst.Tuple) and not all(
+        isinstance(element, cst.Element) for element in node.elements
+    ):
         return None
     names = [element.value if isinstance(element, cst.Name) else "" for element in elements]
     if not names or not all(name in _BUILTIN_TYPES for name in names):

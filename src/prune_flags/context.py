@@ -32,7 +32,9 @@ class RewriteContext:
     path: str
     flags: Mapping[str, Flag]
     accessors: tuple[Template, ...] = ()  # expression templates that read a flag (shapes.Template)
-    writers: tuple[Template, ...] = ()  # writer templates (shapes.parse_writer): calls that write a flag
+    writers: tuple[
+        Template, ...
+    ] = ()  # writer templates (shapes.parse_writer): calls that write a flag
     # For each flag, the functions and classes that take it: `flag=` goes only from calls of these.
     flag_owners: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # For each flag, the functions of this file whose parameter of its name is the flag whatever
@@ -91,11 +93,19 @@ class RewriteContext:
 
     def acted_on(self) -> frozenset[str]:
         """Every name whose mention makes a line relevant to the passes."""
-        names = {*self.flags, *self.dead_names, *self.dead_globals, *self.dead_locals, *self.name_constants}
+        names = {
+            *self.flags,
+            *self.dead_names,
+            *self.dead_globals,
+            *self.dead_locals,
+            *self.name_constants,
+        }
         names |= {spelling.rpartition(".")[2] for spelling in self.helpers}
         # A file given imports for an inlined helper is rewritten whole (see rewrite), and the
         # top-level import binding the root of the call's spelling counts too.
-        names |= {spelling.partition(".")[0] for spelling, call in self.helpers.items() if call.imports}
+        names |= {
+            spelling.partition(".")[0] for spelling, call in self.helpers.items() if call.imports
+        }
         names |= {name for _, name in self.method_calls}
         names.update(callee for positions in self.flag_positions.values() for callee in positions)
         # Dead switches are among them (files.lines_naming knows `--use-x`); `--turbo` may fill one.
@@ -106,12 +116,17 @@ class RewriteContext:
         whose option went, with its own strings, and the other flags that went (a field: a CLI
         built from it may spell it `--section.use_x`)."""
         gone = dict(self.option_flags)
-        gone.update((name, frozenset()) for name in self.flags if name in self.dead_names and name not in gone)
+        gone.update(
+            (name, frozenset())
+            for name in self.flags
+            if name in self.dead_names and name not in gone
+        )
         return gone
 
     def without(self, names: frozenset[str]) -> RewriteContext:
         """The context inside a class or function where these flags' names are not the flags:
         the same records (changes, inlinings), nothing known of those names."""
+
         def kept(mapping: Mapping[str, object]) -> dict:  # type: ignore[type-arg]
             return {name: value for name, value in mapping.items() if name not in names}
 
@@ -122,7 +137,9 @@ class RewriteContext:
             option_flags=kept(self.option_flags),
             dead_names=kept(self.dead_names),
             dead_globals=kept(self.dead_globals),
-            name_constants={c: name for c, name in self.name_constants.items() if name not in names},
+            name_constants={
+                c: name for c, name in self.name_constants.items() if name not in names
+            },
         )
 
     def record(self, line: int, action: str, reason: str, flag: str) -> None:
@@ -145,12 +162,19 @@ class RewriteContext:
         """The flag of the first change recorded inside `span`: what emptied a body there. Without
         one, the nearest inlining."""
         lines = range(span.start.line, span.end.line + 1)
-        return next((change.flag for change in self.changes if change.line in lines), self.flag_near(span.start.line))
+        return next(
+            (change.flag for change in self.changes if change.line in lines),
+            self.flag_near(span.start.line),
+        )
 
     def flag_changed_near(self, line: int) -> str:
         """The flag of the change recorded nearest at or above `line` (the last one on that line):
         what removed the code there. Without one, the nearest inlining."""
-        above = [(change.line, index, change.flag) for index, change in enumerate(self.changes) if change.line <= line]
+        above = [
+            (change.line, index, change.flag)
+            for index, change in enumerate(self.changes)
+            if change.line <= line
+        ]
         return max(above)[2] if above else self.flag_near(line)
 
 

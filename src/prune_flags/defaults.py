@@ -24,8 +24,12 @@ def empty_dict_is_default(trees: Iterable[ast.Module], function: str, keyword: s
     for tree in trees:
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and node.name == function:
-                return False  # its __init__, a base's, or its fields take the keyword: not told here
-            if not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function):
+                return (
+                    False  # its __init__, a base's, or its fields take the keyword: not told here
+                )
+            if not (
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function
+            ):
                 continue
             if not _empty_default(node, keyword) or not _read_for_truth_only(node, keyword):
                 return False
@@ -35,12 +39,22 @@ def empty_dict_is_default(trees: Iterable[ast.Module], function: str, keyword: s
 
 def _empty_default(function: ast.FunctionDef | ast.AsyncFunctionDef, keyword: str) -> bool:
     """The function takes `keyword` with a default of None or `{}`, and no decorator that may see it."""
-    if any(ast_dotted(d.func if isinstance(d, ast.Call) else d) not in HARMLESS_DECORATORS for d in function.decorator_list):
+    if any(
+        ast_dotted(d.func if isinstance(d, ast.Call) else d) not in HARMLESS_DECORATORS
+        for d in function.decorator_list
+    ):
         return False
     arguments = function.args
     positional = [*arguments.posonlyargs, *arguments.args]
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults) :]], arguments.defaults))
-    defaults.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
+    defaults = dict(
+        zip(
+            [a.arg for a in positional[len(positional) - len(arguments.defaults) :]],
+            arguments.defaults,
+        )
+    )
+    defaults.update(
+        (a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None
+    )
     if keyword in {a.arg for a in arguments.posonlyargs}:
         return False  # a keyword cannot fill it: the call was an error, leave it
     default = defaults.get(keyword)
@@ -50,7 +64,9 @@ def _empty_default(function: ast.FunctionDef | ast.AsyncFunctionDef, keyword: st
 
 def _read_for_truth_only(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
     """Every use of `name` in the body only asks whether it is true, and nothing rebinds it."""
-    parents = {id(child): node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
+    parents = {
+        id(child): node for node in ast.walk(function) for child in ast.iter_child_nodes(node)
+    }
     for node in ast.walk(function):
         if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
             return False
@@ -71,5 +87,10 @@ def _truth_test(node: ast.expr, parent: ast.AST | None) -> bool:
     if isinstance(parent, ast.BoolOp):
         return parent.values[-1] is not node
     if isinstance(parent, ast.Call):
-        return isinstance(parent.func, ast.Name) and parent.func.id == "bool" and parent.args == [node] and not parent.keywords
+        return (
+            isinstance(parent.func, ast.Name)
+            and parent.func.id == "bool"
+            and parent.args == [node]
+            and not parent.keywords
+        )
     return False

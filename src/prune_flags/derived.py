@@ -41,7 +41,14 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from prune_flags.ancestry import DECORATED, KEYWORDS, UNDEFINED, UNNAMED_BASE, ancestry, class_statements
+from prune_flags.ancestry import (
+    DECORATED,
+    KEYWORDS,
+    UNDEFINED,
+    UNNAMED_BASE,
+    ancestry,
+    class_statements,
+)
 from prune_flags.config import Config, ConfigError, Flag
 from prune_flags.index import ITSELF, NameFacts, literal
 from prune_flags.report import OVERRIDDEN, Report
@@ -78,7 +85,9 @@ class Derived:
     cause: str = ""  # the configured flag whose cleanup made it constant
 
 
-def settle(repository: Repository, config: Config, first: tuple[Report, Cascade], cleanup: Cleanup) -> Report:
+def settle(
+    repository: Repository, config: Config, first: tuple[Report, Cascade], cleanup: Cleanup
+) -> Report:
     """The run's report, with the flags the cleanup derived carried out: run again with them until
     none is new, keeping the last run that is no worse than the first (see the module's doc)."""
     report, cascade = first
@@ -90,7 +99,9 @@ def settle(repository: Repository, config: Config, first: tuple[Report, Cascade]
             # Each run starts from the original texts, and scopes its flags afresh.
             repository.rewritten.clear()
             repository.foreign.clear()
-            again = cleanup(replace(config, flags=config.flags + tuple(d.flag for d in trial.values())))
+            again = cleanup(
+                replace(config, flags=config.flags + tuple(d.flag for d in trial.values()))
+            )
             refused = {refusal.flag for refusal in again[0].refused} & trial.keys()
             if refused & accepted.keys():
                 break  # what held before does not now: the run before stands
@@ -144,7 +155,9 @@ def discover(
         before, after = repository.tree(path, original), repository.tree(path, text)
         if before is not None and after is not None:
             old, new = _edited_lines(original, text)
-            (old_fields, old_calls), (new_fields, new_calls) = _shapes(before, old), _shapes(after, new)
+            (old_fields, old_calls), (new_fields, new_calls) = _shapes(before, old), _shapes(
+                after, new
+            )
             fields.append((path, old_fields, new_fields))
             calls.append((path, old_calls, new_calls))
     taken = {flag.name for flag in config.flags} | known.keys() | cascade.learnt.dead.keys()
@@ -174,7 +187,9 @@ def _reshaped(changed: Changed) -> set[str]:
     passes nothing: the calls left are as they were)."""
     found = set()
     for _, old, new in changed:
-        found.update(name for name, shapes in new.items() if _counted(shapes) - _counted(old.get(name)))
+        found.update(
+            name for name, shapes in new.items() if _counted(shapes) - _counted(old.get(name))
+        )
     return found
 
 
@@ -182,7 +197,11 @@ def _changed(changed: Changed) -> set[str]:
     """The names whose writes (or calls) a changed file holds otherwise than before."""
     found = set()
     for _, old, new in changed:
-        found.update(name for name in old.keys() | new.keys() if _counted(old.get(name)) != _counted(new.get(name)))
+        found.update(
+            name
+            for name in old.keys() | new.keys()
+            if _counted(old.get(name)) != _counted(new.get(name))
+        )
     return found
 
 
@@ -221,11 +240,16 @@ def _edited_lines(before: str, after: str) -> tuple[list[tuple[int, int]], list[
     while same < min(len(old_lines), len(new_lines)) and old_lines[same] == new_lines[same]:
         same += 1
     tail = 0
-    while tail < min(len(old_lines), len(new_lines)) - same and old_lines[-1 - tail] == new_lines[-1 - tail]:
+    while (
+        tail < min(len(old_lines), len(new_lines)) - same
+        and old_lines[-1 - tail] == new_lines[-1 - tail]
+    ):
         tail += 1
     old: list[tuple[int, int]] = []
     new: list[tuple[int, int]] = []
-    matcher = difflib.SequenceMatcher(None, old_lines[same : len(old_lines) - tail], new_lines[same : len(new_lines) - tail])
+    matcher = difflib.SequenceMatcher(
+        None, old_lines[same : len(old_lines) - tail], new_lines[same : len(new_lines) - tail]
+    )
     for tag, first, last, other_first, other_last in matcher.get_opcodes():
         if tag != "equal":
             old.append((same + first + 1, same + max(first + 1, last)))
@@ -243,7 +267,9 @@ def _shapes(tree: ast.Module, lines: list[tuple[int, int]]) -> tuple[Shapes, Sha
         node = stack.pop()
         for child in ast.iter_child_nodes(node):
             first, last = getattr(child, "lineno", None), getattr(child, "end_lineno", None)
-            if first is not None and not any(start <= (last or first) and first <= end for start, end in lines):
+            if first is not None and not any(
+                start <= (last or first) and first <= end for start, end in lines
+            ):
                 continue
             stack.append(child)
             if isinstance(node, ast.ClassDef) and isinstance(child, (ast.Assign, ast.AnnAssign)):
@@ -251,10 +277,14 @@ def _shapes(tree: ast.Module, lines: list[tuple[int, int]]) -> tuple[Shapes, Sha
                     if isinstance(target, ast.Name):
                         fields.setdefault(target.id, []).append(_lines(child))
             if isinstance(child, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
-                for target in child.targets if isinstance(child, (ast.Assign, ast.Delete)) else [child.target]:
+                for target in (
+                    child.targets if isinstance(child, (ast.Assign, ast.Delete)) else [child.target]
+                ):
                     if isinstance(target, ast.Attribute):
                         fields.setdefault(target.attr, []).append(_lines(child))
-            elif isinstance(child, ast.Call) and (callee := ast_dotted(child.func).rsplit(".", 1)[-1]):
+            elif isinstance(child, ast.Call) and (
+                callee := ast_dotted(child.func).rsplit(".", 1)[-1]
+            ):
                 calls.setdefault(callee, []).append(_lines(child))
     return fields, calls
 
@@ -268,7 +298,13 @@ def _derived_field(repository: Repository, cascade: Cascade, name: str) -> Deriv
     value = _one_literal(facts, ("attribute", "class"))
     if value is UNKNOWN or not facts.attribute_reads:
         return None
-    if facts.string_reads or facts.table_mentions or facts.object_reads or facts.name_reads or facts.passed:
+    if (
+        facts.string_reads
+        or facts.table_mentions
+        or facts.object_reads
+        or facts.name_reads
+        or facts.passed
+    ):
         return None
     original = repository.facts(frozenset([name]), original=True)[name]
     if _one_literal(original, ("attribute", "class")) is not UNKNOWN:
@@ -278,7 +314,11 @@ def _derived_field(repository: Repository, cascade: Cascade, name: str) -> Deriv
     if len(groups) != 1 or not set(keys) <= set(classes):
         return None
     chain = frozenset(classes[key] for key in groups[0])
-    if not _plain(repository, chain) or cascade.liveness.protected(name, facts) or cascade.liveness.interface(name):
+    if (
+        not _plain(repository, chain)
+        or cascade.liveness.protected(name, facts)
+        or cascade.liveness.interface(name)
+    ):
         return None
     if any(cascade.liveness.interface(cls) or _spelt(repository, cls) for cls in chain):
         return None
@@ -294,7 +334,12 @@ def _one_literal(facts: NameFacts, kinds: tuple[str, ...]) -> object:
     """The one literal every write of a name gives, each a class's own of one of the kinds; else UNKNOWN."""
     values = []
     for write in facts.writes:
-        if write.kind not in kinds or not write.owner or write.from_parameter or write.value in (UNKNOWN, ITSELF):
+        if (
+            write.kind not in kinds
+            or not write.owner
+            or write.from_parameter
+            or write.value in (UNKNOWN, ITSELF)
+        ):
             return UNKNOWN
         values.append(write.value)
     return _one(values)
@@ -302,7 +347,11 @@ def _one_literal(facts: NameFacts, kinds: tuple[str, ...]) -> object:
 
 def _one(values: list[object]) -> object:
     """The one value all are (a flag's kind of value), else UNKNOWN."""
-    if not values or not plain_value(values[0]) or not all(same_value(value, values[0]) for value in values):
+    if (
+        not values
+        or not plain_value(values[0])
+        or not all(same_value(value, values[0]) for value in values)
+    ):
         return UNKNOWN
     return values[0]
 
@@ -315,7 +364,8 @@ def _plain(repository: Repository, classes: frozenset[str]) -> bool:
     # Every step looked up before the answer, as the answer needs when it is yes.
     steps = list(ancestry(sorted(family), partial(class_statements, repository)))
     return not any(
-        step.flaws & {UNDEFINED, DECORATED, KEYWORDS, UNNAMED_BASE} or any(_sets_by_name(node) for node in step.definitions)
+        step.flaws & {UNDEFINED, DECORATED, KEYWORDS, UNNAMED_BASE}
+        or any(_sets_by_name(node) for node in step.definitions)
         for step in steps
     )
 
@@ -352,7 +402,9 @@ def _derived_parameters(repository: Repository, cascade: Cascade, callee: str) -
     """The parameters without a default of the one function of this name that every call passes
     one literal, which not every call passed before the run."""
     found = _the_function(repository, callee)
-    if found is None or cascade.liveness.protected(callee, repository.facts(frozenset([callee]))[callee]):
+    if found is None or cascade.liveness.protected(
+        callee, repository.facts(frozenset([callee]))[callee]
+    ):
         return
     path, scope, function, method = found
     if cascade.liveness.interface(callee) or _spelt(repository, callee):
@@ -370,17 +422,29 @@ def _derived_parameters(repository: Repository, cascade: Cascade, callee: str) -
         made = [old for old in before.get(name, ()) if not same_value(old, value)]
         if value is UNKNOWN or not made or any(old is not UNKNOWN for old in made):
             continue
-        flag = Flag(name, value, repr(value), scope=qualified(repository.display(path), scope), origin="derived")
+        flag = Flag(
+            name,
+            value,
+            repr(value),
+            scope=qualified(repository.display(path), scope),
+            origin="derived",
+        )
         if _scoped(repository, flag, repository.facts(frozenset([name]))[name]):
             reason = f"parameter {name} of {callee}() is passed {flag.source} at every call after the cleanup"
             yield Derived(flag, reason, "removed-argument")
 
 
-def _the_function(repository: Repository, name: str) -> tuple[Path, str, ast.FunctionDef, bool] | None:
+def _the_function(
+    repository: Repository, name: str
+) -> tuple[Path, str, ast.FunctionDef, bool] | None:
     """The only definition of the name in the repository, when it is a plain module-level function
     or method of a module-level class (no decorator, no `*args` or `**kwargs`, no dunder): its
     file, qualified name in its module, node and whether it is a method."""
-    if name.startswith("__") or not repository.defines(name) or repository.skipped_holding(frozenset([name])):
+    if (
+        name.startswith("__")
+        or not repository.defines(name)
+        or repository.skipped_holding(frozenset([name]))
+    ):
         return None  # (a skipped file's calls are not seen)
     found = []
     for path in repository.mentioning(frozenset([name])):
@@ -391,12 +455,19 @@ def _the_function(repository: Repository, name: str) -> tuple[Path, str, ast.Fun
     if len(found) != 1:
         return None
     path, dotted, node = found[0]
-    if not isinstance(node, ast.FunctionDef) or node.decorator_list or node.args.vararg or node.args.kwarg:
+    if (
+        not isinstance(node, ast.FunctionDef)
+        or node.decorator_list
+        or node.args.vararg
+        or node.args.kwarg
+    ):
         return None
     tree = repository.tree(path, repository.text(path))
     assert tree is not None  # found in it
     method = dotted != name
-    if method and not any(isinstance(s, ast.ClassDef) and f"{s.name}.{name}" == dotted for s in tree.body):
+    if method and not any(
+        isinstance(s, ast.ClassDef) and f"{s.name}.{name}" == dotted for s in tree.body
+    ):
         return None  # a nested function, or a method of a nested class
     return path, dotted, node, method
 
@@ -408,14 +479,24 @@ def _without_default(function: ast.FunctionDef, method: bool) -> dict[str, int |
     positional = [*arguments.posonlyargs, *arguments.args]
     defaulted = len(positional) - len(arguments.defaults)
     found: dict[str, int | None] = {
-        parameter.arg: index - int(method) for index, parameter in enumerate(positional[:defaulted]) if index >= int(method)
+        parameter.arg: index - int(method)
+        for index, parameter in enumerate(positional[:defaulted])
+        if index >= int(method)
     }
-    found.update((p.arg, None) for p, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is None)
+    found.update(
+        (p.arg, None)
+        for p, default in zip(arguments.kwonlyargs, arguments.kw_defaults)
+        if default is None
+    )
     return found
 
 
 def _passed(
-    repository: Repository, callee: str, parameters: dict[str, int | None], method: bool, original: bool
+    repository: Repository,
+    callee: str,
+    parameters: dict[str, int | None],
+    method: bool,
+    original: bool,
 ) -> dict[str, list[object]]:
     """For each parameter, the literal each call passes it (UNKNOWN for anything else), over the
     texts before or after the run; nothing when the function is used but as the callee of plain
@@ -435,10 +516,18 @@ def _passed(
                 for name, value in passing.items():
                     values[name].append(value)
         for node in ast.walk(tree):
-            spelt = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+            spelt = (
+                node.id
+                if isinstance(node, ast.Name)
+                else node.attr if isinstance(node, ast.Attribute) else None
+            )
             if spelt == callee and id(node) not in called:
                 return {}
-            if isinstance(node, ast.alias) and node.name.rsplit(".", 1)[-1] == callee and node.asname not in (None, callee):
+            if (
+                isinstance(node, ast.alias)
+                and node.name.rsplit(".", 1)[-1] == callee
+                and node.asname not in (None, callee)
+            ):
                 return {}  # `from m import f as g`: its calls are spelt otherwise
     return values if any(values.values()) else {}
 
@@ -454,10 +543,14 @@ def _instance(receiver: ast.expr) -> bool:
     return bool(last) and not last[:1].isupper() and not last.startswith("__") and last != "cls"
 
 
-def _call_values(call: ast.Call, parameters: dict[str, int | None], method: bool) -> dict[str, object] | None:
+def _call_values(
+    call: ast.Call, parameters: dict[str, int | None], method: bool
+) -> dict[str, object] | None:
     """What one call passes each parameter; None when it cannot be seen (`*args`, `**kwargs`, a
     method called through its class or a bare name, a function through an instance)."""
-    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
         return None
     receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
     if method and (receiver is None or not _instance(receiver)):
@@ -474,4 +567,3 @@ def _call_values(call: ast.Call, parameters: dict[str, int | None], method: bool
         else:
             passed[name] = UNKNOWN
     return passed
-

@@ -12,7 +12,14 @@ from __future__ import annotations
 
 import re
 
-_GOOGLE_HEADERS = ("Args:", "Arguments:", "Parameters:", "Params:", "Keyword Args:", "Keyword Arguments:")
+_GOOGLE_HEADERS = (
+    "Args:",
+    "Arguments:",
+    "Parameters:",
+    "Params:",
+    "Keyword Args:",
+    "Keyword Arguments:",
+)
 _NUMPY_HEADERS = ("Parameters", "Other Parameters")
 
 
@@ -23,8 +30,12 @@ def _indent(line: str) -> int:
 def _entry_end(lines: list[str], start: int) -> int:
     """The line after the entry starting at `start`: its continuation lines are indented deeper."""
     end = start + 1
-    while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > _indent(lines[start])):
-        if not lines[end].strip() and (end + 1 >= len(lines) or _indent(lines[end + 1]) <= _indent(lines[start])):
+    while end < len(lines) and (
+        not lines[end].strip() or _indent(lines[end]) > _indent(lines[start])
+    ):
+        if not lines[end].strip() and (
+            end + 1 >= len(lines) or _indent(lines[end + 1]) <= _indent(lines[start])
+        ):
             break
         end += 1
     return end
@@ -36,7 +47,9 @@ def _entry_span(lines: list[str], start: int) -> tuple[int, int]:
     end = _entry_end(lines, start)
     after = _next_text(lines, end)
     blank_before = start > 0 and not lines[start - 1].strip()
-    flush = start > 0 and (_is_underline(lines[start - 1]) or lines[start - 1].strip() in _GOOGLE_HEADERS)
+    flush = start > 0 and (
+        _is_underline(lines[start - 1]) or lines[start - 1].strip() in _GOOGLE_HEADERS
+    )
     entry_follows = _starts_entry(lines, after, _indent(lines[start]))
     if after > end and (blank_before or (flush and entry_follows)):
         return start, after
@@ -82,12 +95,16 @@ def without_parameter(docstring: str, name: str) -> str:
         re.compile(rf"^\s*\**{escaped}\s*(\([^)]*\))?\s*:(?!:)"),  # Google: name (type): text
         re.compile(rf"^\s*{escaped}\s*:\s*\S"),  # NumPy: name : type
         re.compile(rf"^\s*{escaped}\s*$"),  # NumPy without a type
-        re.compile(rf"^\s*:(param|parameter|arg|argument|key|keyword)\s+(\S+\s+)?{escaped}\s*:"),  # Sphinx
+        re.compile(
+            rf"^\s*:(param|parameter|arg|argument|key|keyword)\s+(\S+\s+)?{escaped}\s*:"
+        ),  # Sphinx
         re.compile(rf"^\s*:type\s+{escaped}\s*:"),
     )
     index = 0
     while index < len(lines):
-        if any(pattern.match(lines[index]) for pattern in patterns) and _in_parameters(lines, index):
+        if any(pattern.match(lines[index]) for pattern in patterns) and _in_parameters(
+            lines, index
+        ):
             del lines[slice(*_entry_span(lines, index))]
             _drop_empty_section(lines, index)
             continue
@@ -103,7 +120,12 @@ def _in_parameters(lines: list[str], index: int) -> bool:
         text = lines[previous].strip()
         if text in _GOOGLE_HEADERS and _indent(lines[previous]) < _indent(lines[index]):
             return True
-        if text and set(text) == {"-"} and previous > 0 and lines[previous - 1].strip() in _NUMPY_HEADERS:
+        if (
+            text
+            and set(text) == {"-"}
+            and previous > 0
+            and lines[previous - 1].strip() in _NUMPY_HEADERS
+        ):
             return True
         if text and _indent(lines[previous]) < _indent(lines[index]):
             return False

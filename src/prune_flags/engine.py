@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypeVar
 
 from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.cascade import Cascade
-from prune_flags.files import SourceError, SourceFile, read_source, remove_stale_temporaries, write_atomic
+from prune_flags.files import (
+    SourceError,
+    SourceFile,
+    read_source,
+    remove_stale_temporaries,
+    write_atomic,
+)
 from prune_flags.index import parse_ast
 from prune_flags.context import RewriteContext, Rewritten
 from prune_flags.library import LibraryKeywords, library_keywords, repository_names
@@ -47,16 +53,24 @@ def run(
     repository = load(paths, config, cwd, project_root, progress, contents)
     first = _cleanup(repository, config, project_root, jobs)
     # Fields and parameters the cleanup left constant are flags of their own (derived.py).
-    return settle(repository, config, first, lambda more: _cleanup(repository, more, project_root, jobs))
+    return settle(
+        repository, config, first, lambda more: _cleanup(repository, more, project_root, jobs)
+    )
 
 
-def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: int | None) -> tuple[Report, Cascade]:
+def _cleanup(
+    repository: Repository, config: Config, project_root: Path, jobs: int | None
+) -> tuple[Report, Cascade]:
     """One cleanup of the loaded files with the config's flags, and the cascade that did it."""
     config = resolve_flags(repository, config)
     report = Report(flags={flag.name: flag.source for flag in config.flags})
     flag_names = frozenset(flag.name for flag in config.flags)
     model = build(repository, config)
-    library = _library_keywords(repository, flag_names, config, project_root) if config.library_keywords else LibraryKeywords()
+    library = (
+        _library_keywords(repository, flag_names, config, project_root)
+        if config.library_keywords
+        else LibraryKeywords()
+    )
     workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1))
     try:
         # A file skipped once others were planned around its rewrite (a later round, or the safety
@@ -71,8 +85,12 @@ def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: i
             if cascade.unsettled:
                 continue
             # (named at their lines in the original texts, which are the ones the report speaks of)
-            left = repository.facts(frozenset(name for name in active if model.flags[name].tried_as_object))
-            still_objects = {name: model.flags[name].facts for name, found in left.items() if found.object_reads}
+            left = repository.facts(
+                frozenset(name for name in active if model.flags[name].tried_as_object)
+            )
+            still_objects = {
+                name: model.flags[name].facts for name, found in left.items() if found.object_reads
+            }
             if still_objects:
                 model = model.refusing(read_as_objects(still_objects))
                 continue
@@ -80,8 +98,15 @@ def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: i
             # (a skipped file, a kept statement) would keep them: its reads would disagree with
             # its definitions; so would a write the rewrite could not remove. Such a flag is
             # refused as before the config became the decision.
-            to_go = {name: model.writes_to_go(name, cascade.unread(flag)) for name, flag in active.items()}
-            undecided = [flag for flag in active.values() if to_go[flag.name] and not cascade.decided(flag, to_go[flag.name])]
+            to_go = {
+                name: model.writes_to_go(name, cascade.unread(flag))
+                for name, flag in active.items()
+            }
+            undecided = [
+                flag
+                for flag in active.values()
+                if to_go[flag.name] and not cascade.decided(flag, to_go[flag.name])
+            ]
             if undecided:
                 model = model.refusing(still_written(flag, to_go[flag.name]) for flag in undecided)
                 continue
@@ -92,13 +117,25 @@ def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: i
                 and path not in repository.skipped
                 and rewritten.text != source.text
             }
-            black = _black_settings(config, project_root, report) if edited else None  # read once for all files
-            finished = {path: _finish(black, source, text) for path, (source, text) in edited.items()}
+            black = (
+                _black_settings(config, project_root, report) if edited else None
+            )  # read once for all files
+            finished = {
+                path: _finish(black, source, text) for path, (source, text) in edited.items()
+            }
             checks = [
-                (text, cascade.contexts.context(path, by_original_lines=False), path.name == "__init__.py")
+                (
+                    text,
+                    cascade.contexts.context(path, by_original_lines=False),
+                    path.name == "__init__.py",
+                )
                 for path, text in finished.items()
             ]
-            problems = {path: problem for path, problem in zip(finished, workers.map(recheck, checks)) if problem}
+            problems = {
+                path: problem
+                for path, problem in zip(finished, workers.map(recheck, checks))
+                if problem
+            }
             if not problems:
                 break
             repository.skipped.update(problems)
@@ -108,7 +145,14 @@ def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: i
     for path, text in finished.items():
         source = repository.sources[path]
         report.files.append(
-            FileResult(path, repository.display(path), source.text, text, cascade.learnt.results[path].changes, source.encoding)
+            FileResult(
+                path,
+                repository.display(path),
+                source.text,
+                text,
+                cascade.learnt.results[path].changes,
+                source.encoding,
+            )
         )
     kept = cascade.kept_by_skipped()
     report.skipped.extend(
@@ -120,7 +164,9 @@ def _cleanup(repository: Repository, config: Config, project_root: Path, jobs: i
     return report, cascade
 
 
-def _library_keywords(repository: Repository, flags: frozenset[str], config: Config, root: Path) -> LibraryKeywords:
+def _library_keywords(
+    repository: Repository, flags: frozenset[str], config: Config, root: Path
+) -> LibraryKeywords:
     """The keywords at library calls that may go (library.py): one probe for the whole run."""
     trees = [
         (path, tree)
@@ -146,7 +192,10 @@ def _unmatched(repository: Repository, flags: Sequence[Flag], report: Report) ->
             text = repository.text(path, original=True)
             tree = repository.tree(path, text)
             if tree is not None:
-                places += [(appearance, text) for appearance in appearances(tree, repository.display(path), flag.name)]
+                places += [
+                    (appearance, text)
+                    for appearance in appearances(tree, repository.display(path), flag.name)
+                ]
         found.append(unmatched(flag.name, places, bool(mentioning)))
     return found
 
@@ -191,7 +240,10 @@ def _finish(black: BlackSettings | None, source: SourceFile, text: str) -> str:
 def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
     """The safety gate after the edit: the result parses, and a second run changes nothing.
     (The context is not the original's: see Contexts.context.)"""
-    from prune_flags.rewrite import FileFailure, rewrite  # LibCST, in the process that rewrites (see warm)
+    from prune_flags.rewrite import (
+        FileFailure,
+        rewrite,
+    )  # LibCST, in the process that rewrites (see warm)
 
     text, context, is_package_init = task
     flags = ", ".join(sorted(context.flags))
@@ -211,7 +263,10 @@ def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
 
 def rewrite_outcome(task: tuple[Path, str, RewriteContext, bool]) -> Rewritten | str:
     """One file's rewrite, or why it is left untouched: a value, so that it crosses processes."""
-    from prune_flags.rewrite import FileFailure, rewrite  # LibCST, in the process that rewrites (see warm)
+    from prune_flags.rewrite import (
+        FileFailure,
+        rewrite,
+    )  # LibCST, in the process that rewrites (see warm)
 
     path, text, context, is_package_init = task
     try:
@@ -244,7 +299,9 @@ class Workers:
             import prune_flags.rewrite  # noqa: F401  (imported once here, inherited by the forked workers)
 
             self._pool = process_pool(self.jobs)
-        return list(self._pool.map(function, tasks, chunksize=max(1, len(tasks) // (4 * self.jobs))))
+        return list(
+            self._pool.map(function, tasks, chunksize=max(1, len(tasks) // (4 * self.jobs)))
+        )
 
     def rewrite(self, tasks: list[tuple[Path, str, RewriteContext, bool]]) -> list[Rewritten | str]:
         """Each file's rewrite, or why it is left untouched (rewrite_outcome)."""
@@ -259,5 +316,3 @@ def _brief(error: Exception) -> str:
     """An unexpected error in one line: its type and the start of its message."""
     first = str(error).strip().split("\n", 1)[0]
     return f"{type(error).__name__}: {first[:200]}"
-
-

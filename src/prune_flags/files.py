@@ -205,7 +205,9 @@ def mentions_any(data: str, names: Iterable[str], words: frozenset[str] | None =
     return bool(names_in(data, names, words))
 
 
-def names_in(text: str, names: Iterable[str], words: frozenset[str] | None = None) -> frozenset[str]:
+def names_in(
+    text: str, names: Iterable[str], words: frozenset[str] | None = None
+) -> frozenset[str]:
     """The names that occur in text as whole words, in any of their spellings (`use_x`, or
     `use-x` as in `--use-x`: see shapes.spellings). An identifier does exactly when it is one of
     the text's words (`text_words`), a set worked out once per text, or given by a caller that
@@ -214,7 +216,9 @@ def names_in(text: str, names: Iterable[str], words: frozenset[str] | None = Non
     return frozenset(name for name, _ in _spellings_in(text, names, words))
 
 
-def _spellings_in(text: str, names: Iterable[str], words: frozenset[str] | None = None) -> set[tuple[str, str]]:
+def _spellings_in(
+    text: str, names: Iterable[str], words: frozenset[str] | None = None
+) -> set[tuple[str, str]]:
     """(name, spelling) for each spelling of the names that occurs in text as a whole word."""
     words = _words(text) if words is None else words
     plain, others = _split_names(names if isinstance(names, frozenset) else frozenset(names))

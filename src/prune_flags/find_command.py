@@ -194,7 +194,9 @@ def _finish(result: FindResult) -> int:
     for refusal in result.refused:
         typer.echo(f"prune-flags: {refusal.message}", err=True)
     for refusal in result.held_back:
-        typer.echo(f"prune-flags: not proposed, as apply would refuse it: {refusal.message}", err=True)
+        typer.echo(
+            f"prune-flags: not proposed, as apply would refuse it: {refusal.message}", err=True
+        )
     for skipped in result.skipped:
         typer.echo(f"prune-flags: skipped {skipped.display}: {skipped.error}", err=True)
     count = len(result.candidates)

@@ -436,7 +436,14 @@ def _statements_across(text: str, points: list[int]) -> list[tuple[int, int]]:
 
 # Tokens outside any statement: line breaks, comments on lines of their own, indentation.
 _BETWEEN_STATEMENTS = frozenset(
-    (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
+    (
+        tokenize.NL,
+        tokenize.NEWLINE,
+        tokenize.COMMENT,
+        tokenize.INDENT,
+        tokenize.DEDENT,
+        tokenize.ENDMARKER,
+    )
 )
 
 

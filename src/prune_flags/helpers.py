@@ -63,7 +63,9 @@ class Binding:
     another module the same binding."""
 
     name: str
-    key: tuple[str, ...]  # ("import", "a.b"), ("import-as", "a.b"), ("from", "M", "Y"), ("builtin",)
+    key: tuple[
+        str, ...
+    ]  # ("import", "a.b"), ("import-as", "a.b"), ("from", "M", "Y"), ("builtin",)
     statement: str = ""  # `from M import Y`; empty for a builtin
     conditional: bool = False  # inside an if/try/with/loop at the top, or rebound through `global`
 
@@ -105,7 +107,9 @@ class HelperCall:
 
 
 def module_name(
-    path: Path, is_file: Callable[[Path], bool] = Path.is_file, packages: dict[Path, str] | None = None
+    path: Path,
+    is_file: Callable[[Path], bool] = Path.is_file,
+    packages: dict[Path, str] | None = None,
 ) -> tuple[str, bool]:
     """`pkg/sub/mod.py` -> ("pkg.sub.mod", False), `pkg/__init__.py` -> ("pkg", True): the
     directories above that hold an `__init__.py` are the packages. `packages` remembers each
@@ -126,7 +130,9 @@ def _package(directory: Path, is_file: Callable[[Path], bool], packages: dict[Pa
     return packages[directory]
 
 
-def module_names(paths: Iterable[Path], is_file: Callable[[Path], bool] = Path.is_file) -> dict[Path, tuple[str, bool]]:
+def module_names(
+    paths: Iterable[Path], is_file: Callable[[Path], bool] = Path.is_file
+) -> dict[Path, tuple[str, bool]]:
     """`module_name` of each path, and only of paths whose dotted name no other path shares: two
     `utils.py` outside any package are both `utils`, and a call cannot tell which it imports."""
     packages: dict[Path, str] = {}  # a tree has far fewer directories than files
@@ -137,7 +143,9 @@ def module_names(paths: Iterable[Path], is_file: Callable[[Path], bool] = Path.i
     return {path: named[path] for path in named if counts[named[path][0]] == 1}
 
 
-def module_bindings(tree: ast.Module, module: str, is_package: bool = False) -> tuple[dict[str, list[Binding]], bool]:
+def module_bindings(
+    tree: ast.Module, module: str, is_package: bool = False
+) -> tuple[dict[str, list[Binding]], bool]:
     """Every binding of each top-level name of a module, and whether it star-imports."""
     found: dict[str, list[Binding]] = {}
     star = False
@@ -151,7 +159,10 @@ def module_bindings(tree: ast.Module, module: str, is_package: bool = False) -> 
             if isinstance(statement, ast.Import):
                 for alias in statement.names:
                     if alias.asname:
-                        key, text = ("import-as", alias.name), f"import {alias.name} as {alias.asname}"
+                        key, text = (
+                            "import-as",
+                            alias.name,
+                        ), f"import {alias.name} as {alias.asname}"
                         bind(Binding(alias.asname, key, text, conditional))
                     else:
                         root, key = alias.name.split(".")[0], ("import", alias.name)
@@ -163,7 +174,9 @@ def module_bindings(tree: ast.Module, module: str, is_package: bool = False) -> 
                         star = True
                     elif source is not None and source != "__future__":
                         local = alias.asname or alias.name
-                        text = f"from {source} import {alias.name}" + (f" as {local}" if local != alias.name else "")
+                        text = f"from {source} import {alias.name}" + (
+                            f" as {local}" if local != alias.name else ""
+                        )
                         bind(Binding(local, ("from", source, alias.name), text, conditional))
                     else:
                         bind(Binding(alias.asname or alias.name, ("unknown",), "", conditional))
@@ -171,7 +184,9 @@ def module_bindings(tree: ast.Module, module: str, is_package: bool = False) -> 
                 bind(_own(statement.name, module, conditional))
                 continue
             else:
-                simple = isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Delete))
+                simple = isinstance(
+                    statement, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Delete)
+                )
                 for node in _top_level_stores(statement):
                     bind(_own(node, module, conditional or not simple))
             for block in ("body", "orelse", "finalbody"):
@@ -225,7 +240,9 @@ def _absolute(statement: ast.ImportFrom, module: str, is_package: bool) -> str |
         return statement.module
     parts = module.split(".") if module else []
     base = parts if is_package else parts[:-1]
-    if statement.level - 1 > len(base) or (statement.level - 1 == len(base) and not statement.module):
+    if statement.level - 1 > len(base) or (
+        statement.level - 1 == len(base) and not statement.module
+    ):
         return None
     base = base[: len(base) - (statement.level - 1)]
     dotted = ".".join([*base, *([statement.module] if statement.module else [])])
@@ -270,8 +287,14 @@ def made_shapes(before: ast.Module | None, after: ast.Module) -> dict[str, ast.F
     shaped = _shaped(after)
     if not shaped or before is None:
         return shaped
-    original = {qualname: ast.dump(node) for qualname, node in _callables(before) if qualname in shaped}
-    return {qualname: node for qualname, node in shaped.items() if original.get(qualname) != ast.dump(node)}
+    original = {
+        qualname: ast.dump(node) for qualname, node in _callables(before) if qualname in shaped
+    }
+    return {
+        qualname: node
+        for qualname, node in shaped.items()
+        if original.get(qualname) != ast.dump(node)
+    }
 
 
 def _shaped(tree: ast.Module) -> dict[str, ast.FunctionDef]:
@@ -300,11 +323,19 @@ def _callables(tree: ast.Module) -> list[tuple[str, ast.FunctionDef]]:
     for statement in tree.body:
         if isinstance(statement, ast.FunctionDef):
             found.append((statement.name, statement))
-        elif isinstance(statement, ast.ClassDef) and not statement.decorator_list and not statement.keywords:
+        elif (
+            isinstance(statement, ast.ClassDef)
+            and not statement.decorator_list
+            and not statement.keywords
+        ):
             names = [n for s in statement.body for n in _top_level_stores(s)]
             names += [s.name for s in statement.body if isinstance(s, _DEFINITIONS)]
             for method in statement.body:
-                if isinstance(method, ast.FunctionDef) and names.count(method.name) == 1 and _method_kind(method):
+                if (
+                    isinstance(method, ast.FunctionDef)
+                    and names.count(method.name) == 1
+                    and _method_kind(method)
+                ):
                     found.append((f"{statement.name}.{method.name}", method))
     return found
 
@@ -330,7 +361,7 @@ def reexports(tree: ast.Module, name: str) -> bool:
 
 
 def _method_kind(method: ast.FunctionDef) -> str:
-    """"static", "class" or "instance" (taking its instance first); "" for a method that another
+    """ "static", "class" or "instance" (taking its instance first); "" for a method that another
     decorator may wrap (`property`, a cache) or that takes no first parameter to bind."""
     decorators = [ast_dotted(d) for d in method.decorator_list]
     if decorators == ["staticmethod"]:
@@ -348,7 +379,11 @@ def _exported(tree: ast.Module) -> set[str]:
     for node in ast.walk(tree):
         targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
         if any(isinstance(target, ast.Name) and target.id == "__all__" for target in targets):
-            names.update(c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and isinstance(c.value, str))
+            names.update(
+                c.value
+                for c in ast.walk(node)
+                if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            )
     return names
 
 
@@ -382,18 +417,27 @@ def _helper(
     assert value is not None
     method = _method_kind(node) if "." in qualname else ""
     positional = [*arguments.posonlyargs, *arguments.args]
-    implicit = positional[0].arg if method in ("class", "instance") else None  # self or cls: the receiver
-    defaults = [False] * (len(positional) - len(arguments.defaults)) + [True] * len(arguments.defaults)
+    implicit = (
+        positional[0].arg if method in ("class", "instance") else None
+    )  # self or cls: the receiver
+    defaults = [False] * (len(positional) - len(arguments.defaults)) + [True] * len(
+        arguments.defaults
+    )
     kinds = ["positional-only"] * len(arguments.posonlyargs) + ["positional"] * len(arguments.args)
     parameters = tuple(
         [Parameter(a.arg, kind, d) for a, kind, d in zip(positional, kinds, defaults)]
-        + [Parameter(a.arg, "keyword-only", d is not None) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults)]
+        + [
+            Parameter(a.arg, "keyword-only", d is not None)
+            for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults)
+        ]
     )
     if implicit is not None:
         parameters = parameters[1:]
     names = {p.name for p in parameters}
     if isinstance(value, ast.Name) and value.id in names:
-        return Helper(path, module, qualname, node.lineno, flag, parameters, value.id, value.id, method=method)
+        return Helper(
+            path, module, qualname, node.lineno, flag, parameters, value.id, value.id, method=method
+        )
     used = sorted({n.id for n in ast.walk(value) if isinstance(n, ast.Name)})
     if (names | {implicit}) & set(used) or not pure_expression(value):
         return None
@@ -402,19 +446,24 @@ def _helper(
         found = bindings.get(name, [])
         if not found and not star and hasattr(builtins, name):
             needs.append(Binding(name, ("builtin",)))
-        elif _plain_imports(found) or (not _unstable(found) and found[0].key[0] not in ("unknown", "global")):
+        elif _plain_imports(found) or (
+            not _unstable(found) and found[0].key[0] not in ("unknown", "global")
+        ):
             needs += found  # `import a.b` and `import a.c` both bind `a`: a caller may need either
         else:
             return None
     text = ast.get_source_segment(source, value)
     if text is None or "\n" in text:
         text = ast.unparse(value)
-    return Helper(path, module, qualname, node.lineno, flag, parameters, None, text, tuple(needs), method)
+    return Helper(
+        path, module, qualname, node.lineno, flag, parameters, None, text, tuple(needs), method
+    )
 
 
 def pure_expression(expression: ast.expr) -> bool:
     """Whether evaluating `expression` only computes a value, by the rules of purity.is_pure:
-    names, attribute reads, subscripts, operators, literals and calls of builtins that only compute."""
+    names, attribute reads, subscripts, operators, literals and calls of builtins that only compute.
+    """
     for node in ast.walk(expression):
         if isinstance(node, ast.Call):
             builtin = isinstance(node.func, ast.Name) and node.func.id in PURE_BUILTINS
@@ -486,7 +535,9 @@ def _imports(helper: Helper, bindings: dict[str, list[Binding]]) -> tuple[str, .
                 return None
         elif need.key[0] == "import" and (not bound or _plain_imports(bound)):
             if need.key not in {b.key for b in bound}:
-                imports.append(need.statement)  # `import a.b` beside `import a.c` binds the same `a`
+                imports.append(
+                    need.statement
+                )  # `import a.b` beside `import a.c` binds the same `a`
         elif not bound:
             imports.append(need.statement)
         elif _unstable(bound) or bound[0].key != need.key:
@@ -546,7 +597,9 @@ def method_reach(
 
     def answers(cls: str) -> bool:
         ancestry = _ancestry(cls, classes)
-        return ancestry is not None and [c.name for c in ancestry if _binds_in_body(c, helper.name)] == [helper.owner]
+        return ancestry is not None and [
+            c.name for c in ancestry if _binds_in_body(c, helper.name)
+        ] == [helper.owner]
 
     exact = frozenset(cls for cls in subclasses(helper.owner) if answers(cls))
     if helper.owner not in exact:
@@ -561,7 +614,9 @@ def method_reach(
     return MethodReach(helper, unique and helper.owner in families, families, modules)
 
 
-def _ancestry(cls: str, classes: Callable[[str], list[tuple[str, ast.ClassDef | None]]]) -> list[ast.ClassDef] | None:
+def _ancestry(
+    cls: str, classes: Callable[[str], list[tuple[str, ast.ClassDef | None]]]
+) -> list[ast.ClassDef] | None:
     """The class and every class it derives from, when the repository defines each, once, plainly
     (see method_reach); None otherwise."""
     found: list[ast.ClassDef] = []
@@ -574,13 +629,18 @@ def _ancestry(cls: str, classes: Callable[[str], list[tuple[str, ast.ClassDef | 
 
 def _binds_in_body(node: ast.ClassDef, name: str) -> bool:
     return any(
-        (isinstance(statement, _DEFINITIONS) and statement.name == name) or name in _top_level_stores(statement)
+        (isinstance(statement, _DEFINITIONS) and statement.name == name)
+        or name in _top_level_stores(statement)
         for statement in node.body
     )
 
 
 def method_calls(
-    tree: ast.Module, path: str, module: str, reaches: Iterable[MethodReach], is_package: bool = False
+    tree: ast.Module,
+    path: str,
+    module: str,
+    reaches: Iterable[MethodReach],
+    is_package: bool = False,
 ) -> dict[tuple[int, str], HelperCall]:
     """The calls of method helpers this module makes, by (line, method name), with the imports
     the helper's expression needs here: only where every call of that name on the line reaches
@@ -597,14 +657,18 @@ def method_calls(
     for call, receiver in _method_call_sites(tree, frozenset(by_name)):
         name = call.func.attr  # type: ignore[attr-defined]  (see _method_call_sites)
         reached = [
-            HelperCall(reach.helper, imports) for reach, imports in by_name[name] if _reaches(reach, receiver, bindings, module)
+            HelperCall(reach.helper, imports)
+            for reach, imports in by_name[name]
+            if _reaches(reach, receiver, bindings, module)
         ]
         key, value = (call.lineno, name), reached[0] if len(reached) == 1 else None
         found[key] = value if found.get(key, value) == value else None
     return {key: value for key, value in found.items() if value is not None}
 
 
-def _reaches(reach: MethodReach, receiver: tuple[str, str], bindings: dict[str, list[Binding]], module: str) -> bool:
+def _reaches(
+    reach: MethodReach, receiver: tuple[str, str], bindings: dict[str, list[Binding]], module: str
+) -> bool:
     """Whether a call through this receiver (see _receiver) reaches the helper. An instance
     method called through its class (`Checker.should_skip(obj, t)`) takes its instance among the
     arguments: never. A receiver an import gives (`json.dumps(x)`, `config.reader.load()`) may be
@@ -618,33 +682,58 @@ def _reaches(reach: MethodReach, receiver: tuple[str, str], bindings: dict[str, 
         return reach.anywhere
     bound = bindings.get(name, [])
     if how == "" or (how == "class" and dict(reach.classes).get(name) is None):
-        imported = any(binding.key[:2] != ("from", module) and binding.key != ("global",) for binding in bound)
+        imported = any(
+            binding.key[:2] != ("from", module) and binding.key != ("global",) for binding in bound
+        )
         return reach.anywhere and bool(name) and not imported
     owner = dict(reach.classes).get(name)
-    return how in ("instance", "class") and owner is not None and not _unstable(bound) and bound[0].key == ("from", owner, name)
+    return (
+        how in ("instance", "class")
+        and owner is not None
+        and not _unstable(bound)
+        and bound[0].key == ("from", owner, name)
+    )
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
-def _method_call_sites(tree: ast.Module, names: frozenset[str]) -> list[tuple[ast.Call, tuple[str, str]]]:
+def _method_call_sites(
+    tree: ast.Module, names: frozenset[str]
+) -> list[tuple[ast.Call, tuple[str, str]]]:
     """Each call `receiver.name(...)` of one of the names, with what its receiver is (_receiver)."""
     found: list[tuple[ast.Call, tuple[str, str]]] = []
 
     def walk(node: ast.AST, functions: tuple[ast.AST, ...], method: tuple[str, str] | None) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and child.func.attr in names:
+            if (
+                isinstance(child, ast.Call)
+                and isinstance(child.func, ast.Attribute)
+                and child.func.attr in names
+            ):
                 found.append((child, _receiver(child, functions, method)))
             if isinstance(child, _FUNCTIONS):
                 # Decorators and defaults run in the enclosing scope, the body in the function's.
-                outer = [*getattr(child, "decorator_list", []), *child.args.defaults, *child.args.kw_defaults]
+                outer = [
+                    *getattr(child, "decorator_list", []),
+                    *child.args.defaults,
+                    *child.args.kw_defaults,
+                ]
                 for part in outer:
                     if part is not None:
                         walk(part, functions, method)
                 inner = None
-                if isinstance(node, ast.ClassDef) and node in tree.body and not isinstance(child, ast.Lambda):
+                if (
+                    isinstance(node, ast.ClassDef)
+                    and node in tree.body
+                    and not isinstance(child, ast.Lambda)
+                ):
                     kind = _method_kind(child)  # type: ignore[arg-type]
-                    receiver = [*child.args.posonlyargs, *child.args.args][0].arg if kind in ("class", "instance") else ""
+                    receiver = (
+                        [*child.args.posonlyargs, *child.args.args][0].arg
+                        if kind in ("class", "instance")
+                        else ""
+                    )
                     inner = (node.name, receiver) if kind else None
                 for part in child.body if isinstance(child.body, list) else [child.body]:
                     walk(part, (*functions, child), inner)
@@ -655,7 +744,9 @@ def _method_call_sites(tree: ast.Module, names: frozenset[str]) -> list[tuple[as
     return found
 
 
-def _receiver(call: ast.Call, functions: tuple[ast.AST, ...], method: tuple[str, str] | None) -> tuple[str, str]:
+def _receiver(
+    call: ast.Call, functions: tuple[ast.AST, ...], method: tuple[str, str] | None
+) -> tuple[str, str]:
     """What a call's receiver is: ("self", C) for the instance or class a method of module-level
     class C receives (never rebound in it), ("instance", C) for a local of the innermost function
     bound once, at the top of its body above the call, to `C(...)`, ("class", C) for a name no
@@ -667,9 +758,13 @@ def _receiver(call: ast.Call, functions: tuple[ast.AST, ...], method: tuple[str,
         root = value
         while isinstance(root, ast.Attribute):
             root = root.value
-        if not isinstance(root, ast.Name) or any(_imports_name(function, root.id) for function in functions):
+        if not isinstance(root, ast.Name) or any(
+            _imports_name(function, root.id) for function in functions
+        ):
             return "", ""
-        return ("local" if any(_binds(function, root.id) for function in functions) else ""), root.id
+        return (
+            "local" if any(_binds(function, root.id) for function in functions) else ""
+        ), root.id
     name = value.id
     if any(_imports_name(function, name) for function in functions):
         return "", ""
@@ -692,11 +787,15 @@ def _rebinds(function: ast.AST, name: str) -> bool:
             return True
         if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
             return True
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name).split(".")[0] == name for a in node.names):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+            (a.asname or a.name).split(".")[0] == name for a in node.names
+        ):
             return True
         if node is not function and isinstance(node, _DEFINITIONS) and node.name == name:
             return True
-        if getattr(node, "name", None) == name and isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        if getattr(node, "name", None) == name and isinstance(
+            node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)
+        ):
             return True
         if isinstance(node, ast.MatchMapping) and node.rest == name:
             return True
@@ -705,7 +804,8 @@ def _rebinds(function: ast.AST, name: str) -> bool:
 
 def _imports_name(function: ast.AST, name: str) -> bool:
     return any(
-        isinstance(node, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name).split(".")[0] == name for a in node.names)
+        isinstance(node, (ast.Import, ast.ImportFrom))
+        and any((a.asname or a.name).split(".")[0] == name for a in node.names)
         for node in ast.walk(function)
     )
 
@@ -714,13 +814,17 @@ def _binds(function: ast.AST, name: str) -> bool:
     return name in parameter_names(function) or _rebinds(function, name)  # type: ignore[arg-type]
 
 
-def _constructed_local(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, line: int) -> str | None:
+def _constructed_local(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, line: int
+) -> str | None:
     """The class C when the function's one binding of `name` is `name = C(...)`, a statement of
     its body's top level ending above `line` (so it ran before anything there reads the name)."""
     if name in parameter_names(function):
         return None
     stores = [
-        node for node in ast.walk(function) if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
+        node
+        for node in ast.walk(function)
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
     ]
     for statement in function.body:
         if (
@@ -732,6 +836,8 @@ def _constructed_local(function: ast.FunctionDef | ast.AsyncFunctionDef, name: s
             and isinstance(statement.value.func, ast.Name)
             and (statement.end_lineno or statement.lineno) < line
         ):
-            rest = ast.Module(body=[s for s in function.body if s is not statement], type_ignores=[])
+            rest = ast.Module(
+                body=[s for s in function.body if s is not statement], type_ignores=[]
+            )
             return None if _rebinds(rest, name) else statement.value.func.id
     return None

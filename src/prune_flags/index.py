@@ -38,7 +38,6 @@ from prune_flags.shapes import (
     TYPE_DECLARATIONS,
 )
 
-
 KEEP_PRAGMA = "# prune-flags: keep"
 # The rewrite honours the pragma whatever spaces it holds (passes/body.py: has_keep_pragma).
 _KEEP_PRAGMA_TEXT = re.compile(" *".join(map(re.escape, KEEP_PRAGMA.replace(" ", ""))))
@@ -67,7 +66,9 @@ class Write:
     position: int | None = None  # a positional parameter's index, counting self
     method: bool = False  # the parameter's function takes self/cls: an attribute call passes it
     option_strings: tuple[str, ...] = ()  # an option's long strings, `--use-x`, `--turbo`
-    option_arity: int | None = None  # the words an option takes after its string (shapes.option_arity)
+    option_arity: int | None = (
+        None  # the words an option takes after its string (shapes.option_arity)
+    )
     # A `setattr` or writer call that is a statement of its own, or a writer call as a `with` item
     # binding nothing or a decorator (the prune pass can remove it); one inside an expression is
     # not. A keyword whose value may have side effects (`run(fast=next(modes))`) is not either:
@@ -129,7 +130,9 @@ ITSELF = _Itself()
 @dataclass(frozen=True)
 class AssertRead:
     site: Site
-    subjects: frozenset[str] | None  # attribute names the assert checks; None: it checks more than attributes
+    subjects: (
+        frozenset[str] | None
+    )  # attribute names the assert checks; None: it checks more than attributes
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,9 @@ class ObjectRead:
 
     site: Site
     template: str  # how it is read, as an accessor template would say it: `{name}.value`
-    declared: bool = False  # a read through a declared template that something acts on: no template helps
+    declared: bool = (
+        False  # a read through a declared template that something acts on: no template helps
+    )
     # A lookup whose other operands have effects (`getattr(obj, "fast", compute())`): the rewrite
     # keeps it, since its constant would drop them; `template` is then its source as it is.
     effects: bool = False
@@ -148,7 +153,9 @@ class ObjectRead:
 @dataclass
 class NameFacts:
     attribute_reads: list[Site] = field(default_factory=list)
-    name_reads: list[Site] = field(default_factory=list)  # bare loads, imports by name, class-body loads
+    name_reads: list[Site] = field(
+        default_factory=list
+    )  # bare loads, imports by name, class-body loads
     string_reads: list[Site] = field(default_factory=list)
     # The name as an element of a list, tuple or set literal or a dict key (not in __all__ or
     # __slots__): for a command-line option, a table of option names, which goes with it.
@@ -178,7 +185,12 @@ class NameFacts:
     @property
     def option_strings(self) -> frozenset[str]:
         """The long strings of the options that define the name: how argument lists spell it."""
-        return frozenset(string for write in self.writes if write.kind == "option" for string in write.option_strings)
+        return frozenset(
+            string
+            for write in self.writes
+            if write.kind == "option"
+            for string in write.option_strings
+        )
 
     @property
     def option_arity(self) -> int | None:
@@ -190,7 +202,11 @@ class NameFacts:
     @property
     def field_reads(self) -> list[Site]:
         """What keeps an attribute alive, asserts aside; an option's name tables do not."""
-        return self.attribute_reads + self.string_reads + ([] if self.is_option else self.table_mentions)
+        return (
+            self.attribute_reads
+            + self.string_reads
+            + ([] if self.is_option else self.table_mentions)
+        )
 
     @property
     def global_reads(self) -> list[Site]:
@@ -246,7 +262,9 @@ def _field_default(call: ast.Call) -> object:
     return UNKNOWN
 
 
-def template_read(templates: tuple[Template, ...], node: ast.expr, names: FlagNames) -> tuple[str, ast.expr, Template] | None:
+def template_read(
+    templates: tuple[Template, ...], node: ast.expr, names: FlagNames
+) -> tuple[str, ast.expr, Template] | None:
     """The flag an expression reads through an accessor template (`extra_args.get("x", ...)`,
     `config.x.value`, `"x" in opts.enabled`), with the node that names it and the template; None
     for any other."""
@@ -260,14 +278,20 @@ def template_read(templates: tuple[Template, ...], node: ast.expr, names: FlagNa
     return None
 
 
-def _option(call: ast.Call, wrappers: tuple[str, ...]) -> tuple[str | None, tuple[str, ...], int | None]:
+def _option(
+    call: ast.Call, wrappers: tuple[str, ...]
+) -> tuple[str | None, tuple[str, ...], int | None]:
     """The flag an option call defines (argparse's, click's, or a declared wrapper's), its long
     option strings (`--turbo` may fill `dest="fast_path"`: tables spell the option so) and the
     words it takes after them (shapes.option_arity). (None, (), None) for any other call."""
     func = ast_dotted(call.func)
     if not (defines_option(func, wrappers) or func in CLICK_OPTIONS):
         return None, (), None
-    strings = [arg.value for arg in call.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
+    strings = [
+        arg.value
+        for arg in call.args
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+    ]
     explicit = next((literal(k.value) for k in call.keywords if k.arg == "dest"), None)
     dest = option_dest(strings, explicit if isinstance(explicit, str) else None)
     keywords = {k.arg: _option_keyword(k.value) for k in call.keywords if k.arg is not None}
@@ -314,7 +338,9 @@ def assert_subjects(test: ast.expr) -> frozenset[str] | None:
                 and all(walk(arg) for arg in node.args)
             )
         if isinstance(node, (ast.BoolOp, ast.UnaryOp, ast.Compare, ast.BinOp)):
-            return all(walk(child) for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr))
+            return all(
+                walk(child) for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)
+            )
         return isinstance(node, ast.Constant)
 
     return frozenset(subjects) if walk(test) and subjects else None
@@ -348,18 +374,26 @@ class _Scanner(ast.NodeVisitor):
         self.facts: dict[str, NameFacts] = {}
         self._scopes: list[str] = []  # "class" / "function"
         self._globals: list[set[str]] = [set()]
-        self._locals: list[ast.AST | set[str]] = []  # enclosing scopes, then the candidate names they bind
-        self._flag_params: list[dict[str, ast.expr]] = []  # candidate-named parameters -> their defaults
+        self._locals: list[ast.AST | set[str]] = (
+            []
+        )  # enclosing scopes, then the candidate names they bind
+        self._flag_params: list[dict[str, ast.expr]] = (
+            []
+        )  # candidate-named parameters -> their defaults
         self._scope_nodes: list[ast.AST] = []  # the enclosing functions, lambdas and comprehensions
         self._classes: list[str] = []  # enclosing class names
         self._qualname: list[str] = []  # the names of the enclosing classes and functions
-        self._function_names: dict[int, str] = {}  # each enclosing function, qualified (Write.scope)
+        self._function_names: dict[int, str] = (
+            {}
+        )  # each enclosing function, qualified (Write.scope)
         # Per enclosing class and function: the name `self` or `cls` has in the innermost method
         # (a nested function sees its method's), "" where there is none.
         self._methods: list[str] = []
         self._assert: AssertRead | None = None
         self._statement_call: ast.expr | None = None  # the call an expression statement makes
-        self._defining: frozenset[str] = frozenset()  # the names whose definition's value is visited
+        self._defining: frozenset[str] = (
+            frozenset()
+        )  # the names whose definition's value is visited
         # The nodes that name a flag in a read through an accessor template (`config.use_x` of
         # `config.use_x.value`): the template reads them, they are no objects the code asks about.
         self._templated: set[int] = set()
@@ -377,7 +411,9 @@ class _Scanner(ast.NodeVisitor):
             return ITSELF  # `self.x = extra_args.get("x", False)`: the accessor is inlined to the flag's value
         if isinstance(node, ast.Name) and node.id == name:
             for parameters in reversed(self._flag_params):
-                if name in parameters:  # a parameter passed along holds its default unless a caller says otherwise
+                if (
+                    name in parameters
+                ):  # a parameter passed along holds its default unless a caller says otherwise
                     return literal(parameters[name])
         return literal(node)
 
@@ -392,7 +428,9 @@ class _Scanner(ast.NodeVisitor):
         defaults = self._parameter_defaults(node)
         self._scopes.append(kind)
         self._globals.append(set())
-        self._locals.append(node)  # its local names are learnt only if a candidate name is read in it
+        self._locals.append(
+            node
+        )  # its local names are learnt only if a candidate name is read in it
         self._scope_nodes.append(node)
         self._flag_params.append(defaults)
         self.generic_visit(node)
@@ -410,13 +448,23 @@ class _Scanner(ast.NodeVisitor):
             return {}
         arguments = node.args
         positional = [*arguments.posonlyargs, *arguments.args]
-        pairs = list(zip(positional, [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)))
+        pairs = list(
+            zip(
+                positional,
+                [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults),
+            )
+        )
         pairs += list(zip(arguments.kwonlyargs, arguments.kw_defaults))
         found = {}
         method = bool(positional) and positional[0].arg in ("self", "cls")
         name = getattr(node, "name", "")
         scope = self._function_names.get(id(node), "")
-        constructor = name == "__init__" and bool(self._classes) and bool(self._scopes) and self._scopes[-1] == "class"
+        constructor = (
+            name == "__init__"
+            and bool(self._classes)
+            and bool(self._scopes)
+            and self._scopes[-1] == "class"
+        )
         if constructor:
             name = self._classes[-1]  # the class is called to reach its __init__, self filled in
         for argument, default in pairs:
@@ -426,7 +474,15 @@ class _Scanner(ast.NodeVisitor):
             position = positional.index(argument) if argument in positional else None
             if constructor and position is not None:
                 position -= 1  # counted among the arguments the call writes
-            write = Write(self._site(argument), "parameter", value, name, position, method and not constructor, scope=scope)
+            write = Write(
+                self._site(argument),
+                "parameter",
+                value,
+                name,
+                position,
+                method and not constructor,
+                scope=scope,
+            )
             self._of(argument.arg).writes.append(write)
             if value is not UNKNOWN:
                 found[argument.arg] = default
@@ -441,8 +497,13 @@ class _Scanner(ast.NodeVisitor):
         if node.name not in self.names or scope not in ("module", "class"):
             return
         public_method = scope == "class" and not node.name.startswith("_")
-        removable = not public_method and not (node.name.startswith("__") and node.name.endswith("__")) and all(
-            ast_dotted(d.func if isinstance(d, ast.Call) else d) in HARMLESS_DECORATORS for d in node.decorator_list
+        removable = (
+            not public_method
+            and not (node.name.startswith("__") and node.name.endswith("__"))
+            and all(
+                ast_dotted(d.func if isinstance(d, ast.Call) else d) in HARMLESS_DECORATORS
+                for d in node.decorator_list
+            )
         )
         kind = f"{scope}-def" if removable else "registered-def"
         self._of(node.name).writes.append(Write(self._site(node), kind, UNKNOWN))
@@ -491,7 +552,9 @@ class _Scanner(ast.NodeVisitor):
     def visit_Lambda(self, node: ast.Lambda) -> None:
         self._scoped(node, "function")
 
-    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp) -> None:
+    def _comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
+    ) -> None:
         self._scoped(node, "comprehension")
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
@@ -511,9 +574,20 @@ class _Scanner(ast.NodeVisitor):
         elif isinstance(target, ast.Attribute):
             if target.attr in self.names:
                 owner = self._receiver_class(target.value)
-                carried = self._carried(node.value, target.attr) if isinstance(node, (ast.Assign, ast.AnnAssign)) else ""
+                carried = (
+                    self._carried(node.value, target.attr)
+                    if isinstance(node, (ast.Assign, ast.AnnAssign))
+                    else ""
+                )
                 kind = kind if kind != "name" else "attribute"
-                write = Write(self._site(node), kind, value, owner, from_parameter=self._from_parameter(node), carried_from=carried)
+                write = Write(
+                    self._site(node),
+                    kind,
+                    value,
+                    owner,
+                    from_parameter=self._from_parameter(node),
+                    carried_from=carried,
+                )
                 self._of(target.attr).writes.append(write)
             self.visit(target.value)
         elif isinstance(target, ast.Name) and target.id in self.names:
@@ -523,12 +597,16 @@ class _Scanner(ast.NodeVisitor):
             if scope != "function":
                 owner = self._classes[-1] if scope == "class" and self._classes else ""
                 kind = kind if kind != "name" else scope
-                write = Write(self._site(node), kind, value, owner, from_parameter=self._from_parameter(node))
+                write = Write(
+                    self._site(node), kind, value, owner, from_parameter=self._from_parameter(node)
+                )
                 self._of(target.id).writes.append(write)
         else:
             self.visit(target)
 
-    def _template_write(self, target: ast.Subscript | ast.Attribute, kind: str, node: ast.AST) -> None:
+    def _template_write(
+        self, target: ast.Subscript | ast.Attribute, kind: str, node: ast.AST
+    ) -> None:
         """A store through an accessor template (`options["x"] = v`, `config.x.value = v`, `del`,
         `+=`): a write of kind "template", which no pass removes, so that one of another value is a
         conflict (the reads after it would no longer see it)."""
@@ -543,7 +621,11 @@ class _Scanner(ast.NodeVisitor):
         the method's `self` or `cls`)."""
         assignment = isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
         value = node.value if assignment else node if isinstance(node, ast.expr) else None  # type: ignore[union-attr]
-        functions = [scope for scope in self._scope_nodes if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+        functions = [
+            scope
+            for scope in self._scope_nodes
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        ]
         if value is None or not functions:
             return False
         receiver = self._methods[-1] if self._methods else ""
@@ -551,7 +633,9 @@ class _Scanner(ast.NodeVisitor):
         for function in functions:
             parameters.update(parameter_names(function))  # type: ignore[arg-type]
         parameters.discard(receiver)
-        return any(isinstance(inner, ast.Name) and inner.id in parameters for inner in ast.walk(value))
+        return any(
+            isinstance(inner, ast.Name) and inner.id in parameters for inner in ast.walk(value)
+        )
 
     def _carried(self, value: ast.expr | None, name: str) -> str:
         """The enclosing function whose own parameter `name` the value is, qualified as Write.scope
@@ -561,7 +645,9 @@ class _Scanner(ast.NodeVisitor):
         for scope in reversed(self._scope_nodes):
             if name not in local_names(scope):
                 continue
-            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and name not in body_bindings(scope):
+            if isinstance(
+                scope, (ast.FunctionDef, ast.AsyncFunctionDef)
+            ) and name not in body_bindings(scope):
                 return self._function_names.get(id(scope), "")
             return ""
         return ""
@@ -577,7 +663,11 @@ class _Scanner(ast.NodeVisitor):
         self._table_places.add(id(node.value))
         if any(isinstance(t, ast.Name) and t.id in ("__all__", "__slots__") for t in node.targets):
             for inner in ast.walk(node.value):  # the names exported or slotted are read by name
-                if isinstance(inner, ast.Constant) and isinstance(inner.value, str) and inner.value in self.names:
+                if (
+                    isinstance(inner, ast.Constant)
+                    and isinstance(inner.value, str)
+                    and inner.value in self.names
+                ):
                     self._of(inner.value).string_reads.append(self._site(inner))
             return
         for target in node.targets:
@@ -608,7 +698,11 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._table_places.add(id(node.value))
-        name = node.target.attr if isinstance(node.target, ast.Attribute) else getattr(node.target, "id", "")
+        name = (
+            node.target.attr
+            if isinstance(node.target, ast.Attribute)
+            else getattr(node.target, "id", "")
+        )
         self._write(node.target, "name", self._value(node.value, name), node)
         self.visit(node.annotation)
         if node.value is not None:
@@ -618,7 +712,11 @@ class _Scanner(ast.NodeVisitor):
         """Visit the value a name is bound to. A module constant or class attribute spelling its
         own name in it (`ENABLE_X = os.environ.get("ENABLE_X", False)`) does not read itself:
         the string is how its value is computed, and goes with the definition."""
-        own = [t.id for t in targets if isinstance(t, ast.Name)] if self._scopes[-1:] in ([], ["class"]) else []
+        own = (
+            [t.id for t in targets if isinstance(t, ast.Name)]
+            if self._scopes[-1:] in ([], ["class"])
+            else []
+        )
         self._defining, outer = frozenset(own), self._defining
         self.visit(value)
         self._defining = outer
@@ -671,20 +769,29 @@ class _Scanner(ast.NodeVisitor):
     def _receiver(self, node: ast.expr, use: str) -> None:
         """A candidate read that `use` applies to (`.value`, `(...)`, `[...]`): an object read,
         unless an accessor template reads it so. A template's read that `use` applies to stays a
-        read of the flag the rewrite cannot replace (`config.x.value.lower()`): an object read too."""
+        read of the flag the rewrite cannot replace (`config.x.value.lower()`): an object read too.
+        """
         if id(node) in self._templated:
             return
         read = template_read(self.accessors, node, self.flag_names) if self.accessors else None
         if read is not None and read[0] in self.names:
-            self._of(read[0]).object_reads.append(ObjectRead(self._site(node), f"{read[2].text}{use}", declared=True))
+            self._of(read[0]).object_reads.append(
+                ObjectRead(self._site(node), f"{read[2].text}{use}", declared=True)
+            )
             return
         if isinstance(node, ast.Attribute) and node.attr in self.names:
             base = ast_dotted(node.value) or "..."
-            self._of(node.attr).object_reads.append(ObjectRead(self._site(node), f"{base}.{{name}}{use}"))
+            self._of(node.attr).object_reads.append(
+                ObjectRead(self._site(node), f"{base}.{{name}}{use}")
+            )
         elif isinstance(node, ast.Name) and node.id in self.names:
             # A local that only shares the name holds something else; a flag parameter is the flag.
-            if not self._is_local(node.id) or any(node.id in parameters for parameters in self._flag_params):
-                self._of(node.id).object_reads.append(ObjectRead(self._site(node), f"{{name}}{use}"))
+            if not self._is_local(node.id) or any(
+                node.id in parameters for parameters in self._flag_params
+            ):
+                self._of(node.id).object_reads.append(
+                    ObjectRead(self._site(node), f"{{name}}{use}")
+                )
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         self._template_reads(node)
@@ -704,14 +811,20 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         # A parameter or local that only shares the name reads itself, not the module's name.
-        if node.id in self.names and isinstance(node.ctx, ast.Load) and not self._is_local(node.id) and node is not self._written_name:
+        if (
+            node.id in self.names
+            and isinstance(node.ctx, ast.Load)
+            and not self._is_local(node.id)
+            and node is not self._written_name
+        ):
             self._of(node.id).name_reads.append(self._site(node))
         if isinstance(node.ctx, ast.Load):
             self._constant_use(node.id, node)
 
     def _constant_use(self, constant: str, node: ast.AST) -> None:
         """A use of a constant holding a flag's name (`FAST_KEY`, `keys.FAST_KEY`, "FAST_KEY") may
-        hand the name to any reader: it reads the flag, unless it names what a writer call writes."""
+        hand the name to any reader: it reads the flag, unless it names what a writer call writes.
+        """
         if constant in self.constants and node is not self._written_name:
             self._of(self.constants[constant]).string_reads.append(self._site(node))
 
@@ -744,7 +857,11 @@ class _Scanner(ast.NodeVisitor):
         table = id(node) in self._table_places and (
             isinstance(node, ast.Dict) or all(_is_string(e) and not option_like(e.value) for e in elements)  # type: ignore[union-attr]
         )
-        entries = [_pure(value) for value in node.values] if isinstance(node, ast.Dict) else [True] * len(elements)
+        entries = (
+            [_pure(value) for value in node.values]
+            if isinstance(node, ast.Dict)
+            else [True] * len(elements)
+        )
         for element, entry in zip(elements, entries):
             if table and entry and _is_string(element) and element.value in self.names:  # type: ignore[union-attr]
                 self._of(element.value).table_mentions.append(self._site(element))  # type: ignore[union-attr]
@@ -756,7 +873,9 @@ class _Scanner(ast.NodeVisitor):
 
     visit_List = visit_Tuple = visit_Set = visit_Dict = _table
 
-    def _effectful_lookup(self, node: ast.Call, callee: str, read: tuple[str, ast.expr, Template] | None) -> None:
+    def _effectful_lookup(
+        self, node: ast.Call, callee: str, read: tuple[str, ast.expr, Template] | None
+    ) -> None:
         """`getattr(obj, "fast", compute())`, `hasattr(make(), "fast")`, a template's call (`read`)
         given `compute()` among its arguments: a lookup whose constant would drop what its other
         arguments do, which the rewrite therefore keeps (passes/lookups.py), as a read no fold
@@ -764,41 +883,74 @@ class _Scanner(ast.NodeVisitor):
         name: object = None
         named: ast.expr | None = None
         if callee in ("getattr", "hasattr") and len(node.args) >= 2 and not node.keywords:
-            name, named = self.flag_names.of_ast(node.args[1]), node.args[1]  # as lookups' named_flag
+            name, named = (
+                self.flag_names.of_ast(node.args[1]),
+                node.args[1],
+            )  # as lookups' named_flag
         elif read is not None:
             name, named = read[0], read[1]
         if not isinstance(name, str) or name not in self.names:
             return
         operands = [*(a for a in node.args if a is not named), *(k.value for k in node.keywords)]
         if not all(_pure(operand) for operand in operands):
-            self._of(name).object_reads.append(ObjectRead(self._site(node), ast.unparse(node), declared=True, effects=True))
+            self._of(name).object_reads.append(
+                ObjectRead(self._site(node), ast.unparse(node), declared=True, effects=True)
+            )
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         dotted = ast_dotted(func)
         self._effectful_lookup(node, dotted, self._template_reads(node))
         if dotted.rsplit(".", 1)[-1] not in TYPE_DECLARATIONS:
-            self._table_places.update(id(value) for value in [*node.args, *(k.value for k in node.keywords if k.arg is not None)])
+            self._table_places.update(
+                id(value)
+                for value in [*node.args, *(k.value for k in node.keywords if k.arg is not None)]
+            )
         for template in self.writers:
             written = template.written_value(node, self.flag_names)
-            if written is not None and written[0] in self.names and self._writer_stays_valid(node, written[1]):
+            if (
+                written is not None
+                and written[0] in self.names
+                and self._writer_stays_valid(node, written[1])
+            ):
                 self._writer_call(node, *written)
                 return
         self._receiver(func, "(...)")
         callee = dotted.rsplit(".", 1)[-1]
         for keyword in node.keywords:
             if keyword.arg in self.names:
-                value, carried = self._value(keyword.value, keyword.arg), self._carried(keyword.value, keyword.arg)
+                value, carried = self._value(keyword.value, keyword.arg), self._carried(
+                    keyword.value, keyword.arg
+                )
                 pure = _pure(keyword.value)
                 self._of(keyword.arg).writes.append(
-                    Write(self._site(keyword), "keyword", value, callee, statement=pure, carried_from=carried)
+                    Write(
+                        self._site(keyword),
+                        "keyword",
+                        value,
+                        callee,
+                        statement=pure,
+                        carried_from=carried,
+                    )
                 )
         for index, argument in enumerate(node.args):
             if isinstance(argument, ast.Starred):
                 break
-            if isinstance(argument, ast.Name) and argument.id in self.names and (carried := self._carried(argument, argument.id)):
+            if (
+                isinstance(argument, ast.Name)
+                and argument.id in self.names
+                and (carried := self._carried(argument, argument.id))
+            ):
                 through = isinstance(func, ast.Attribute)
-                passed = Write(self._site(argument), "argument", UNKNOWN, callee, index, through, carried_from=carried)
+                passed = Write(
+                    self._site(argument),
+                    "argument",
+                    UNKNOWN,
+                    callee,
+                    index,
+                    through,
+                    carried_from=carried,
+                )
                 self._of(argument.id).passed.append(passed)
         double = patched(node)
         if double is not None and double[0] in self.names:
@@ -806,7 +958,9 @@ class _Scanner(ast.NodeVisitor):
         dest, strings, arity = _option(node, self.option_calls)
         if dest in self.names:
             # The option defines the flag (the user declared it stale): a definition, not a read.
-            option = Write(self._site(node), "option", ITSELF, option_strings=strings, option_arity=arity)
+            option = Write(
+                self._site(node), "option", ITSELF, option_strings=strings, option_arity=arity
+            )
             self._of(dest).writes.append(option)
             for child in (node.func, *node.args):
                 if not isinstance(child, ast.Constant):  # option names and dest are not reads
@@ -818,12 +972,22 @@ class _Scanner(ast.NodeVisitor):
         if dotted.endswith(ENVIRON_SETTERS) and len(node.args) == 2:
             key = literal(node.args[0])
             if isinstance(key, str) and key in self.names:
-                self._of(key).writes.append(Write(self._site(node), "environ", literal(node.args[1])))
+                self._of(key).writes.append(
+                    Write(self._site(node), "environ", literal(node.args[1]))
+                )
         if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) == 3:
             name = literal(node.args[1])
             if isinstance(name, str) and name in self.names:
-                statement, from_parameter = node is self._statement_call, self._from_parameter(node.args[2])
-                write = Write(self._site(node), "setattr", literal(node.args[2]), statement=statement, from_parameter=from_parameter)
+                statement, from_parameter = node is self._statement_call, self._from_parameter(
+                    node.args[2]
+                )
+                write = Write(
+                    self._site(node),
+                    "setattr",
+                    literal(node.args[2]),
+                    statement=statement,
+                    from_parameter=from_parameter,
+                )
                 self._of(name).writes.append(write)
                 self.visit(node.args[0])
                 self.visit(node.args[2])
@@ -843,12 +1007,20 @@ class _Scanner(ast.NodeVisitor):
             part = part.value
         return part is not naming or self._writer_call_removable(node)
 
-    def _writer_call(self, node: ast.Call, name: str, naming: ast.expr | None, value: ast.expr | None) -> None:
+    def _writer_call(
+        self, node: ast.Call, name: str, naming: ast.expr | None, value: ast.expr | None
+    ) -> None:
         """A call of a writer template: a write of the flag; one giving no value registers it
         (`config.define_bool_state(name="use_x")`), a definition of its own value."""
         statement = self._writer_call_removable(node)
         written = ITSELF if value is None else literal(value)
-        write = Write(self._site(node), "writer", written, statement=statement, from_parameter=self._from_parameter(value))
+        write = Write(
+            self._site(node),
+            "writer",
+            written,
+            statement=statement,
+            from_parameter=self._from_parameter(value),
+        )
         self._of(name).writes.append(write)
         # The node naming the flag is not a read of it (a constant holding the name is still a
         # use of the constant, seen where it is defined).
@@ -886,7 +1058,13 @@ def local_names(scope: ast.AST) -> set[str]:
 def parameter_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
     """A function's parameters, `*args` and `**kwargs` included."""
     arguments = function.args
-    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+    every = [
+        *arguments.posonlyargs,
+        *arguments.args,
+        *arguments.kwonlyargs,
+        arguments.vararg,
+        arguments.kwarg,
+    ]
     return {argument.arg for argument in every if argument is not None}
 
 
@@ -908,7 +1086,9 @@ def _bindings(body: list[ast.AST]) -> set[str]:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
             continue  # a nested scope's own names are its own
-        elif isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        elif isinstance(
+            node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+        ):
             continue
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
@@ -943,17 +1123,26 @@ def scan(
     if text is None or not holding:
         importing = tree.body if holding else []
     else:
-        importing = [statement for _, _, statement in statements_holding(tree.body, lines_naming(text, holding))]
+        importing = [
+            statement
+            for _, _, statement in statements_holding(tree.body, lines_naming(text, holding))
+        ]
     flag_names = FlagNames.of_module(module_strings(tree), _imported(importing, holding), constants)
-    scanner = _Scanner(path, names, module_writers(tree, writers), accessors, flag_names, option_calls)
+    scanner = _Scanner(
+        path, names, module_writers(tree, writers), accessors, flag_names, option_calls
+    )
     if text is None:
         scanner.visit(tree)
         return scanner.facts
     if text.count("\r") != text.count("\r\n"):
-        scanner.visit(tree)  # lines are counted by "\n": with old Mac line endings they are not the `ast`'s
+        scanner.visit(
+            tree
+        )  # lines are counted by "\n": with old Mac line endings they are not the `ast`'s
     else:
         # `--use-x` defines use_x (lines_naming knows), and FAST_KEY (or FK, its alias) may name a flag.
-        for _, _, statement in statements_holding(tree.body, lines_naming(text, names | scanner.constants.keys())):
+        for _, _, statement in statements_holding(
+            tree.body, lines_naming(text, names | scanner.constants.keys())
+        ):
             scanner.visit(statement)
     for statement in kept_by_pragma(tree.body, text):
         scanner.kept(statement)
@@ -971,7 +1160,9 @@ def kept_by_pragma(body: list[ast.stmt], text: str) -> Iterator[ast.stmt]:
     lines = text.splitlines()
     for start, end, statement in statement_spans(body):
         blocks = nested_blocks(statement)
-        nested_start = min((spans[0][0] for spans in map(statement_spans, blocks) if spans), default=end + 1)
+        nested_start = min(
+            (spans[0][0] for spans in map(statement_spans, blocks) if spans), default=end + 1
+        )
         header_end = nested_start - 1 if nested_start > statement.lineno else end
         if any(_KEEP_PRAGMA_TEXT.search(line) for line in lines[start - 1 : header_end]):
             yield statement
@@ -997,11 +1188,17 @@ def _imported(statements: list[ast.stmt], names: list[str]) -> list[tuple[str, s
     for statement in statements:
         for node in ast.walk(statement):
             if isinstance(node, ast.ImportFrom):
-                found += [(alias.name, alias.asname) for alias in node.names if alias.asname and alias.name in names]
+                found += [
+                    (alias.name, alias.asname)
+                    for alias in node.names
+                    if alias.asname and alias.name in names
+                ]
     return found
 
 
-def statements_holding(body: list[ast.stmt], lines: Iterable[int]) -> Iterator[tuple[int, int, ast.stmt]]:
+def statements_holding(
+    body: list[ast.stmt], lines: Iterable[int]
+) -> Iterator[tuple[int, int, ast.stmt]]:
     """The statements of a body (a module's, a class's) that hold one of the lines, with their spans."""
     ordered = sorted(lines)
     for start, end, statement in statement_spans(body):
@@ -1012,7 +1209,10 @@ def statements_holding(body: list[ast.stmt], lines: Iterable[int]) -> Iterator[t
 
 def statement_spans(body: list[ast.stmt]) -> list[tuple[int, int, ast.stmt]]:
     """Each statement of a body with its first line (decorators included) and last line."""
-    return [(first_line(statement), statement.end_lineno or statement.lineno, statement) for statement in body]
+    return [
+        (first_line(statement), statement.end_lineno or statement.lineno, statement)
+        for statement in body
+    ]
 
 
 def merged_spans(spans: Iterable[tuple[int, int]], gap: int = 0) -> list[tuple[int, int]]:
@@ -1031,7 +1231,11 @@ def merged_spans(spans: Iterable[tuple[int, int]], gap: int = 0) -> list[tuple[i
 def first_line(statement: ast.stmt) -> int:
     """A statement's first line, its decorators included."""
     decorators = getattr(statement, "decorator_list", None)
-    return min(statement.lineno, *(decorator.lineno for decorator in decorators)) if decorators else statement.lineno
+    return (
+        min(statement.lineno, *(decorator.lineno for decorator in decorators))
+        if decorators
+        else statement.lineno
+    )
 
 
 def is_string_statement(statement: ast.stmt) -> bool:
@@ -1063,7 +1267,9 @@ def scan_calls(tree: ast.AST, path: str, callees: frozenset[str]) -> list[CallSi
 
 # Each tree's calls, walked once for as long as the tree is kept: the plumbing of every flag asks
 # for the calls of its own functions over the same files.
-_CALLS: WeakKeyDictionary[ast.AST, list[tuple[str, ast.Call, _Forwarder | None]]] = WeakKeyDictionary()
+_CALLS: WeakKeyDictionary[ast.AST, list[tuple[str, ast.Call, _Forwarder | None]]] = (
+    WeakKeyDictionary()
+)
 
 
 def _calls_in(tree: ast.AST) -> list[tuple[str, ast.Call, _Forwarder | None]]:
@@ -1080,7 +1286,11 @@ def _calls_in(tree: ast.AST) -> list[tuple[str, ast.Call, _Forwarder | None]]:
             positional = [*arguments.posonlyargs, *arguments.args]
             method = bool(positional) and positional[0].arg in ("self", "cls")
             vararg = arguments.vararg
-            enclosing = _Forwarder(node.name, vararg.arg, len(positional), method) if vararg is not None else None
+            enclosing = (
+                _Forwarder(node.name, vararg.arg, len(positional), method)
+                if vararg is not None
+                else None
+            )
         elif isinstance(node, ast.Lambda):
             enclosing = None
         if isinstance(node, ast.Call):
@@ -1099,7 +1309,11 @@ def _call_site(call: ast.Call, site: Site, callee: str, enclosing: _Forwarder | 
             isinstance(element, ast.Starred) for element in argument.value.elts
         ):
             positional += len(argument.value.elts)
-        elif enclosing is not None and isinstance(argument.value, ast.Name) and argument.value.id == enclosing.varargs:
+        elif (
+            enclosing is not None
+            and isinstance(argument.value, ast.Name)
+            and argument.value.id == enclosing.varargs
+        ):
             forwarding = enclosing
     plain = []
     for argument in call.args:
@@ -1152,13 +1366,17 @@ def keyword_forwards(trees: Iterable[ast.Module], function: str) -> frozenset[st
             kwarg = node.args.kwarg
             if kwarg is None:
                 return None
-            uses = sum(isinstance(inner, ast.Name) and inner.id == kwarg.arg for inner in ast.walk(node))
+            uses = sum(
+                isinstance(inner, ast.Name) and inner.id == kwarg.arg for inner in ast.walk(node)
+            )
             handed = [
                 call
                 for call in ast.walk(node)
                 if isinstance(call, ast.Call)
                 for keyword in call.keywords
-                if keyword.arg is None and isinstance(keyword.value, ast.Name) and keyword.value.id == kwarg.arg
+                if keyword.arg is None
+                and isinstance(keyword.value, ast.Name)
+                and keyword.value.id == kwarg.arg
             ]
             if not handed or len(handed) != uses:
                 return None
@@ -1175,18 +1393,24 @@ def binds_everywhere(trees: Iterable[ast.Module], function: str, keyword: str) -
     for tree in trees:
         for node in definitions_in(tree).get(function, ()):
             if isinstance(node, ast.ClassDef):
-                initializers = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
+                initializers = [
+                    s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+                ]
                 node = initializers[0] if initializers else node
             if isinstance(node, ast.ClassDef):
                 return False  # its fields, or a base's __init__, take the keyword: not told here
             arguments = node.args
-            if keyword not in {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}:
+            if keyword not in {
+                a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+            }:
                 return False
             found = True
     return found
 
 
-def parameter_places(trees: Iterable[ast.Module], function: str, name: str) -> set[tuple[int | None, bool]] | None:
+def parameter_places(
+    trees: Iterable[ast.Module], function: str, name: str
+) -> set[tuple[int | None, bool]] | None:
     """Where every definition named `function` has its parameter `name` (functions, methods, and
     classes through their own `__init__`, whose self a call fills): its index among the positional
     parameters as calls count it (None for a keyword-only one), and whether the function is a
@@ -1196,7 +1420,9 @@ def parameter_places(trees: Iterable[ast.Module], function: str, name: str) -> s
         for node in definitions_in(tree).get(function, ()):
             constructor = isinstance(node, ast.ClassDef)
             if isinstance(node, ast.ClassDef):
-                initializers = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
+                initializers = [
+                    s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+                ]
                 if not initializers:
                     return None
                 node = initializers[0]
@@ -1220,10 +1446,14 @@ class TreeNames:
     counts of some statements add up (`plus`)."""
 
     loads: Counter[str] = field(default_factory=Counter)  # `.attr` loads and bare-name loads
-    own_updates: Counter[str] = field(default_factory=Counter)  # loads in the name's own update, `x = x or {}`
+    own_updates: Counter[str] = field(
+        default_factory=Counter
+    )  # loads in the name's own update, `x = x or {}`
     function_locals: Counter[str] = field(default_factory=Counter)  # assignments inside functions
     imported: Counter[str] = field(default_factory=Counter)  # names imports bind
-    strings: Counter[str] = field(default_factory=Counter)  # string literals: a name in one counts as used
+    strings: Counter[str] = field(
+        default_factory=Counter
+    )  # string literals: a name in one counts as used
 
     def plus(self, other: TreeNames) -> TreeNames:
         """The counts of two sets of statements together."""
@@ -1252,7 +1482,9 @@ def tree_names(tree: ast.AST) -> TreeNames:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             found.strings[node.value] += 1
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.imported.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+            found.imported.update(
+                (alias.asname or alias.name).split(".")[0] for alias in node.names
+            )
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names = frozenset(t.id for t in targets if isinstance(t, ast.Name))
@@ -1260,7 +1492,11 @@ def tree_names(tree: ast.AST) -> TreeNames:
                 found.function_locals.update(names)
             if node.value is not None and not isinstance(node, ast.AnnAssign):
                 stack.append((node.value, in_function, names))
-                stack.extend((child, in_function, updating) for child in ast.iter_child_nodes(node) if child is not node.value)
+                stack.extend(
+                    (child, in_function, updating)
+                    for child in ast.iter_child_nodes(node)
+                    if child is not node.value
+                )
                 continue
         in_function = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         stack.extend((child, in_function, updating) for child in ast.iter_child_nodes(node))

@@ -108,6 +108,7 @@ def library_keywords(
     timeout: float = PROBE_TIMEOUT,
 ) -> LibraryKeywords:
     """The keywords of the files that may go, asking the library once for every callee."""
+
     def outside(module: str) -> bool:
         return module.split(".")[0] not in repository_names
 
@@ -118,7 +119,9 @@ def library_keywords(
             wanted.setdefault(call.target, set()).add(call.keyword)
     if not wanted:
         return LibraryKeywords()
-    parameters, notices = probe({target: frozenset(kws) for target, kws in wanted.items()}, root, python, timeout)
+    parameters, notices = probe(
+        {target: frozenset(kws) for target, kws in wanted.items()}, root, python, timeout
+    )
     answer = LibraryKeywords(notices=notices)
     for path, found in calls.items():
         for call in found:
@@ -147,28 +150,47 @@ def repository_names(root: Path, paths: Iterable[Path]) -> frozenset[str]:
 
 
 # -- the analysis ----------------------------------------------------------------------------------
-def keyword_calls(tree: ast.Module, flags: frozenset[str], outside: Callable[[str], bool]) -> list[KeywordCall]:
+def keyword_calls(
+    tree: ast.Module, flags: frozenset[str], outside: Callable[[str], bool]
+) -> list[KeywordCall]:
     """The keyword arguments reading a flag at calls of library callees (see the module's doc)."""
     bindings, star = module_bindings(tree, "")
     if star:
         return []  # a star import may rebind any name
     # (a relative import is the repository's own, whatever module name it resolves to)
-    relative = {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom) and node.level for alias in node.names}
+    relative = {
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.level
+        for alias in node.names
+    }
     bindings = {name: found for name, found in bindings.items() if name not in relative}
     counts: Counter[str] | None = None
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or not node.keywords:
             continue
-        flagged = [keyword for keyword in node.keywords if keyword.arg is not None and _reads_flag(keyword.value, flags)]
-        if not flagged or any(isinstance(arg, ast.Starred) for arg in node.args) or any(k.arg is None for k in node.keywords):
+        flagged = [
+            keyword
+            for keyword in node.keywords
+            if keyword.arg is not None and _reads_flag(keyword.value, flags)
+        ]
+        if (
+            not flagged
+            or any(isinstance(arg, ast.Starred) for arg in node.args)
+            or any(k.arg is None for k in node.keywords)
+        ):
             continue
         if counts is None:
             counts = _binding_counts(tree)
         target = _target(node.func, bindings, counts, outside)
         if target is not None:
             callee = ast_dotted(node.func)
-            found += [KeywordCall(k.lineno, k.arg, callee, target, len(node.args)) for k in flagged if k.arg]
+            found += [
+                KeywordCall(k.lineno, k.arg, callee, target, len(node.args))
+                for k in flagged
+                if k.arg
+            ]
     return found
 
 
@@ -176,13 +198,17 @@ def _reads_flag(value: ast.expr, flags: frozenset[str]) -> bool:
     """Whether an argument's value names a flag (`self.fast`, `FAST`, `not fast`): the inlining may
     make it a constant. (The pass checks that it did.)"""
     return any(
-        (isinstance(node, ast.Name) and node.id in flags) or (isinstance(node, ast.Attribute) and node.attr in flags)
+        (isinstance(node, ast.Name) and node.id in flags)
+        or (isinstance(node, ast.Attribute) and node.attr in flags)
         for node in ast.walk(value)
     )
 
 
 def _target(
-    func: ast.expr, bindings: Mapping[str, list[Binding]], counts: Counter[str], outside: Callable[[str], bool]
+    func: ast.expr,
+    bindings: Mapping[str, list[Binding]],
+    counts: Counter[str],
+    outside: Callable[[str], bool],
 ) -> Target | None:
     """The library callee a call's function names through the file's one import of its root name."""
     chain: list[str] = []
@@ -301,7 +327,10 @@ os._exit(0)
 
 
 def probe(
-    wanted: Mapping[Target, frozenset[str]], root: Path, python: str = "", timeout: float = PROBE_TIMEOUT
+    wanted: Mapping[Target, frozenset[str]],
+    root: Path,
+    python: str = "",
+    timeout: float = PROBE_TIMEOUT,
 ) -> tuple[dict[Target, dict[str, Parameter]], list[str]]:
     """Each callee's keywords that have a literal default in the installed library, and the
     notices: one a callee whose keywords all stay for want of its signature. The same question
@@ -314,10 +343,15 @@ def probe(
 
 @functools.lru_cache(maxsize=8)
 def _asked(
-    question: tuple[tuple[Target, tuple[str, ...]], ...], root: str, interpreter: str, timeout: float
+    question: tuple[tuple[Target, tuple[str, ...]], ...],
+    root: str,
+    interpreter: str,
+    timeout: float,
 ) -> tuple[tuple[tuple[Target, tuple[tuple[str, Parameter], ...]], ...], tuple[str, ...]]:
     found, notices = _run_probe(dict(question), root, interpreter, timeout)
-    return tuple((target, tuple(parameters.items())) for target, parameters in found.items()), tuple(notices)
+    return tuple(
+        (target, tuple(parameters.items())) for target, parameters in found.items()
+    ), tuple(notices)
 
 
 def _run_probe(
@@ -329,7 +363,15 @@ def _run_probe(
     targets = list(wanted)
     request = {
         "root": root,
-        "targets": [{"module": t.module, "base": t.base, "attrs": list(t.attrs), "keywords": list(wanted[t])} for t in targets],
+        "targets": [
+            {
+                "module": t.module,
+                "base": t.base,
+                "attrs": list(t.attrs),
+                "keywords": list(wanted[t]),
+            }
+            for t in targets
+        ],
     }
     environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
     try:
@@ -347,7 +389,9 @@ def _run_probe(
         if not isinstance(answers, list) or len(answers) != len(targets):
             raise ValueError("an answer of another shape")
     except subprocess.TimeoutExpired:
-        return {}, [f"{_NOTICE}: reading the libraries' signatures took longer than {timeout:g} s; every library keyword stays"]
+        return {}, [
+            f"{_NOTICE}: reading the libraries' signatures took longer than {timeout:g} s; every library keyword stays"
+        ]
     except (OSError, ValueError) as error:
         why = f"{interpreter} could not read the libraries' signatures ({error})"
         return {}, [f"{_NOTICE}: {why}; every library keyword stays"]
@@ -355,10 +399,16 @@ def _run_probe(
     notices = []
     for target, answer in zip(targets, answers):
         if "error" in answer:
-            notices.append(f"{_NOTICE}: cannot read {target.dotted}'s signature ({answer['error']}); its keywords stay")
+            notices.append(
+                f"{_NOTICE}: cannot read {target.dotted}'s signature ({answer['error']}); its keywords stay"
+            )
             continue
         keywords = answer.get("keywords", {})
-        found[target] = {keyword: p for keyword, given in keywords.items() if (p := _parameter(given)) is not None}
+        found[target] = {
+            keyword: p
+            for keyword, given in keywords.items()
+            if (p := _parameter(given)) is not None
+        }
         unread = [given["notice"] for given in keywords.values() if "notice" in given]
         if unread:
             notices.append(f"{_NOTICE}: {target.dotted} {' and '.join(unread)}: the keyword stays")

@@ -34,6 +34,7 @@ from prune_flags.verdicts import (
 if TYPE_CHECKING:
     from prune_flags.repository import Repository
 
+
 @dataclass(frozen=True)
 class FlagModel:
     """One flag as the repository holds it, in the original texts."""
@@ -78,7 +79,11 @@ class Model:
         nothing reads it, also every argument and parameter passing it that the rewrite removes
         (one left behind would pass it to a parameter that went)."""
         model = self.flags[name]
-        writes = [*model.overridden, *self.tests.writes(name, model.facts), *model.plumbing.overridden]
+        writes = [
+            *model.overridden,
+            *self.tests.writes(name, model.facts),
+            *model.plumbing.overridden,
+        ]
         writes += model.plumbing.removed if unread else ()
         return list({id(write): write for write in writes}.values())
 
@@ -87,7 +92,11 @@ def resolve_flags(repository: Repository, config: Config) -> Config:
     """The config with each flag named as the code reads it: a flag read only as a string (a
     template's `"backtrack-on-build-failures"`) keeps its whole key as its name."""
     flags = tuple(
-        replace(flag, name=flag.key, scope="") if string_named(repository, flag, bool(config.accessors)) else flag
+        (
+            replace(flag, name=flag.key, scope="")
+            if string_named(repository, flag, bool(config.accessors))
+            else flag
+        )
         for flag in config.flags
     )
     return replace(config, flags=flags)
@@ -105,27 +114,44 @@ def build(repository: Repository, config: Config) -> Model:
     refused = scope_refusals(repository, config.flags, facts)
     if repository.foreign:
         facts = repository.facts(names)  # without what is other definitions'
-    plumbings = {flag.name: plumbing(repository, flag, facts[flag.name], config.strict) for flag in config.flags}
+    plumbings = {
+        flag.name: plumbing(repository, flag, facts[flag.name], config.strict)
+        for flag in config.flags
+    }
     tests = pinning_plan(repository, config, facts, plumbings)
     # A flag read as an object that something also gives another value (`USE_X = Flag(...)`) is
     # refused as read as an object: what the user must do is declare how it is read.
-    conflicting = conflicts(repository, config.flags, tests.without_handled(facts), plumbings, config.strict)
+    conflicting = conflicts(
+        repository, config.flags, tests.without_handled(facts), plumbings, config.strict
+    )
     refused += read_as_objects({name: facts[name] for name in conflicting})
     for name, sites in conflicting.items():
         if not facts[name].object_reads:
             message = f"{name}: not pruned: it is given another value at {', '.join(sites)}"
             if config.strict:
                 message += " (strict: a flag given another value is refused)"
-            refused.append(Refusal(name, "another-value", tuple(site.split(" ")[0] for site in sites), message))
+            refused.append(
+                Refusal(name, "another-value", tuple(site.split(" ")[0] for site in sites), message)
+            )
     if not config.strict:
         named = {refusal.flag for refusal in refused}
-        deciding = [flag for flag in config.flags if flag.name not in conflicting and flag.name not in named]
+        deciding = [
+            flag for flag in config.flags if flag.name not in conflicting and flag.name not in named
+        ]
         refused += ambiguous_names(repository, deciding, facts)
         named = {refusal.flag for refusal in refused}
-        refused += ambiguous_parameters([flag for flag in deciding if flag.name not in named], plumbings)
+        refused += ambiguous_parameters(
+            [flag for flag in deciding if flag.name not in named], plumbings
+        )
     flags = {
-        flag.name: FlagModel(flag, facts[flag.name], plumbings[flag.name], tuple(overridden(flag, facts[flag.name])))
+        flag.name: FlagModel(
+            flag, facts[flag.name], plumbings[flag.name], tuple(overridden(flag, facts[flag.name]))
+        )
         for flag in config.flags
     }
-    constants = {constant: name for constant, name in repository.flag_constants.items() if constant not in ambiguous}
+    constants = {
+        constant: name
+        for constant, name in repository.flag_constants.items()
+        if constant not in ambiguous
+    }
     return Model(flags, tests, constants, tuple(refused))

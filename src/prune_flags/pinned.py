@@ -28,7 +28,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from prune_flags.config import Flag
-from prune_flags.index import KEEP_PRAGMA, NameFacts, Write, is_string_statement, literal, nested_blocks, patched
+from prune_flags.index import (
+    KEEP_PRAGMA,
+    NameFacts,
+    Write,
+    is_string_statement,
+    literal,
+    nested_blocks,
+    patched,
+)
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, overrode
 from prune_flags.shapes import FlagNames, Template, ast_dotted, module_strings, module_writers
 from prune_flags.values import UNKNOWN, same_value
@@ -45,7 +53,12 @@ def is_test_path(path: str) -> bool:
     `conftest.py`, and any file under a directory named `tests`."""
     parts = PurePosixPath(path).parts
     name = parts[-1] if parts else ""
-    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or "tests" in parts[:-1]
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+        or "tests" in parts[:-1]
+    )
 
 
 @dataclass(frozen=True)
@@ -68,7 +81,9 @@ class TestEdits:
     index)) for a parametrize entry."""
 
     removals: Mapping[tuple[str, Any], Removal]
-    tests: frozenset[int] = frozenset()  # the `def` lines of the tests concerned: their blocks are walked
+    tests: frozenset[int] = (
+        frozenset()
+    )  # the `def` lines of the tests concerned: their blocks are walked
 
     def lines(self) -> frozenset[int]:
         """The lines the pass acts on (and the tests holding them), which the rewrite walks."""
@@ -84,12 +99,16 @@ class TestPlan:
     handled: dict[tuple[str, str, int], int] = field(default_factory=dict)
 
     def handles(self, name: str, write: Write) -> bool:
-        return write.kind in TEST_WRITES and (name, write.site.path, write.site.line) in self.handled
+        return (
+            write.kind in TEST_WRITES and (name, write.site.path, write.site.line) in self.handled
+        )
 
     def change_line(self, name: str, write: Write) -> int:
         """Where the change removing a write is recorded: its own line, or its deleted test's."""
         key = (name, write.site.path, write.site.line)
-        return self.handled.get(key, write.site.line) if write.kind in TEST_WRITES else write.site.line
+        return (
+            self.handled.get(key, write.site.line) if write.kind in TEST_WRITES else write.site.line
+        )
 
     def writes(self, name: str, facts: NameFacts) -> list[Write]:
         return [write for write in facts.writes if self.handles(name, write)]
@@ -105,7 +124,10 @@ class TestPlan:
         """A file's edits, while every flag they are for is still pruned."""
         edits = self.files.get(path)
         return (
-            edits if edits is not None and all(removal.flag in flags for removal in edits.removals.values()) else None
+            edits
+            if edits is not None
+            and all(removal.flag in flags for removal in edits.removals.values())
+            else None
         )
 
 
@@ -125,10 +147,14 @@ def plan_tests(
         if not is_test_path(path):
             continue
         names = FlagNames.of_module(module_strings(tree), [], constants)
-        edits, handled = _TestFile(tree, text, path, flags, owners, module_writers(tree, writers), names, delete).plan()
+        edits, handled = _TestFile(
+            tree, text, path, flags, owners, module_writers(tree, writers), names, delete
+        ).plan()
         if edits.removals:
             plan.files[path] = edits
-            plan.handled.update(((flag, path, line), change) for (flag, line), change in handled.items())
+            plan.handled.update(
+                ((flag, path, line), change) for (flag, line), change in handled.items()
+            )
     return plan
 
 
@@ -181,10 +207,18 @@ class _TestFile:
         delete: bool,
     ) -> None:
         self.tree, self.text, self.lines, self.path = tree, text, text.split("\n"), path
-        self.flags, self.owners, self.writers, self.names, self.delete = flags, owners, writers, names, delete
+        self.flags, self.owners, self.writers, self.names, self.delete = (
+            flags,
+            owners,
+            writers,
+            names,
+            delete,
+        )
         self.removals: dict[tuple[str, Any], Removal] = {}  # what goes alone (see TestEdits)
         self.deleted: dict[ast.AST, Removal] = {}  # what goes whole
-        self.handled: dict[tuple[str, int], int] = {}  # (flag, write line) -> the line of its change
+        self.handled: dict[tuple[str, int], int] = (
+            {}
+        )  # (flag, write line) -> the line of its change
         self.tests: set[int] = set()
 
     def plan(self) -> tuple[TestEdits, dict[tuple[str, int], int]]:
@@ -227,7 +261,9 @@ class _TestFile:
             return
 
     # -- one test ---------------------------------------------------------------------------
-    def _plan_test(self, test: ast.FunctionDef | ast.AsyncFunctionDef, used: frozenset[str]) -> None:
+    def _plan_test(
+        self, test: ast.FunctionDef | ast.AsyncFunctionDef, used: frozenset[str]
+    ) -> None:
         writes = list(self._writes(test))
         if not writes:
             return
@@ -238,13 +274,21 @@ class _TestFile:
             for write in (write for write in writes if write.pinning):
                 if kinds[id(write)] == "other":
                     return self._delete_test(test, writes, write, _HOW[write.place])
-                cases = parameters.get(write.value.id) if isinstance(write.value, ast.Name) else None
+                cases = (
+                    parameters.get(write.value.id) if isinstance(write.value, ast.Name) else None
+                )
                 if kinds[id(write)] != "param" or cases is None or UNKNOWN in cases.values:
                     continue
-                other = [index for index, value in enumerate(cases.values) if not same_value(value, write.flag.value)]
+                other = [
+                    index
+                    for index, value in enumerate(cases.values)
+                    if not same_value(value, write.flag.value)
+                ]
                 if len(other) == len(cases.values):
                     shown = " or ".join(dict.fromkeys(repr(value) for value in cases.values))
-                    return self._delete_test(test, writes, write, "by every entry of its parametrize", shown)
+                    return self._delete_test(
+                        test, writes, write, "by every entry of its parametrize", shown
+                    )
                 for index in other:
                     self._remove_entry(test, cases, index, write)
                 kinds[id(write)] = "configured"  # the entries left give the configured value
@@ -254,7 +298,10 @@ class _TestFile:
             self._remove_alone(test, write, kinds[id(write)])
 
     def _delete_blocks(
-        self, test: ast.FunctionDef | ast.AsyncFunctionDef, writes: list[_Write], kinds: Mapping[int, str]
+        self,
+        test: ast.FunctionDef | ast.AsyncFunctionDef,
+        writes: list[_Write],
+        kinds: Mapping[int, str],
     ) -> list[_Write]:
         """A `with` of another value around part of a test that checks something inside it and
         binds nothing the rest of the test reads exists only to exercise that value: it goes
@@ -264,14 +311,20 @@ class _TestFile:
         for index, statement in enumerate(test.body):
             if not isinstance(statement, (ast.With, ast.AsyncWith)) or len(test.body) == 1:
                 continue
-            setting = [w for w in writes if w.place == "with" and w.key[0] == statement.lineno and kinds[id(w)] == "other"]
+            setting = [
+                w
+                for w in writes
+                if w.place == "with" and w.key[0] == statement.lineno and kinds[id(w)] == "other"
+            ]
             if setting and _checks(statement) and not _binds_for(statement, test.body[index + 1 :]):
                 why = setting[0]
                 reason = (
                     f"removed the `with` block of {test.name} that exercises {why.flag.name} = "
                     f"{self._source(why.value)} (it checks that value's behaviour); the config fixes it at {why.flag.source}"
                 )
-                self.removals[("block", statement.lineno)] = Removal(statement.lineno, why.flag.name, REMOVED_TEST, reason)
+                self.removals[("block", statement.lineno)] = Removal(
+                    statement.lineno, why.flag.name, REMOVED_TEST, reason
+                )
                 gone.append(statement)
         inside = {id(node) for block in gone for node in ast.walk(block)}
         for write in writes:
@@ -280,7 +333,12 @@ class _TestFile:
         return [write for write in writes if id(write.node) not in inside]
 
     def _delete_test(
-        self, test: ast.FunctionDef | ast.AsyncFunctionDef, writes: list[_Write], why: _Write, how: str, value: str = ""
+        self,
+        test: ast.FunctionDef | ast.AsyncFunctionDef,
+        writes: list[_Write],
+        why: _Write,
+        how: str,
+        value: str = "",
     ) -> None:
         flag = why.flag
         value = value or self._source(why.value)
@@ -293,7 +351,11 @@ class _TestFile:
             self.handled[(write.flag.name, write.node.lineno)] = test.lineno  # type: ignore[attr-defined]
 
     def _remove_entry(
-        self, test: ast.FunctionDef | ast.AsyncFunctionDef, cases: _Parametrized, index: int, write: _Write
+        self,
+        test: ast.FunctionDef | ast.AsyncFunctionDef,
+        cases: _Parametrized,
+        index: int,
+        write: _Write,
     ) -> None:
         values = _argvalues(cases.decorator)
         assert values is not None
@@ -305,7 +367,9 @@ class _TestFile:
         key = ("entry", (cases.decorator.lineno, index))
         self.removals[key] = Removal(values.elts[index].lineno, flag.name, REMOVED_TEST, reason)
 
-    def _remove_alone(self, test: ast.FunctionDef | ast.AsyncFunctionDef, write: _Write, kind: str) -> None:
+    def _remove_alone(
+        self, test: ast.FunctionDef | ast.AsyncFunctionDef, write: _Write, kind: str
+    ) -> None:
         """A write that goes on its own, reported as possibly pinning when it gave another value.
         One whose value is not known, or a `with` item binding a name, stays (a conflict). Of the
         writes of the configured value, only test doubles go here: with the flag's definition
@@ -319,7 +383,9 @@ class _TestFile:
             return
         if kind == "same":
             reason = f"it sets {flag.name} to the value it is fixed at, {flag.source}"
-            self.removals[(write.place, write.key)] = Removal(write.line, flag.name, "removed-write", reason)
+            self.removals[(write.place, write.key)] = Removal(
+                write.line, flag.name, "removed-write", reason
+            )
             return  # (not a write of another value: nothing waits for it to go)
         if kind == "configured":
             action = "removed-write"
@@ -349,7 +415,9 @@ class _TestFile:
         """A `# prune-flags: keep` on any of its lines (decorators included): it never goes whole."""
         first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
         pragma = KEEP_PRAGMA.replace(" ", "")
-        return any(pragma in line.replace(" ", "") for line in self.lines[first - 1 : node.end_lineno])
+        return any(
+            pragma in line.replace(" ", "") for line in self.lines[first - 1 : node.end_lineno]
+        )
 
     # -- the writes of a test ---------------------------------------------------------------
     def _writes(self, test: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[_Write]:
@@ -367,7 +435,9 @@ class _TestFile:
             else:
                 yield from self._nested_writes([statement], whole=len(body) == 1)
         for index, statement in enumerate(body):
-            yield from self._keywords(statement, pinning=index == 0 and not nested_blocks(statement))
+            yield from self._keywords(
+                statement, pinning=index == 0 and not nested_blocks(statement)
+            )
 
     def _nested_writes(self, statements: list[ast.stmt], whole: bool) -> Iterator[_Write]:
         """The writes in statements at any depth; a `with` that is all of a test's body (or all
@@ -381,7 +451,14 @@ class _TestFile:
                     written = self._written(item.context_expr)
                     if written is not None:
                         key = (statement.lineno, index)
-                        yield _Write(*written, item.context_expr, "with", key, whole, item.optional_vars is not None)
+                        yield _Write(
+                            *written,
+                            item.context_expr,
+                            "with",
+                            key,
+                            whole,
+                            item.optional_vars is not None,
+                        )
                 yield from self._nested_writes(statement.body, whole and len(statement.body) == 1)
                 continue
             if not isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
@@ -391,7 +468,11 @@ class _TestFile:
     def _statement_write(self, statement: ast.stmt) -> _Write | None:
         node = statement.value if isinstance(statement, ast.Expr) else statement
         written = self._written(node) if isinstance(node, (ast.Call, ast.Assign)) else None
-        return _Write(*written, node, "statement", self._position(statement), False) if written else None
+        return (
+            _Write(*written, node, "statement", self._position(statement), False)
+            if written
+            else None
+        )
 
     def _keywords(self, statement: ast.stmt, pinning: bool) -> Iterator[_Write]:
         """The flag's keywords at calls of its owners (`run(fast=True)`); in a test's first
@@ -403,7 +484,9 @@ class _TestFile:
             for keyword in node.keywords:
                 flag = self.flags.get(keyword.arg or "")
                 if flag is not None and callee in self.owners.get(flag.name, ()):
-                    yield _Write(flag, keyword.value, keyword, "keyword", self._position(keyword), pinning)
+                    yield _Write(
+                        flag, keyword.value, keyword, "keyword", self._position(keyword), pinning
+                    )
 
     def _written(self, node: ast.AST) -> tuple[Flag, ast.expr | None] | None:
         """The flag a call or an assignment writes, and the expression it writes."""
@@ -413,13 +496,28 @@ class _TestFile:
             double = patched(node)
             if double is not None:
                 name, value = double
-            elif isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) == 3:
+            elif (
+                isinstance(node.func, ast.Name)
+                and node.func.id == "setattr"
+                and len(node.args) == 3
+            ):
                 name, value = literal(node.args[1]), node.args[2]
             else:
-                written = next((w for template in self.writers if (w := template.written_value(node, self.names))), None)
+                written = next(
+                    (
+                        w
+                        for template in self.writers
+                        if (w := template.written_value(node, self.names))
+                    ),
+                    None,
+                )
                 if written is not None:
                     name, _, value = written
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Attribute)
+        ):
             name, value = node.targets[0].attr, node.value
         flag = self.flags.get(name) if isinstance(name, str) else None
         return (flag, value) if flag is not None else None
@@ -429,9 +527,16 @@ class _TestFile:
         """Fixtures of this file that only deleted tests (or fixtures) asked for, then the test
         classes left without anything but a docstring. A fixture of a conftest.py serves other
         files: it stays."""
-        fixtures = [] if PurePosixPath(self.path).name == "conftest.py" else list(_fixtures(self.tree))
+        fixtures = (
+            [] if PurePosixPath(self.path).name == "conftest.py" else list(_fixtures(self.tree))
+        )
         while True:
-            asked = {a.arg: node for node in self.deleted if isinstance(node, _FUNCTIONS) for a in _parameters(node)}
+            asked = {
+                a.arg: node
+                for node in self.deleted
+                if isinstance(node, _FUNCTIONS)
+                for a in _parameters(node)
+            }
             gone = [
                 fixture
                 for fixture in fixtures
@@ -449,7 +554,9 @@ class _TestFile:
                     if isinstance(n, _FUNCTIONS) and fixture.name in {a.arg for a in _parameters(n)}
                 )
                 reason = f"fixture {fixture.name} was used only by tests this cleanup removed ({', '.join(users)})"
-                self.deleted[fixture] = Removal(fixture.lineno, cause.flag, "removed-fixture", reason)
+                self.deleted[fixture] = Removal(
+                    fixture.lineno, cause.flag, "removed-fixture", reason
+                )
         used = _uses(self.tree, frozenset(self.deleted))
         for statement in self.tree.body:
             if not isinstance(statement, ast.ClassDef):
@@ -458,11 +565,15 @@ class _TestFile:
             left = [
                 s
                 for s in statement.body
-                if s not in self.deleted and not is_string_statement(s) and not isinstance(s, ast.Pass)
+                if s not in self.deleted
+                and not is_string_statement(s)
+                and not isinstance(s, ast.Pass)
             ]
             if inside and not left and statement.name not in used:
                 reason = f"test class {statement.name} has no test left"
-                self.deleted[statement] = Removal(statement.lineno, inside[0].flag, "removed-class", reason)
+                self.deleted[statement] = Removal(
+                    statement.lineno, inside[0].flag, "removed-class", reason
+                )
 
     # -- text -------------------------------------------------------------------------------
     def _position(self, node: ast.AST) -> Position:
@@ -506,9 +617,11 @@ def _binds_for(block: ast.stmt, rest: list[ast.stmt]) -> bool:
             names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-    return any(isinstance(node, ast.Attribute) and node.attr in attributes for s in rest for node in ast.walk(s)) or (
-        _read_before_bound(names, rest)
-    )
+    return any(
+        isinstance(node, ast.Attribute) and node.attr in attributes
+        for s in rest
+        for node in ast.walk(s)
+    ) or (_read_before_bound(names, rest))
 
 
 def _read_before_bound(names: set[str], statements: list[ast.stmt]) -> bool:
@@ -520,13 +633,23 @@ def _read_before_bound(names: set[str], statements: list[ast.stmt]) -> bool:
             items = [ast.Expr(item.context_expr) for item in statement.items]
             if _read_before_bound(names, items):
                 return True
-            bound = {n.id for item in statement.items if item.optional_vars for n in ast.walk(item.optional_vars) if isinstance(n, ast.Name)}
+            bound = {
+                n.id
+                for item in statement.items
+                if item.optional_vars
+                for n in ast.walk(item.optional_vars)
+                if isinstance(n, ast.Name)
+            }
             if _read_before_bound(names - bound, statement.body):
                 return True
             names -= bound | _bound_at_top(statement.body)
             continue
         if any(isinstance(node, ast.Name) and node.id in names for node in ast.walk(statement)):
-            if not (isinstance(statement, ast.Assign) and not _reads(statement.value, names) and _stores_only_names(statement)):
+            if not (
+                isinstance(statement, ast.Assign)
+                and not _reads(statement.value, names)
+                and _stores_only_names(statement)
+            ):
                 return True
         names -= _bound_at_top([statement])
     return False
@@ -550,12 +673,18 @@ def _reads(expression: ast.expr, names: set[str]) -> bool:
 
 def _stores_only_names(statement: ast.Assign) -> bool:
     """`x = ...` or `x, y = ...`: no subscript or attribute target that reads its base."""
-    return all(isinstance(node, (ast.Name, ast.Tuple, ast.List, ast.Store)) for t in statement.targets for node in ast.walk(t))
+    return all(
+        isinstance(node, (ast.Name, ast.Tuple, ast.List, ast.Store))
+        for t in statement.targets
+        for node in ast.walk(t)
+    )
 
 
 def _is_test_class(statement: ast.ClassDef) -> bool:
     """A `Test*` class, or one of unittest's TestCase classes."""
-    return statement.name.startswith("Test") or any(ast_dotted(b).endswith("TestCase") for b in statement.bases)
+    return statement.name.startswith("Test") or any(
+        ast_dotted(b).endswith("TestCase") for b in statement.bases
+    )
 
 
 def _tests(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -575,7 +704,9 @@ def _fixtures(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionD
     are asked for by another name (`name=`)."""
     for statement in tree.body:
         for node in (
-            [statement, *getattr(statement, "body", [])] if isinstance(statement, ast.ClassDef) else [statement]
+            [statement, *getattr(statement, "body", [])]
+            if isinstance(statement, ast.ClassDef)
+            else [statement]
         ):
             if not isinstance(node, _FUNCTIONS):
                 continue
@@ -619,7 +750,10 @@ def _parametrized(test: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, _Pa
     (a decorator whose entries are not a literal list, or that is `indirect`, gives none)."""
     found = {}
     for decorator in test.decorator_list:
-        if not (isinstance(decorator, ast.Call) and ast_dotted(decorator.func).endswith("mark.parametrize")):
+        if not (
+            isinstance(decorator, ast.Call)
+            and ast_dotted(decorator.func).endswith("mark.parametrize")
+        ):
             continue
         values = _argvalues(decorator)
         argnames = (

@@ -11,7 +11,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping
 
 from prune_flags.config import Flag
-from prune_flags.index import ITSELF, Argument, CallSite, NameFacts, Site, Write, keyword_forwards, parameter_places, scan_calls
+from prune_flags.index import (
+    ITSELF,
+    Argument,
+    CallSite,
+    NameFacts,
+    Site,
+    Write,
+    keyword_forwards,
+    parameter_places,
+    scan_calls,
+)
 from prune_flags.scoping import class_bases, qualified, with_subclasses
 from prune_flags.shapes import ast_dotted
 from prune_flags.values import UNKNOWN, same_value
@@ -29,22 +39,32 @@ class Plumbing:
     # is the flag, classes whose field is, `__init__` (`super().__init__(flag=...)`), and functions
     # that hand their **kwargs on only to those.
     owners: frozenset[str] = frozenset()
-    functions: frozenset[tuple[str, str]] = frozenset()  # (path, scope) of each function whose parameter is the flag
+    functions: frozenset[tuple[str, str]] = (
+        frozenset()
+    )  # (path, scope) of each function whose parameter is the flag
     # Callees whose calls pass the flag by position and lose that argument: (its place, self
     # counted, and whether the callee is a method).
     positions: Mapping[str, tuple[int, bool]] = field(default_factory=dict)
-    overridden: tuple[Write, ...] = ()  # keywords and arguments of another value: they go, reported as overridden
+    overridden: tuple[
+        Write, ...
+    ] = ()  # keywords and arguments of another value: they go, reported as overridden
     # What goes with the flag once nothing reads it (its parameters go): every argument passing it,
     # parameters whose default is another value or that have none, those whose place calls lose.
     removed: tuple[Write, ...] = ()
-    problems: tuple[str, ...] = ()  # calls passing it where no argument can go, as conflicts name them
-    unlinked: tuple[Write, ...] = ()  # parameters of its name that may or may not be it (see _ambiguous_parameters)
+    problems: tuple[
+        str, ...
+    ] = ()  # calls passing it where no argument can go, as conflicts name them
+    unlinked: tuple[
+        Write, ...
+    ] = ()  # parameters of its name that may or may not be it (see _ambiguous_parameters)
 
 
 _FLAG_NODE = ("", "")  # the flag's own definitions, among the functions a chain of calls links
 
 
-def plumbing(repository: Repository, flag: Flag, facts: NameFacts, strict: bool = False) -> Plumbing:
+def plumbing(
+    repository: Repository, flag: Flag, facts: NameFacts, strict: bool = False
+) -> Plumbing:
     """The flag's parameters and the calls that pass them. Under strict, a parameter is the flag
     when it defaults to the configured value, as before the config became the decision; otherwise
     when a chain of calls links it to the flag (see _linked_parameters), whatever its default, and
@@ -52,32 +72,62 @@ def plumbing(repository: Repository, flag: Flag, facts: NameFacts, strict: bool 
     argument shifts (see _positional_passes)."""
     parameters = [write for write in facts.writes if write.kind == "parameter"]
     if strict:
-        flagged, unlinked = [write for write in parameters if same_value(write.value, flag.value)], []
+        flagged, unlinked = [
+            write for write in parameters if same_value(write.value, flag.value)
+        ], []
     else:
         flagged, unlinked = _linked_parameters(repository, flag, facts, parameters)
-    fields = frozenset(w.owner for w in facts.writes if w.kind == "class" and (not strict or same_value(w.value, flag.value)))
+    fields = frozenset(
+        w.owner
+        for w in facts.writes
+        if w.kind == "class" and (not strict or same_value(w.value, flag.value))
+    )
     owners = {write.owner for write in flagged} | fields
     if owners:
         owners.add("__init__")  # `super().__init__(flag=...)` inside a subclass reaches one of them
     owners.discard("")
-    forwarders = frozenset() if strict else _keyword_forwarders(repository, facts, frozenset(owners), {w.owner for w in parameters})
+    forwarders = (
+        frozenset()
+        if strict
+        else _keyword_forwarders(
+            repository, facts, frozenset(owners), {w.owner for w in parameters}
+        )
+    )
     owners |= forwarders
     functions = frozenset((write.site.path, write.scope) for write in flagged if write.scope)
     problems, arguments, positions = _positional_passes(repository, flag, flagged, strict)
-    keywords = _keywords_to_go(repository, flag, facts, frozenset(owners), fields | forwarders | {"__init__"})
-    overridden = [] if strict else [*_other_values(flag, keywords, functions), *_other_values(flag, arguments, functions)]
+    keywords = _keywords_to_go(
+        repository, flag, facts, frozenset(owners), fields | forwarders | {"__init__"}
+    )
+    overridden = (
+        []
+        if strict
+        else [*_other_values(flag, keywords, functions), *_other_values(flag, arguments, functions)]
+    )
     # The parameters a chain of calls links to the flag go at their own line (see passes/params):
     # those the calls lose an argument of, or that hold another value than the configured one.
     taken = [
         write
         for write in flagged
-        if write.scope and not strict and (not same_value(write.value, flag.value) or write.owner in positions)
+        if write.scope
+        and not strict
+        and (not same_value(write.value, flag.value) or write.owner in positions)
     ]
     removed = (*keywords, *arguments, *taken)
-    return Plumbing(frozenset(owners), functions, positions, tuple(overridden), removed, tuple(problems), tuple(unlinked))
+    return Plumbing(
+        frozenset(owners),
+        functions,
+        positions,
+        tuple(overridden),
+        removed,
+        tuple(problems),
+        tuple(unlinked),
+    )
 
 
-def _other_values(flag: Flag, writes: list[Write], functions: frozenset[tuple[str, str]]) -> list[Write]:
+def _other_values(
+    flag: Flag, writes: list[Write], functions: frozenset[tuple[str, str]]
+) -> list[Write]:
     """The arguments among `writes` that give the flag another value: not a parameter that is the
     flag passed on, nor the configured value itself."""
     return [
@@ -90,19 +140,28 @@ def _other_values(flag: Flag, writes: list[Write], functions: frozenset[tuple[st
 
 
 def _keywords_to_go(
-    repository: Repository, flag: Flag, facts: NameFacts, owners: frozenset[str], unchecked: frozenset[str]
+    repository: Repository,
+    flag: Flag,
+    facts: NameFacts,
+    owners: frozenset[str],
+    unchecked: frozenset[str],
 ) -> list[Write]:
     """The keywords that go with a flag parameter (or field): at a call of an owner, without side
     effects. A function or constructor is matched by its last name: every definition of that name
     must take the flag (another may read it from its **kwargs); a class's field, `super().__init__`
     and a function handing its **kwargs on to owners (`unchecked`) take it as they are."""
-    taking = {owner: True for owner in unchecked}  # owner -> whether every definition of its name takes the flag
+    taking = {
+        owner: True for owner in unchecked
+    }  # owner -> whether every definition of its name takes the flag
     found = []
     for write in facts.writes:
         if write.kind != "keyword" or write.owner not in owners or not write.statement:
             continue
         if write.owner not in taking:
-            taking[write.owner] = parameter_places(trees_naming(repository, write.owner), write.owner, flag.name) is not None
+            taking[write.owner] = (
+                parameter_places(trees_naming(repository, write.owner), write.owner, flag.name)
+                is not None
+            )
         if taking[write.owner]:
             found.append(write)
     return found
@@ -149,7 +208,9 @@ def _linked_parameters(
         for parameter in by_owner.get(passed.owner, ()):
             offset = 1 if parameter.method and passed.method else 0
             if parameter.position is not None and parameter.position - offset == passed.position:
-                link((passed.site.path, passed.carried_from), (parameter.site.path, parameter.scope))
+                link(
+                    (passed.site.path, passed.carried_from), (parameter.site.path, parameter.scope)
+                )
     for write in parameters:  # a qualified key naming a function's parameter: that one is the flag
         function = qualified(write.site.path, write.scope) if flag.scope and write.scope else ""
         if function and (function == flag.scope or function.endswith("." + flag.scope)):
@@ -158,7 +219,9 @@ def _linked_parameters(
     for write in parameters:
         if write.scope:
             groups.setdefault(root((write.site.path, write.scope)), []).append(write)
-    flagged = [w for w in parameters if not w.scope and same_value(w.value, flag.value)]  # lambdas: by default
+    flagged = [
+        w for w in parameters if not w.scope and same_value(w.value, flag.value)
+    ]  # lambdas: by default
     others: list[list[Write]] = []
     own: list[Write] = []
     for key, members in groups.items():
@@ -168,11 +231,17 @@ def _linked_parameters(
             others.append(members)
         else:
             own += members
-    elsewhere = facts.attribute_reads or facts.name_reads or any(w.kind not in ("parameter", "keyword") for w in facts.writes)
+    elsewhere = (
+        facts.attribute_reads
+        or facts.name_reads
+        or any(w.kind not in ("parameter", "keyword") for w in facts.writes)
+    )
     if len(others) == 1 and not elsewhere and len(flagged) == 0:
         flagged, others = others[0], []  # all that carries the name: the config names it
     names = {write.owner for write in flagged}
-    return flagged, [w for members in others for w in members] + [w for w in own if w.owner in names]
+    return flagged, [w for members in others for w in members] + [
+        w for w in own if w.owner in names
+    ]
 
 
 class _KeywordLanding:
@@ -188,7 +257,11 @@ class _KeywordLanding:
     def forwards(self, name: str) -> frozenset[str] | None:
         """The callees a function of this name hands its **kwargs on to (see index.keyword_forwards)."""
         if name not in self._forwards:
-            self._forwards[name] = None if name in self.binding else keyword_forwards(trees_naming(self.repository, name), name)
+            self._forwards[name] = (
+                None
+                if name in self.binding
+                else keyword_forwards(trees_naming(self.repository, name), name)
+            )
         return self._forwards[name]
 
     def callees(self, write: Write) -> set[str]:
@@ -229,7 +302,10 @@ def _keyword_forwarders(
 
 def trees_naming(repository: Repository, name: str) -> list[ast.Module]:
     """The trees of the files that mention a name."""
-    trees = [repository.tree(path, repository.text(path)) for path in repository.mentioning(frozenset([name]))]
+    trees = [
+        repository.tree(path, repository.text(path))
+        for path in repository.mentioning(frozenset([name]))
+    ]
     return [tree for tree in trees if tree is not None]
 
 
@@ -245,7 +321,13 @@ def _positional_passes(
     forwards the `*args` of a function whose own callers reach that far.
     Gives the conflicts, the arguments that go, and the callees that lose one."""
     # One of each place: functions of one name share their calls.
-    positional = list({(w.owner, w.position, w.method): w for w in parameters if w.position is not None and w.owner}.values())
+    positional = list(
+        {
+            (w.owner, w.position, w.method): w
+            for w in parameters
+            if w.position is not None and w.owner
+        }.values()
+    )
     calls = repository.calls(frozenset(w.owner for w in positional)) if positional else []
     forwarded = _forwarded(repository, calls, strict)
     problems, arguments, positions = [], [], {}
@@ -254,8 +336,12 @@ def _positional_passes(
         owner = parameter.owner
         # Calls are matched by last name: an argument goes only where every function of that name
         # has the flag at that one place, and no skipped file may call one.
-        places = None if strict else parameter_places(trees_naming(repository, owner), owner, flag.name)
-        certain = places == {(parameter.position, parameter.method)} and not repository.skipped_holding(frozenset([owner]))
+        places = (
+            None if strict else parameter_places(trees_naming(repository, owner), owner, flag.name)
+        )
+        certain = places == {
+            (parameter.position, parameter.method)
+        } and not repository.skipped_holding(frozenset([owner]))
         own = [call for call in calls if call.callee == owner]
         for call in own:
             offset = 1 if parameter.method and call.through_attribute else 0
@@ -265,10 +351,16 @@ def _positional_passes(
             argument = _removable(call, parameter, own) if certain and not extra else None
             if argument is None:
                 how = f" through {call.forwarder}'s *args" if extra else ""
-                problems.append(f"{call.site} (passes {parameter.owner}'s parameter by position{how})")
+                problems.append(
+                    f"{call.site} (passes {parameter.owner}'s parameter by position{how})"
+                )
                 continue
             positions[parameter.owner] = (parameter.position, parameter.method)
-            arguments.append(Write(Site(call.site.path, argument.line), "argument", argument.value, parameter.owner))
+            arguments.append(
+                Write(
+                    Site(call.site.path, argument.line), "argument", argument.value, parameter.owner
+                )
+            )
         problems += _subclass_passes(repository, parameter)
     return problems, arguments, positions
 
@@ -286,11 +378,17 @@ def _subclass_passes(repository: Repository, parameter: Write) -> list[str]:
         tree = repository.tree(path, repository.text(path))
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.ClassDef) and node.name in subclasses:
-                initializers = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
+                initializers = [
+                    s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+                ]
                 if not initializers:
                     inheriting.add(node.name)
-                for initializer in initializers:  # `super().__init__(...)`, `Base.__init__(self, ...)`
-                    found += scan_calls(initializer, repository.display(path), frozenset(["__init__"]))
+                for (
+                    initializer
+                ) in initializers:  # `super().__init__(...)`, `Base.__init__(self, ...)`
+                    found += scan_calls(
+                        initializer, repository.display(path), frozenset(["__init__"])
+                    )
     found += repository.calls(frozenset(inheriting)) if inheriting else []
     return [
         f"{call.site} (passes {parameter.owner}'s parameter by position through {call.callee})"
@@ -320,7 +418,9 @@ def _fills_at(call: CallSite, parameter: Write) -> bool:
     """Whether a call passes the parameter as one of its plain positional arguments, at its place."""
     assert parameter.position is not None
     offset = 1 if parameter.method and call.through_attribute else 0
-    return not (parameter.method and call.class_receiver) and 0 <= parameter.position - offset < len(call.arguments)
+    return not (
+        parameter.method and call.class_receiver
+    ) and 0 <= parameter.position - offset < len(call.arguments)
 
 
 _UNSEEN = 1 << 20  # arguments forwarders that call each other in a cycle may pass on
@@ -331,13 +431,18 @@ def _forwarded(repository: Repository, calls: list[CallSite], strict: bool) -> d
     its callers may put into them: what they pass beyond its own positional parameters (a method's
     self implied through an attribute), and what a caller forwarding its own `*args` may put
     there in turn. Under strict, every plain positional argument its callers pass, as before."""
-    signatures: dict[str, tuple[int, bool]] = {}  # forwarder -> the fewest parameters one of that name takes
+    signatures: dict[str, tuple[int, bool]] = (
+        {}
+    )  # forwarder -> the fewest parameters one of that name takes
 
     def note(found: list[CallSite]) -> None:
         for call in found:
             if call.forwarder is not None:
                 takes, method = signatures.get(call.forwarder, (call.forwarder_takes, False))
-                signatures[call.forwarder] = (min(takes, call.forwarder_takes), method or call.forwarder_method)
+                signatures[call.forwarder] = (
+                    min(takes, call.forwarder_takes),
+                    method or call.forwarder_method,
+                )
 
     reach: dict[str, int] = {}
 
@@ -354,7 +459,13 @@ def _forwarded(repository: Repository, calls: list[CallSite], strict: bool) -> d
                     most = max(most, call.positional)
                     continue
                 extra = spill(call.forwarder, seen | {name}) if call.forwarder is not None else 0
-                most = max(most, call.positional + extra + (1 if method and call.through_attribute else 0) - takes)
+                most = max(
+                    most,
+                    call.positional
+                    + extra
+                    + (1 if method and call.through_attribute else 0)
+                    - takes,
+                )
             reach[name] = most
         return reach[name]
 
@@ -369,7 +480,12 @@ def positional_fields(repository: Repository, facts: NameFacts) -> list[str]:
     by_display = repository.by_display()
     for write in facts.writes:
         path = by_display.get(write.site.path)
-        if write.kind != "class" or not write.owner or path is None or repository.source(path) is None:
+        if (
+            write.kind != "class"
+            or not write.owner
+            or path is None
+            or repository.source(path) is None
+        ):
             continue
         tree = repository.tree(path, repository.text(path))
         index = _field_index(tree, write.owner, write.site.line) if tree is not None else None
@@ -391,10 +507,14 @@ def _field_index(tree: ast.Module, owner: str, line: int) -> int | None:
         statements = [s for s in node.body if s.lineno <= line <= (s.end_lineno or s.lineno)]
         if not statements or not isinstance(statements[0], ast.AnnAssign):
             continue
-        named_tuple = any(ast_dotted(base).rsplit(".", 1)[-1] == "NamedTuple" for base in node.bases)
+        named_tuple = any(
+            ast_dotted(base).rsplit(".", 1)[-1] == "NamedTuple" for base in node.bases
+        )
         own_init = any(isinstance(s, ast.FunctionDef) and s.name == "__init__" for s in node.body)
         if own_init or not (node.decorator_list or named_tuple):
             return None
-        fields = [s for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+        fields = [
+            s for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        ]
         return fields.index(statements[0]) if statements[0] in fields else None
     return None

@@ -33,7 +33,9 @@ def is_pure(node: cst.CSTNode) -> bool:
     if isinstance(node, cst.Slice):
         return all(part is None or is_pure(part) for part in (node.lower, node.upper, node.step))
     if isinstance(node, cst.Call):
-        pure_callee = (isinstance(node.func, cst.Name) and node.func.value in PURE_BUILTINS) or dotted_name(node.func) in FIELD_CONSTRUCTORS
+        pure_callee = (
+            isinstance(node.func, cst.Name) and node.func.value in PURE_BUILTINS
+        ) or dotted_name(node.func) in FIELD_CONSTRUCTORS
         return pure_callee and all(is_pure(arg.value) for arg in node.args)
     if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
         return is_pure(node.left) and is_pure(node.right)
@@ -47,12 +49,14 @@ def is_pure(node: cst.CSTNode) -> bool:
         return all(is_pure(element.value) for element in node.elements)
     if isinstance(node, cst.Dict):
         return all(
-            is_pure(element.value) and (not isinstance(element, cst.DictElement) or is_pure(element.key))
+            is_pure(element.value)
+            and (not isinstance(element, cst.DictElement) or is_pure(element.key))
             for element in node.elements
         )
     if isinstance(node, (cst.FormattedString,)):
         return all(
-            isinstance(part, cst.FormattedStringText) or is_pure(part.expression) for part in node.parts
+            isinstance(part, cst.FormattedStringText) or is_pure(part.expression)
+            for part in node.parts
         )
     if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
         return is_pure(node.elt) and _pure_generators(node.for_in)
@@ -61,7 +65,11 @@ def is_pure(node: cst.CSTNode) -> bool:
     if isinstance(node, cst.Lambda):  # making a function runs nothing but its defaults
         return all(
             param.default is None or is_pure(param.default)
-            for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
+            for param in (
+                *node.params.posonly_params,
+                *node.params.params,
+                *node.params.kwonly_params,
+            )
         )
     if isinstance(node, cst.ConcatenatedString):
         return is_pure(node.left) and is_pure(node.right)

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-
 OVERRIDDEN = "overridden"  # the action of a removed write that gave a flag another value
-REMOVED_TEST = "removed-test"  # the action of a deleted test that existed only to exercise another value
+REMOVED_TEST = (
+    "removed-test"  # the action of a deleted test that existed only to exercise another value
+)
 PRUNED = "pruned"  # a flag's verdict when nothing refused it (Report.verdicts)
 _SHOWN_VALUE = 60  # characters of an overridden value's source shown in its reason
 
@@ -71,7 +72,12 @@ class Refusal:
     def to_json(self) -> dict[str, object]:
         """The entry of the JSON report's `refused` list (find's too)."""
         locations, scope_with = list(self.locations), list(self.scope_with)
-        return {"flag": self.flag, "why": self.why, "locations": locations, "scope_with": scope_with}
+        return {
+            "flag": self.flag,
+            "why": self.why,
+            "locations": locations,
+            "scope_with": scope_with,
+        }
 
 
 @dataclass(frozen=True)
@@ -90,7 +96,12 @@ class FlagWarning:
 
     def to_json(self) -> dict[str, object]:
         """The entry of the JSON report's `warnings` list."""
-        return {"flag": self.flag, "why": self.why, "locations": list(self.locations), "template": self.template}
+        return {
+            "flag": self.flag,
+            "why": self.why,
+            "locations": list(self.locations),
+            "template": self.template,
+        }
 
 
 @dataclass
@@ -158,7 +169,11 @@ class Report:
             "refused": [refusal.to_json() for refusal in self.refused],
             "warnings": [warning.to_json() for warning in self.warnings],
             "notices": list(self.notices),
-            "summary": {"files_changed": len(self.changed_files), "lines_removed": removed, "lines_added": added},
+            "summary": {
+                "files_changed": len(self.changed_files),
+                "lines_removed": removed,
+                "lines_added": added,
+            },
         }
 
     def write_json(self, path: Path) -> None:
@@ -216,5 +231,7 @@ def explain_lines(results: Sequence[FileResult]) -> list[str]:
     out = []
     for result in results:
         for change in sorted(result.changes, key=lambda c: c.line):
-            out.append(f"{result.display}:{change.line}  {change.flag}  {change.action}  {change.reason}")
+            out.append(
+                f"{result.display}:{change.line}  {change.flag}  {change.action}  {change.reason}"
+            )
     return out

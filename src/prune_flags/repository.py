@@ -30,7 +30,9 @@ from prune_flags.index import CallSite, NameFacts, Site, parse_ast, scan, scan_c
 from prune_flags.scoping import Foreign, foreign_spans, without_foreign
 from prune_flags.shapes import Template, module_strings, parse_template, parse_writer, spellings
 
-_FEW_NAMES = 16  # lookups answered by reading every file's bytes before the files' words are indexed
+_FEW_NAMES = (
+    16  # lookups answered by reading every file's bytes before the files' words are indexed
+)
 _BYTE_WORD = re.compile(rb"\w+")
 
 
@@ -41,7 +43,9 @@ class Repository:
 
     cwd: Path
     writers: tuple[Template, ...] = ()  # the config's writer templates: calls that write flags
-    accessors: tuple[Template, ...] = ()  # the config's accessor templates: expressions that read flags
+    accessors: tuple[
+        Template, ...
+    ] = ()  # the config's accessor templates: expressions that read flags
     option_calls: tuple[str, ...] = ()  # the config's wrappers of add_argument: they define options
     flag_constants: dict[str, str] = field(default_factory=dict)  # see name_constants
     raw: dict[Path, bytes] = field(default_factory=dict)
@@ -80,17 +84,24 @@ class Repository:
 
     def _candidates(self, names: frozenset[str]) -> list[Path]:
         """Files whose bytes contain one of the names: the only ones worth decoding; and rewritten
-        files whose text came to name one (a helper's call inlined as `CHANNEL`, with its import)."""
+        files whose text came to name one (a helper's call inlined as `CHANNEL`, with its import).
+        """
         if names not in self._candidate_cache:
-            holding = set().union(*(self._files_with(word) for name in names for word in spellings(name)))
+            holding = set().union(
+                *(self._files_with(word) for name in names for word in spellings(name))
+            )
             if self._order is None:
                 self._order = {path: place for place, path in enumerate(self.raw)}
-            self._candidate_cache[names] = sorted(holding, key=self._order.__getitem__)  # in the tree's order
+            self._candidate_cache[names] = sorted(
+                holding, key=self._order.__getitem__
+            )  # in the tree's order
         cached = self._candidate_cache[names]
         if self.rewritten:
             known = set(cached)
             cached = cached + [
-                path for path, text in self.rewritten.items() if path not in known and self._names_any(path, text, names)
+                path
+                for path, text in self.rewritten.items()
+                if path not in known and self._names_any(path, text, names)
             ]
         return [path for path in cached if path not in self.skipped and self.source(path)]
 
@@ -118,7 +129,9 @@ class Repository:
             if self._word_files is not None and name.isidentifier() and name.isascii():
                 self._candidate_cache[key] = self._word_files.get(needle, [])
             else:
-                self._candidate_cache[key] = [path for path, data in self.raw.items() if needle in data]
+                self._candidate_cache[key] = [
+                    path for path, data in self.raw.items() if needle in data
+                ]
         return self._candidate_cache[key]
 
     def by_display(self) -> dict[str, Path]:
@@ -128,7 +141,11 @@ class Repository:
     def mentioning(self, names: frozenset[str], original: bool = False) -> list[Path]:
         if not names:
             return []
-        return [path for path in self._candidates(names) if self._names_any(path, self.text(path, original), names)]
+        return [
+            path
+            for path in self._candidates(names)
+            if self._names_any(path, self.text(path, original), names)
+        ]
 
     def mentioning_write(self, name: str) -> bool:
         """Whether any file has text that may assign `name` as an attribute or class attribute, or
@@ -153,12 +170,18 @@ class Repository:
         for path in self.mentioning(flags):
             tree = self.tree(path, self.text(path))
             constants = module_strings(tree) if tree is not None else {}
-            found.update((name, value) for name, value in constants.items() if value is not None and value in flags)
+            found.update(
+                (name, value)
+                for name, value in constants.items()
+                if value is not None and value in flags
+            )
         ambiguous = set()
         for path in self.mentioning(frozenset(found)):
             tree = self.tree(path, self.text(path))
             constants = module_strings(tree) if tree is not None else {}
-            ambiguous.update(name for name, value in constants.items() if name in found and found[name] != value)
+            ambiguous.update(
+                name for name, value in constants.items() if name in found and found[name] != value
+            )
         return found, frozenset(ambiguous)
 
     def defines(self, name: str) -> bool:
@@ -186,13 +209,17 @@ class Repository:
             except RecursionError:
                 self.skipped[path] = too_deep("parse")
                 return None
-            if len(self._trees) > TREE_CACHE:  # trees of a big tree do not all fit in memory at once
+            if (
+                len(self._trees) > TREE_CACHE
+            ):  # trees of a big tree do not all fit in memory at once
                 del self._trees[next(iter(self._trees))]
         return self._trees[key]
 
     def facts(self, names: frozenset[str], original: bool = False) -> dict[str, NameFacts]:
         merged: dict[str, NameFacts] = {name: NameFacts() for name in names}
-        constants = {constant: name for constant, name in self.flag_constants.items() if name in names}
+        constants = {
+            constant: name for constant, name in self.flag_constants.items() if name in names
+        }
         for path in self.mentioning(names | frozenset(constants), original):
             for name, facts in (self.scanned(path, self.text(path, original), names) or {}).items():
                 merged[name].merge(facts)
@@ -210,7 +237,15 @@ class Repository:
         display = self.display(path)
         try:
             found = deeply(
-                scan, tree, display, names, self.writers, self.accessors, text, self.flag_constants, self.option_calls
+                scan,
+                tree,
+                display,
+                names,
+                self.writers,
+                self.accessors,
+                text,
+                self.flag_constants,
+                self.option_calls,
             )
         except RecursionError:
             self.skipped[path] = too_deep("analyse")
@@ -240,7 +275,9 @@ class Repository:
         display = self.display(path)
         try:
             shapes = (self.writers, self.accessors)
-            found = deeply(scan, deeply(parse_ast, text), display, names, *shapes, text, {}, self.option_calls)
+            found = deeply(
+                scan, deeply(parse_ast, text), display, names, *shapes, text, {}, self.option_calls
+            )
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return {name: _unparsed_reads(text, name, display) for name in names_in(text, names)}
         for facts in found.values():
@@ -255,7 +292,9 @@ def _unparsed_reads(text: str, name: str, display: str) -> NameFacts:
     """The reads of `name` in a text `ast` cannot parse: every place it is spelt, but for bare
     ones (not `.name`) when the file binds it at its top level (`name = ...`, `def name`)."""
     word = re.escape(name)
-    own = re.search(rf"^((def|class)\s+{word}\b|{word}\s*(:[^=\n]*)?=(?!=))", text, re.M) is not None
+    own = (
+        re.search(rf"^((def|class)\s+{word}\b|{word}\s*(:[^=\n]*)?=(?!=))", text, re.M) is not None
+    )
     reads = []
     for match in re.finditer(rf"(?<!\w){word}(?!\w)", text):
         if not own or text[max(0, match.start() - 80) : match.start()].rstrip().endswith("."):
@@ -292,9 +331,9 @@ def load(
         if progress is not None:
             progress(done, len(files))
         try:
-            repository.raw[path] = contents[path] if contents and path in contents else read_bytes(path)
+            repository.raw[path] = (
+                contents[path] if contents and path in contents else read_bytes(path)
+            )
         except SourceError as err:
             repository.skipped[path] = str(err)
     return repository
-
-

@@ -45,7 +45,11 @@ class Hunk:
 
     def render(self) -> str:
         header = f"@@ line {self.old_start + 1} @@\n"
-        return header + "".join("-" + line for line in self.old_lines) + "".join("+" + line for line in self.new_lines)
+        return (
+            header
+            + "".join("-" + line for line in self.old_lines)
+            + "".join("+" + line for line in self.new_lines)
+        )
 
     @property
     def lines(self) -> range:
@@ -105,7 +109,10 @@ def _inside_strings(text: str) -> frozenset[int]:
     """The lines strictly inside a multi-line string, an f-string's excepted (it holds code)."""
     lines: set[int] = set()
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
-        if token.type == tokenize.STRING and "f" not in token.string.split(token.string[-1])[0].lower():
+        if (
+            token.type == tokenize.STRING
+            and "f" not in token.string.split(token.string[-1])[0].lower()
+        ):
             lines.update(range(token.start[0] + 1, token.end[0]))
     return frozenset(lines)
 
@@ -154,7 +161,11 @@ def _clauses(statement: ast.stmt, source: list[str]) -> list[list[ast.stmt]]:
     the rewrite reads (the `elif` is no statement of a body there)."""
     blocks = []
     for block in nested_blocks(statement):
-        if block is getattr(statement, "orelse", None) and len(block) == 1 and _is_elif(block[0], source):
+        if (
+            block is getattr(statement, "orelse", None)
+            and len(block) == 1
+            and _is_elif(block[0], source)
+        ):
             blocks += _clauses(block[0], source)
         else:
             blocks.append(block)
@@ -162,7 +173,9 @@ def _clauses(statement: ast.stmt, source: list[str]) -> list[list[ast.stmt]]:
 
 
 def _is_elif(statement: ast.stmt, source: list[str]) -> bool:
-    return isinstance(statement, ast.If) and source[statement.lineno - 1][statement.col_offset :].startswith("elif")
+    return isinstance(statement, ast.If) and source[statement.lineno - 1][
+        statement.col_offset :
+    ].startswith("elif")
 
 
 def marked(text: str, statements: Sequence[ast.stmt]) -> str:
@@ -196,16 +209,22 @@ def _code_ends(text: str) -> dict[int, tuple[int, int]]:
     return ends
 
 
-def unmarked(result: FileResult, original: FileResult | None, kept_at: Iterable[int] = ()) -> FileResult:
+def unmarked(
+    result: FileResult, original: FileResult | None, kept_at: Iterable[int] = ()
+) -> FileResult:
     """An engine result over marked text, as over the file's own text; what the virtual pragma
     kept at the lines `kept_at` is reported as declined in review."""
     if original is None:
         return result
     kept_at = frozenset(kept_at)
     changes = tuple(
-        replace(change, action=KEPT, reason="declined in review: kept as it is, with what it reads")
-        if change.action == "kept-by-pragma" and change.line in kept_at
-        else change
+        (
+            replace(
+                change, action=KEPT, reason="declined in review: kept as it is, with what it reads"
+            )
+            if change.action == "kept-by-pragma" and change.line in kept_at
+            else change
+        )
         for change in result.changes
     )
     new_text = result.new_text.replace(DECLINED, "")
@@ -213,12 +232,19 @@ def unmarked(result: FileResult, original: FileResult | None, kept_at: Iterable[
 
 
 # -- the dialogue --------------------------------------------------------------------------------
-Answer = str  # "y" apply, "n" skip, "a"/"d" apply/skip the rest of the file, "q" skip everything left
-Plan = Callable[[Mapping[Path, bytes]], Report]  # the cleanup run with these texts in place of the files'
+Answer = (
+    str  # "y" apply, "n" skip, "a"/"d" apply/skip the rest of the file, "q" skip everything left
+)
+Plan = Callable[
+    [Mapping[Path, bytes]], Report
+]  # the cleanup run with these texts in place of the files'
 
 
 def review(
-    report: Report, plan: Plan, ask: Callable[[FileResult, Hunk], Answer], say: Callable[[str], None]
+    report: Report,
+    plan: Plan,
+    ask: Callable[[FileResult, Hunk], Answer],
+    say: Callable[[str], None],
 ) -> Report:
     """Ask about every hunk and return the report of what was accepted: a cleanup's own output for
     the lines declined (see the module's docstring), or nothing changed when that cannot be made."""
@@ -227,7 +253,11 @@ def review(
 
 class _Review:
     def __init__(
-        self, report: Report, plan: Plan, ask: Callable[[FileResult, Hunk], Answer], say: Callable[[str], None]
+        self,
+        report: Report,
+        plan: Plan,
+        ask: Callable[[FileResult, Hunk], Answer],
+        say: Callable[[str], None],
     ) -> None:
         self.report = report
         self.plan = plan
@@ -242,7 +272,9 @@ class _Review:
     def run(self) -> Report:
         while self._ask_until_declined():
             if not self._replan():
-                self.say("prune-flags: what was declined cannot be kept apart from the rest; nothing written")
+                self.say(
+                    "prune-flags: what was declined cannot be kept apart from the rest; nothing written"
+                )
                 self.report.files = [replace(r, new_text=r.old_text) for r in self.report.files]
                 return self.report
         for index, result in enumerate(self.report.files):
@@ -251,7 +283,9 @@ class _Review:
             text = with_accepted(result, file_hunks, accepted)
             problem = still_python(text) if not all(accepted) else None
             if problem:
-                self.say(f"prune-flags: {result.display}: the hunks kept would not parse ({problem}); left untouched")
+                self.say(
+                    f"prune-flags: {result.display}: the hunks kept would not parse ({problem}); left untouched"
+                )
                 text = result.old_text
             self.report.files[index] = replace(result, new_text=text)
         return self.report
@@ -285,7 +319,9 @@ class _Review:
         the plan even with its whole file kept."""
         while True:
             contents: dict[Path, bytes] = {}
-            kept_at: dict[Path, list[int]] = {}  # where the virtual pragma went: its statements' first lines
+            kept_at: dict[Path, list[int]] = (
+                {}
+            )  # where the virtual pragma went: its statements' first lines
             for path, lines in self.kept.items():
                 original = self.originals[path]
                 whole = path in self.whole
@@ -300,7 +336,9 @@ class _Review:
             ]
             for result in report.files:  # a file the first plan left alone may change now
                 self.originals.setdefault(result.path, result)
-            planned = {(result.path, hunk) for result in report.changed_files for hunk in hunks(result)}
+            planned = {
+                (result.path, hunk) for result in report.changed_files for hunk in hunks(result)
+            }
             self._withdraw(planned)
             declined = [
                 (path, hunk)

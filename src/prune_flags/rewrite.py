@@ -18,13 +18,19 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from prune_flags.files import lines_naming
-from prune_flags.index import TreeNames, nested_blocks, parse_ast, scan, statements_holding, tree_names
+from prune_flags.index import (
+    TreeNames,
+    nested_blocks,
+    parse_ast,
+    scan,
+    statements_holding,
+    tree_names,
+)
 from prune_flags.context import Death, RewriteContext, Rewritten
 from prune_flags.passes import RemoveUnusedImports, Rewriter
 from prune_flags.shapes import module_writers, spells_option
 from prune_flags.report import Change
 from prune_flags.window import View, view_of
-
 
 # A function that can see its locals by name keeps every local alive.
 _LOCALS_INTROSPECTION = re.compile(r"\b(locals|vars|exec|eval)\s*\(")
@@ -44,9 +50,13 @@ def parse_exactly(text: str) -> cst.Module:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as err:
-        raise FileFailure(f"does not parse: {err.message} (line {err.raw_line}, column {err.raw_column})") from None
+        raise FileFailure(
+            f"does not parse: {err.message} (line {err.raw_line}, column {err.raw_column})"
+        ) from None
     if module.code != text:
-        raise FileFailure("skipped: LibCST does not give back this file's exact bytes, so it cannot be edited safely")
+        raise FileFailure(
+            "skipped: LibCST does not give back this file's exact bytes, so it cannot be edited safely"
+        )
     return module
 
 
@@ -66,10 +76,16 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     if not lines:
         return Rewritten(text, ())
     before = _parse(text)
-    context = replace(context, writers=module_writers(before, context.writers))  # Django's, where imported
+    context = replace(
+        context, writers=module_writers(before, context.writers)
+    )  # Django's, where imported
     if not context.removable_asserts and not _acts_on(before, text, context):
-        return Rewritten(text, ())  # the names only in longer strings and comments: nothing to parse
-    carriers = _carriers(text, before, lines, context.flags.keys())  # their lines are the flag's too
+        return Rewritten(
+            text, ()
+        )  # the names only in longer strings and comments: nothing to parse
+    carriers = _carriers(
+        text, before, lines, context.flags.keys()
+    )  # their lines are the flag's too
     lines |= lines_naming(text, carriers)
     can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
     # An import an inlined helper needs joins the module's import block, which the view may not
@@ -83,7 +99,9 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
         except FileFailure:
             if not view.partial:
                 raise
-            whole = True  # a view LibCST does not take as it is (`@(` on a line of its own): the file
+            whole = (
+                True  # a view LibCST does not take as it is (`@(` on a line of its own): the file
+            )
             continue
         new_view_text = new_module.code
         new_text = view.splice(new_view_text)
@@ -92,7 +110,9 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
             continue
         if new_text == text:
             return Rewritten(text, ())
-        loads_before, after = _counts(text, before, view, _names(view.text), tree_names(_parse(new_view_text)))
+        loads_before, after = _counts(
+            text, before, view, _names(view.text), tree_names(_parse(new_view_text))
+        )
         lost = _names_made_unused(loads_before, after)
         new_locals = set()
         if lost and can_drop_locals:
@@ -117,15 +137,27 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
     if unused_imports:
         import_context = RewriteContext(path=context.path, flags=context.flags, inlined=inlined)
         line_map = _line_map(text, new_text)
-        new_text = MetadataWrapper(parse_exactly(new_text), unsafe_skip_copy=True).visit(
-            RemoveUnusedImports(import_context, unused_imports)
-        ).code
+        new_text = (
+            MetadataWrapper(parse_exactly(new_text), unsafe_skip_copy=True)
+            .visit(RemoveUnusedImports(import_context, unused_imports))
+            .code
+        )
         _parse(new_text)
-        changes += [Change(line_map.get(c.line, c.line), c.flag, c.action, c.reason) for c in import_context.changes]
+        changes += [
+            Change(line_map.get(c.line, c.line), c.flag, c.action, c.reason)
+            for c in import_context.changes
+        ]
     # What a deleted test read still counts for the rest of the repository: a test is a user of
     # the code it calls, not a reason to keep it (its imports here go, what they name stays).
     loads_after = after.loads + _deleted_tests_loads(before, context)
-    return Rewritten(new_text, tuple(changes), loads_before, loads_after, causes, frozenset(attempt.inlined_helpers))
+    return Rewritten(
+        new_text,
+        tuple(changes),
+        loads_before,
+        loads_after,
+        causes,
+        frozenset(attempt.inlined_helpers),
+    )
 
 
 def _deleted_tests_loads(tree: ast.Module, context: RewriteContext) -> Counter[str]:
@@ -138,9 +170,18 @@ def _deleted_tests_loads(tree: ast.Module, context: RewriteContext) -> Counter[s
         node
         for statement in tree.body
         for node in [statement, *(statement.body if isinstance(statement, ast.ClassDef) else [])]
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.lineno in deleted
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and node.lineno in deleted
     ]
-    outermost = [node for node in nodes if not any(other is not node and node in other.body for other in nodes if isinstance(other, ast.ClassDef))]
+    outermost = [
+        node
+        for node in nodes
+        if not any(
+            other is not node and node in other.body
+            for other in nodes
+            if isinstance(other, ast.ClassDef)
+        )
+    ]
     return tree_names(ast.Module(outermost, [])).loads
 
 
@@ -158,7 +199,10 @@ def _acts_on(tree: ast.Module, text: str, context: RewriteContext) -> bool:
     return bool(options) and any(
         isinstance(node, ast.Constant)
         and isinstance(node.value, str)
-        and any(spells_option(node.value.partition("=")[0], flag, strings) for flag, strings in options.items())
+        and any(
+            spells_option(node.value.partition("=")[0], flag, strings)
+            for flag, strings in options.items()
+        )
         for _, _, statement in statements_holding(tree.body, lines_naming(text, names))
         for node in ast.walk(statement)
     )
@@ -193,7 +237,9 @@ def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, 
     return attempt, _wrapped(view.text).visit(Rewriter(attempt))
 
 
-def _carriers(text: str, tree: ast.Module, lines: frozenset[int], flags: Collection[str]) -> frozenset[str]:
+def _carriers(
+    text: str, tree: ast.Module, lines: frozenset[int], flags: Collection[str]
+) -> frozenset[str]:
     """Names the passes read as a flag without being spelled like it: a module's import alias
     (`from settings import FAST as F`) and a local bound to a flag's read (`f = self.fast`,
     `f = F`, or a lookup by name on the flag's line: `f = os.environ.get("FAST")`, and locals
@@ -219,7 +265,9 @@ def _carriers(text: str, tree: ast.Module, lines: frozenset[int], flags: Collect
             and isinstance(assign.targets[0], ast.Name)
             and (
                 isinstance(assign.value, (ast.Attribute, ast.Call, ast.Subscript, ast.Compare))
-                or (isinstance(assign.value, ast.Name) and assign.value.id in read_as_flag | carried)
+                or (
+                    isinstance(assign.value, ast.Name) and assign.value.id in read_as_flag | carried
+                )
             )
         } - carried
         if not found:
@@ -246,7 +294,9 @@ def _parse(text: str) -> ast.Module:
     try:
         return parse_ast(text)
     except SyntaxError as err:
-        raise FileFailure(f"internal error: the rewritten file does not parse ({err.msg}, line {err.lineno})") from None
+        raise FileFailure(
+            f"internal error: the rewritten file does not parse ({err.msg}, line {err.lineno})"
+        ) from None
 
 
 def _counts(
@@ -279,11 +329,15 @@ def _names_made_unused(old: Counter[str], after: TreeNames) -> set[str]:
     return {
         name
         for name, count in old.items()
-        if not name.startswith(".") and after.loads[name] < count and after.loads[name] - after.own_updates[name] <= 0
+        if not name.startswith(".")
+        and after.loads[name] < count
+        and after.loads[name] - after.own_updates[name] <= 0
     }
 
 
-def _causes(old_view: str, new_view: str, keys: Iterable[str], attempt: RewriteContext) -> dict[str, str]:
+def _causes(
+    old_view: str, new_view: str, keys: Iterable[str], attempt: RewriteContext
+) -> dict[str, str]:
     """For each name (`.attr` or bare) that lost loads in the view, the flag whose change removed
     them: the change nearest above the first line naming it that the rewrite did not keep as it
     was. Two flags cleaned up in one file each take their own bookkeeping with them."""
@@ -298,7 +352,9 @@ def _causes(old_view: str, new_view: str, keys: Iterable[str], attempt: RewriteC
 def _line_map(original: str, rewritten: str) -> dict[int, int]:
     """Lines of the rewritten text -> lines of the original, for changes found after the first walk."""
     mapping: dict[int, int] = {}
-    matcher = difflib.SequenceMatcher(None, original.split("\n"), rewritten.split("\n"), autojunk=False)
+    matcher = difflib.SequenceMatcher(
+        None, original.split("\n"), rewritten.split("\n"), autojunk=False
+    )
     for block in matcher.get_matching_blocks():
         for offset in range(block.size):
             mapping[block.b + offset + 1] = block.a + offset + 1

@@ -19,7 +19,16 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Callable, Mapping, NoReturn
 
-from prune_flags.ancestry import DOTTED_BASE, KEYWORDS, UNDEFINED, ancestry, base_name, class_statements, classes_in, flaws
+from prune_flags.ancestry import (
+    DOTTED_BASE,
+    KEYWORDS,
+    UNDEFINED,
+    ancestry,
+    base_name,
+    class_statements,
+    classes_in,
+    flaws,
+)
 from prune_flags.config import ConfigError, Flag
 from prune_flags.index import ITSELF, NameFacts, Site, first_line, nested_blocks
 from prune_flags.report import Refusal
@@ -66,7 +75,9 @@ def string_named(repository: Repository, flag: Flag, accessors: bool) -> bool:
     not a qualified key: with accessors, a key whose first part names no module in scope."""
     first = flag.scope.split(".")[0]
     modules = (qualified(repository.display(path), "") for path in repository.raw)
-    return accessors and bool(flag.scope) and not any(first in module.split(".") for module in modules)
+    return (
+        accessors and bool(flag.scope) and not any(first in module.split(".") for module in modules)
+    )
 
 
 def resolve(repository: Repository, flag: Flag) -> Scope:
@@ -82,14 +93,24 @@ def resolve(repository: Repository, flag: Flag) -> Scope:
         if not paths:
             continue
         if len(paths) > 1:
-            _key_error(flag, f"{module} names more than one module: {', '.join(paths)}; spell more of its path")
+            _key_error(
+                flag,
+                f"{module} names more than one module: {', '.join(paths)}; spell more of its path",
+            )
         path = files[paths[0]]
-        tree = repository.tree(path, repository.text(path)) if repository.source(path) is not None else None
+        tree = (
+            repository.tree(path, repository.text(path))
+            if repository.source(path) is not None
+            else None
+        )
         if tree is None:
             _key_error(flag, f"{paths[0]} does not parse, so {flag.key} cannot be found in it")
         return _scope_in(tree, paths[0], module, inner, flag)
-    _key_error(flag, f"no module {parts[0]} among the files in scope; a qualified key is the module's "
-               'dotted name, then the class or function, then the flag, e.g. "pkg.mod.Class.fast"')
+    _key_error(
+        flag,
+        f"no module {parts[0]} among the files in scope; a qualified key is the module's "
+        'dotted name, then the class or function, then the flag, e.g. "pkg.mod.Class.fast"',
+    )
 
 
 def _scope_in(tree: ast.Module, path: str, module: str, inner: list[str], flag: Flag) -> Scope:
@@ -99,12 +120,19 @@ def _scope_in(tree: ast.Module, path: str, module: str, inner: list[str], flag: 
     if owner is None:
         no_module = len(inner) > 1 and _owner(tree.body, inner[:1]) is None
         missing = f"{module} has no class or function {inner[0] if no_module else '.'.join(inner)}"
-        _key_error(flag, missing + (f", and there is no module {module}.{inner[0]}" if no_module else ""))
+        _key_error(
+            flag, missing + (f", and there is no module {module}.{inner[0]}" if no_module else "")
+        )
     if isinstance(owner, ast.ClassDef):
         return Scope(path, owner.name)
     arguments = owner.args
-    if flag.name not in {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}:
-        _key_error(flag, f"{module}.{'.'.join(inner)} has no parameter {flag.name} (if a run pruned it, drop the key)")
+    if flag.name not in {
+        a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    }:
+        _key_error(
+            flag,
+            f"{module}.{'.'.join(inner)} has no parameter {flag.name} (if a run pruned it, drop the key)",
+        )
     return Scope(path, ".".join(inner), parameter=True)
 
 
@@ -113,7 +141,14 @@ def _key_error(flag: Flag, message: str) -> NoReturn:
 
 
 def _owner(body: list[ast.stmt], path: list[str]) -> Owner | None:
-    found = next((s for s in body if isinstance(s, (ast.ClassDef, *FunctionNode.__args__)) and s.name == path[0]), None)
+    found = next(
+        (
+            s
+            for s in body
+            if isinstance(s, (ast.ClassDef, *FunctionNode.__args__)) and s.name == path[0]
+        ),
+        None,
+    )
     if found is None or len(path) == 1:
         return found
     return _owner(found.body, path[1:])
@@ -136,7 +171,9 @@ def definitions(name: str, facts: NameFacts) -> tuple[dict[str, list[Site]], dic
     return found, classes
 
 
-def unrelated(repository: Repository, keys: list[str], classes: Mapping[str, str]) -> list[set[str]]:
+def unrelated(
+    repository: Repository, keys: list[str], classes: Mapping[str, str]
+) -> list[set[str]]:
     """The definitions grouped by what links them: a class's attribute is one with its ancestors'
     (a subclass overrides it), through the chain of bases the repository's class statements spell
     (by the bases' last names); siblings under a base that does not define it are not linked, nor
@@ -153,7 +190,9 @@ def unrelated(repository: Repository, keys: list[str], classes: Mapping[str, str
             seen.add(ancestor)
             if ancestor in defining:
                 low, high = sorted((group[name], group[ancestor]))
-                group = {member: low if joined == high else joined for member, joined in group.items()}
+                group = {
+                    member: low if joined == high else joined for member, joined in group.items()
+                }
             stack.extend(bases.get(ancestor, ()))
     groups: dict[str, set[str]] = {}
     for key in keys:
@@ -165,7 +204,10 @@ def class_bases(repository: Repository, names: frozenset[str]) -> dict[str, set[
     """The bases' last names of each class named (every class statement of that name in the
     files in scope), and of their bases in turn, as far as the repository defines them."""
     steps = ancestry(sorted(names), partial(class_statements, repository))
-    return {step.name: {base_name(base) for node in step.definitions for base in node.bases} for step in steps}
+    return {
+        step.name: {base_name(base) for node in step.definitions for base in node.bases}
+        for step in steps
+    }
 
 
 def with_subclasses(repository: Repository, names: frozenset[str]) -> frozenset[str]:
@@ -177,7 +219,9 @@ def with_subclasses(repository: Repository, names: frozenset[str]) -> frozenset[
         for path in repository.mentioning(frozenset(frontier)):
             tree = repository.tree(path, repository.text(path))
             for name, nodes in classes_in(tree).items() if tree is not None else ():
-                if name not in found and any(base_name(base) in frontier for node in nodes for base in node.bases):
+                if name not in found and any(
+                    base_name(base) in frontier for node in nodes for base in node.bases
+                ):
                     derived.add(name)
         found |= derived
         frontier = derived
@@ -188,7 +232,9 @@ HOOKS = ("__post_init__", "__del__")  # methods only the runtime calls: emptied,
 
 
 def droppable_hooks(
-    repository: Repository, tree: ast.Module, folding: Callable[[ast.FunctionDef | ast.AsyncFunctionDef], bool]
+    repository: Repository,
+    tree: ast.Module,
+    folding: Callable[[ast.FunctionDef | ast.AsyncFunctionDef], bool],
 ) -> frozenset[str]:
     """The hooks of a module's classes (`Config.__post_init__`, by dotted path) whose method may go
     once its body folds away: nothing in the repository names the hook but its definitions (no
@@ -197,13 +243,17 @@ def droppable_hooks(
     bases (plain names or `object`, each defined in the repository) show. A base from outside the
     repository might define it, and then the empty method was what overrode it. Only hooks that
     `folding` says the cleanup may empty are looked at."""
-    classes = {dotted: node for dotted, _, _, node in owner_spans(tree) if isinstance(node, ast.ClassDef)}
+    classes = {
+        dotted: node for dotted, _, _, node in owner_spans(tree) if isinstance(node, ast.ClassDef)
+    }
     found = set()
     for dotted, node in classes.items():
         hooks = [
             s.name
             for s in node.body
-            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in HOOKS and folding(s)
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and s.name in HOOKS
+            and folding(s)
         ]
         for hook in hooks:
             if _inherits(repository, node, hook):
@@ -217,14 +267,19 @@ def droppable_hooks(
 
 def _hook_named_elsewhere(repository: Repository, hook: str, through_super: bool) -> bool:
     """Whether any file names the hook other than by defining it: a call, a string, a store;
-    a call through `super()` only when `through_super` (a class derived from the hook's may make it)."""
+    a call through `super()` only when `through_super` (a class derived from the hook's may make it).
+    """
     for path in repository.mentioning(frozenset([hook])):
         tree = repository.tree(path, repository.text(path))
         if tree is None:
             return True
         for node in ast.walk(tree):
             if (
-                (isinstance(node, ast.Attribute) and node.attr == hook and (through_super or not _of_super(node)))
+                (
+                    isinstance(node, ast.Attribute)
+                    and node.attr == hook
+                    and (through_super or not _of_super(node))
+                )
                 or (isinstance(node, ast.Name) and node.id == hook)
                 or (isinstance(node, ast.Constant) and node.value == hook)
             ):
@@ -235,7 +290,11 @@ def _hook_named_elsewhere(repository: Repository, hook: str, through_super: bool
 def _of_super(node: ast.Attribute) -> bool:
     """`super().name`, `super(Cls, self).name`."""
     value = node.value
-    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super"
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "super"
+    )
 
 
 def _inherits(repository: Repository, node: ast.ClassDef, hook: str) -> bool:
@@ -245,14 +304,19 @@ def _inherits(repository: Repository, node: ast.ClassDef, hook: str) -> bool:
     if flaws([node]) & {KEYWORDS, DOTTED_BASE}:
         return True
     return any(
-        step.flaws & {UNDEFINED, KEYWORDS, DOTTED_BASE} or any(_binds_hook(definition, hook) for definition in step.definitions)
-        for step in ancestry([base_name(base) for base in node.bases], partial(class_statements, repository))
+        step.flaws & {UNDEFINED, KEYWORDS, DOTTED_BASE}
+        or any(_binds_hook(definition, hook) for definition in step.definitions)
+        for step in ancestry(
+            [base_name(base) for base in node.bases], partial(class_statements, repository)
+        )
     )
 
 
 def _binds_hook(node: ast.ClassDef, hook: str) -> bool:
     return any(
-        isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign, ast.AnnAssign)) and hook in _bound(s) for s in node.body
+        isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign, ast.AnnAssign))
+        and hook in _bound(s)
+        for s in node.body
     )
 
 
@@ -272,7 +336,9 @@ def owner_spans(tree: ast.Module) -> list[tuple[str, int, int, Owner]]:
     def walk(body: list[ast.stmt], prefix: str) -> None:
         for node in body:
             if isinstance(node, (ast.ClassDef, *FunctionNode.__args__)):
-                found.append((prefix + node.name, first_line(node), node.end_lineno or node.lineno, node))
+                found.append(
+                    (prefix + node.name, first_line(node), node.end_lineno or node.lineno, node)
+                )
                 walk(node.body, prefix + node.name + ".")
             else:
                 for block in nested_blocks(node):
@@ -315,10 +381,14 @@ def all_sites(facts: NameFacts) -> list[Site]:
     ]  # fmt: skip
 
 
-Foreign = dict[str, frozenset[str]]  # display path -> the dotted paths of the owners a flag is foreign in
+Foreign = dict[
+    str, frozenset[str]
+]  # display path -> the dotted paths of the owners a flag is foreign in
 
 
-def scope_flag(repository: Repository, flag: Flag, scope: Scope, facts: NameFacts) -> Foreign | Refusal:
+def scope_flag(
+    repository: Repository, flag: Flag, scope: Scope, facts: NameFacts
+) -> Foreign | Refusal:
     """Where a scoped flag's name is another definition's; or, when a place could be either's,
     the refusal naming it."""
     verdicts = _verdicts(repository, flag, scope, facts)
@@ -365,7 +435,9 @@ def _verdicts(
             continue  # a skipped file keeps what it reads (Repository._skipped_reads), whoever's it is
         spans = owner_spans(tree)
         for line in found:
-            enclosing = [(dotted, node) for dotted, start, end, node in spans if start <= line <= end]
+            enclosing = [
+                (dotted, node) for dotted, start, end, node in spans if start <= line <= end
+            ]
             owner = enclosing[-1][0] if enclosing else ""
             verdict = judge.verdict(display, tree, enclosing, line)
             if verdict is not None:
@@ -386,20 +458,30 @@ class _Judge:
             groups = unrelated(repository, list(keys), classes)
             home_key = qualified(scope.path, f"{scope.owner}.{flag.name}")
             home = next((group for group in groups if home_key in group), {home_key})
-            self.home = with_subclasses(repository, frozenset(classes.get(key, scope.owner) for key in home))
+            self.home = with_subclasses(
+                repository, frozenset(classes.get(key, scope.owner) for key in home)
+            )
             others = frozenset(classes[key] for key in keys if key in classes and key not in home)
-            self.foreign = with_subclasses(repository, others) - self.home if others else frozenset()
+            self.foreign = (
+                with_subclasses(repository, others) - self.home if others else frozenset()
+            )
             self.foreign_modules = frozenset(key for key in keys if key not in classes)
         else:
             self.home = self.foreign = frozenset()
             self.foreign_modules = frozenset(
-                qualified(w.site.path, "") for w in facts.writes if w.kind == "module" and w.site.path != scope.path
+                qualified(w.site.path, "")
+                for w in facts.writes
+                if w.kind == "module" and w.site.path != scope.path
             )
         # Parameters of the name outside the home's classes are other functions' variables.
-        self.parameters = {(w.site.path, w.site.line) for w in facts.writes if w.kind == "parameter"}
+        self.parameters = {
+            (w.site.path, w.site.line) for w in facts.writes if w.kind == "parameter"
+        }
         self._aliases: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
 
-    def verdict(self, path: str, tree: ast.Module, enclosing: list[tuple[str, Owner]], line: int) -> str | None:
+    def verdict(
+        self, path: str, tree: ast.Module, enclosing: list[tuple[str, Owner]], line: int
+    ) -> str | None:
         owners = [owner for owner, _ in enclosing]
         if self.scope.parameter:
             return self._parameter_verdict(path, tree, owners, line)
@@ -414,7 +496,11 @@ class _Judge:
             return FOREIGN if self.foreign_modules or (path, line) in self.parameters else None
         # `self.fast` is its class's; `other.fast`, even inside a class, is whatever `other` is.
         found = {
-            self._class_verdict(cls) if cls is not None and ast_dotted(node) == receiver else self._receiver_verdict(node, enclosing)
+            (
+                self._class_verdict(cls)
+                if cls is not None and ast_dotted(node) == receiver
+                else self._receiver_verdict(node, enclosing)
+            )
             for node in receivers
         }
         return found.pop() if len(found) == 1 else UNKNOWN
@@ -432,7 +518,8 @@ class _Judge:
         callees = {
             ast_dotted(call.func).rsplit(".", 1)[-1]
             for call in ast.walk(tree)
-            if isinstance(call, ast.Call) and any(k.arg == self.flag.name and k.lineno == line for k in call.keywords)
+            if isinstance(call, ast.Call)
+            and any(k.arg == self.flag.name and k.lineno == line for k in call.keywords)
         }
         if callee == "__init__":
             callee = self.scope.owner.split(".")[0]  # the class is called
@@ -448,9 +535,17 @@ class _Judge:
         sources, modules = self._aliases[path]
         receivers = _receivers(tree, line, self.flag.name)
         # `mod.FAST` by the module its receiver names; a bare `FAST` by the module it came from
-        named = {modules.get(ast_dotted(receiver)) for receiver in receivers} if receivers else {sources.get(self.flag.name)}
+        named = (
+            {modules.get(ast_dotted(receiver)) for receiver in receivers}
+            if receivers
+            else {sources.get(self.flag.name)}
+        )
         found = {
-            HOME if module and names_module(self.scope.path, module) else FOREIGN if module and self._foreign_module(module) else UNKNOWN
+            (
+                HOME
+                if module and names_module(self.scope.path, module)
+                else FOREIGN if module and self._foreign_module(module) else UNKNOWN
+            )
             for module in named
         }
         if found == {UNKNOWN} and not self.foreign_modules:
@@ -458,7 +553,9 @@ class _Judge:
         return found.pop() if len(found) == 1 else UNKNOWN
 
     def _foreign_module(self, module: str) -> bool:
-        return any(foreign == module or foreign.endswith("." + module) for foreign in self.foreign_modules)
+        return any(
+            foreign == module or foreign.endswith("." + module) for foreign in self.foreign_modules
+        )
 
     def _receiver_verdict(self, receiver: ast.expr, enclosing: list[tuple[str, Owner]]) -> str:
         cls = _receiver_class(receiver, enclosing)
@@ -498,7 +595,11 @@ def _receivers(tree: ast.Module, line: int, name: str) -> list[ast.expr]:
         elif isinstance(node, ast.Call):
             if any(keyword.arg == name and keyword.lineno == line for keyword in node.keywords):
                 found.append(node.func)
-            if len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value == name:
+            if (
+                len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+                and node.args[1].value == name
+            ):
                 found.append(node.args[0])
     return found
 

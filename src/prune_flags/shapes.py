@@ -40,11 +40,16 @@ class FlagNames:
 
     @classmethod
     def of_module(
-        cls, assigned: Mapping[str, str | None], imported: Iterable[tuple[str, str]], repository: Mapping[str, str]
+        cls,
+        assigned: Mapping[str, str | None],
+        imported: Iterable[tuple[str, str]],
+        repository: Mapping[str, str],
     ) -> FlagNames:
         """The names of a module with these top-level assignments and these imports (name,
         alias): `from keys import FAST_KEY as FK` makes FK name what FAST_KEY names."""
-        module: dict[str, str | None] = {alias: repository[name] for name, alias in imported if name in repository}
+        module: dict[str, str | None] = {
+            alias: repository[name] for name, alias in imported if name in repository
+        }
         module.update(assigned)
         return cls(module, repository)
 
@@ -75,7 +80,11 @@ def module_strings(tree: ast.Module) -> dict[str, str | None]:
         if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             value = statement.value.value if isinstance(statement.value, ast.Constant) else None
-            found.update((t.id, value if isinstance(value, str) else None) for t in targets if isinstance(t, ast.Name))
+            found.update(
+                (t.id, value if isinstance(value, str) else None)
+                for t in targets
+                if isinstance(t, ast.Name)
+            )
     return found
 
 
@@ -107,7 +116,13 @@ class Template:
         if not _matches(self.tree, node, unfold, found, receiver=False):
             return None
         membership = isinstance(self.tree, ast.Compare)
-        return TemplateMatch(found.get("identifier"), found.get("named"), membership, bool(found.get("negated")), found.get("node"))
+        return TemplateMatch(
+            found.get("identifier"),
+            found.get("named"),
+            membership,
+            bool(found.get("negated")),
+            found.get("node"),
+        )
 
     def written(self, node: object, unfold: Unfold) -> Written | None:
         """How a call matching this writer template (see parse_writer) writes a flag, or None."""
@@ -115,14 +130,19 @@ class Template:
         if found is None:
             return None
         _, _, positional, keywords, _ = unfold(node)
-        return Written(found.identifier, found.named, found.node, self._value(found, positional, keywords))
+        return Written(
+            found.identifier, found.named, found.node, self._value(found, positional, keywords)
+        )
 
-    def _value(self, found: TemplateMatch, positional: list[object], keywords: Mapping[str, object]) -> object:
+    def _value(
+        self, found: TemplateMatch, positional: list[object], keywords: Mapping[str, object]
+    ) -> object:
         """The expression a writer call writes: its keyword's value where the keyword is the flag
         (`override_settings(USE_X=True)`); else the positional argument after the name
         (`set_config("x", True)`, `flags.DEFINE_boolean("x", False, "...")`), the first where the
         name is in the callee (`config.use_x(True)`) and none where it is a keyword's value;
-        else its `value=` or `default=` (`define_bool_state(name="x", default=False)`); else None."""
+        else its `value=` or `default=` (`define_bool_state(name="x", default=False)`); else None.
+        """
         call = self.tree
         assert isinstance(call, ast.Call)
         if any(keyword.arg == _PLACEHOLDER for keyword in call.keywords):
@@ -134,7 +154,9 @@ class Template:
             return positional[after]
         return keywords.get("value", keywords.get("default"))
 
-    def written_value(self, call: ast.Call, names: FlagNames) -> tuple[str, ast.expr | None, ast.expr | None] | None:
+    def written_value(
+        self, call: ast.Call, names: FlagNames
+    ) -> tuple[str, ast.expr | None, ast.expr | None] | None:
         """For a writer template, with `ast`: the flag name a matching call writes, the node that
         names it (the string or constant, or the callee's attribute `config.use_x`; None for a
         keyword), and the expression written (None where the call gives none)."""
@@ -188,7 +210,9 @@ def _dotted_chain(node: object, unfold: Unfold) -> bool:
     return shape[0] == "name"
 
 
-def _matches(template: ast.expr, node: object, unfold: Unfold, found: dict[str, object], receiver: bool) -> bool:
+def _matches(
+    template: ast.expr, node: object, unfold: Unfold, found: dict[str, object], receiver: bool
+) -> bool:
     """Whether `node` has the template's shape, filling `found`. In a receiver position (what an
     attribute, call or subscript acts on), a name matches the same name or a chain ending with it
     (`self.features` for `features`), and `{name}` is an identifier; elsewhere `{name}` is any
@@ -208,7 +232,9 @@ def _matches(template: ast.expr, node: object, unfold: Unfold, found: dict[str, 
     if isinstance(template, ast.Name):
         if shape[0] == "name":
             return bool(shape[1] == template.id)
-        return shape[0] == "attribute" and shape[2] == template.id and _dotted_chain(shape[1], unfold)
+        return (
+            shape[0] == "attribute" and shape[2] == template.id and _dotted_chain(shape[1], unfold)
+        )
     if isinstance(template, ast.Attribute):
         if shape[0] != "attribute":
             return False
@@ -222,7 +248,10 @@ def _matches(template: ast.expr, node: object, unfold: Unfold, found: dict[str, 
             shape[0] == "subscript"
             and shape[2] is not None
             and _matches(template.value, shape[1], unfold, found, receiver=True)
-            and (_is_ellipsis(template.slice) or _matches(template.slice, shape[2], unfold, found, receiver=False))
+            and (
+                _is_ellipsis(template.slice)
+                or _matches(template.slice, shape[2], unfold, found, receiver=False)
+            )
         )
     if isinstance(template, ast.Call):
         return shape[0] == "call" and _call_matches(template, shape, unfold, found)
@@ -234,19 +263,29 @@ def _matches(template: ast.expr, node: object, unfold: Unfold, found: dict[str, 
             template.comparators[0], shape[3], unfold, found, receiver=False
         )
     if isinstance(template, ast.Constant):
-        return shape[0] == "constant" and shape[1] == template.value and type(shape[1]) is type(template.value)
+        return (
+            shape[0] == "constant"
+            and shape[1] == template.value
+            and type(shape[1]) is type(template.value)
+        )
     return False
 
 
-def _call_matches(template: ast.Call, shape: tuple, unfold: Unfold, found: dict[str, object]) -> bool:
+def _call_matches(
+    template: ast.Call, shape: tuple, unfold: Unfold, found: dict[str, object]
+) -> bool:
     """A call of the template's callee with its arguments: each of the template's positional
     ones in place, then any further ones (and any keywords) only where it has `...`."""
     _, func, positional, keywords, starred = shape
     if starred or not _matches(template.func, func, unfold, found, receiver=True):
         return False
     arguments = [argument for argument in template.args if not _is_ellipsis(argument)]
-    more = len(arguments) < len(template.args) or any(_is_ellipsis(k.value) for k in template.keywords)
-    if len(positional) < len(arguments) or (not more and (len(positional) > len(arguments) or keywords)):
+    more = len(arguments) < len(template.args) or any(
+        _is_ellipsis(k.value) for k in template.keywords
+    )
+    if len(positional) < len(arguments) or (
+        not more and (len(positional) > len(arguments) or keywords)
+    ):
         return False
     for argument, given in zip(arguments, positional):
         if not _matches(argument, given, unfold, found, receiver=False):
@@ -258,7 +297,9 @@ def _call_matches(template: ast.Call, shape: tuple, unfold: Unfold, found: dict[
             found["identifier"] = next(iter(keywords))
             continue
         if keyword.arg is not None and not _is_ellipsis(keyword.value):
-            if keyword.arg not in keywords or not _matches(keyword.value, keywords[keyword.arg], unfold, found, False):
+            if keyword.arg not in keywords or not _matches(
+                keyword.value, keywords[keyword.arg], unfold, found, False
+            ):
                 return False
     return True
 
@@ -271,7 +312,9 @@ def ast_unfold(node: object) -> tuple:
         return ("attribute", node.value, node.attr)
     if isinstance(node, ast.Call):
         positional = [argument for argument in node.args if not isinstance(argument, ast.Starred)]
-        keywords = {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg is not None}
+        keywords = {
+            keyword.arg: keyword.value for keyword in node.keywords if keyword.arg is not None
+        }
         starred = len(positional) < len(node.args) or len(keywords) < len(node.keywords)
         return ("call", node.func, positional, keywords, starred)
     if isinstance(node, ast.Subscript):
@@ -307,16 +350,29 @@ def parse_template(pattern: str) -> Template:
     tree = _parsed(pattern)
     if tree is None:
         raise ShapeError(
-            f"{pattern!r} is not a Python expression such as \"features.has({{name}}, ...)\" or \"config.{{name}}.value\""
+            f'{pattern!r} is not a Python expression such as "features.has({{name}}, ...)" or "config.{{name}}.value"'
         )
-    if isinstance(tree, ast.Compare) and (len(tree.ops) != 1 or not isinstance(tree.ops[0], (ast.In, ast.NotIn))):
-        raise ShapeError(f"{pattern!r}: a comparison reads a flag only as `{{name}} in ...` or `{{name}} not in ...`")
+    if isinstance(tree, ast.Compare) and (
+        len(tree.ops) != 1 or not isinstance(tree.ops[0], (ast.In, ast.NotIn))
+    ):
+        raise ShapeError(
+            f"{pattern!r}: a comparison reads a flag only as `{{name}} in ...` or `{{name}} not in ...`"
+        )
     if not isinstance(tree, (ast.Call, ast.Attribute, ast.Subscript, ast.Compare)):
-        raise ShapeError(f"{pattern!r} is not a call, attribute, subscript or membership test that reads {{name}}")
+        raise ShapeError(
+            f"{pattern!r} is not a call, attribute, subscript or membership test that reads {{name}}"
+        )
     if any(isinstance(node, ast.keyword) and node.arg == _PLACEHOLDER for node in ast.walk(tree)):
-        raise ShapeError(f"{pattern!r}: a flag named by a keyword is written, not read; declare it in writers")
-    if not any(_is_placeholder(node) or getattr(node, "attr", None) == _PLACEHOLDER for node in ast.walk(tree)):
-        raise ShapeError(f"{pattern!r}: {{name}} must be an argument, attribute, subscript or membership operand")
+        raise ShapeError(
+            f"{pattern!r}: a flag named by a keyword is written, not read; declare it in writers"
+        )
+    if not any(
+        _is_placeholder(node) or getattr(node, "attr", None) == _PLACEHOLDER
+        for node in ast.walk(tree)
+    ):
+        raise ShapeError(
+            f"{pattern!r}: {{name}} must be an argument, attribute, subscript or membership operand"
+        )
     return Template(pattern, tree)
 
 
@@ -326,21 +382,31 @@ def parse_writer(pattern: str) -> Template:
     keyword's value or an attribute of its callee; ShapeError says what is wrong."""
     tree = _parsed(pattern)
     if tree is None:
-        raise ShapeError(f"{pattern!r} is not a Python expression such as \"set_config({{name}}, ...)\"")
+        raise ShapeError(
+            f'{pattern!r} is not a Python expression such as "set_config({{name}}, ...)"'
+        )
     if not isinstance(tree, ast.Call):
-        raise ShapeError(f"{pattern!r} is not a call such as \"set_config({{name}}, ...)\" or \"config.{{name}}(...)\"")
+        raise ShapeError(
+            f'{pattern!r} is not a call such as "set_config({{name}}, ...)" or "config.{{name}}(...)"'
+        )
     naming = [
         node
         for node in ast.walk(tree)
-        if _is_placeholder(node) or _PLACEHOLDER in (getattr(node, "attr", None), getattr(node, "arg", None))
+        if _is_placeholder(node)
+        or _PLACEHOLDER in (getattr(node, "attr", None), getattr(node, "arg", None))
     ]
     if len(naming) != 1:
-        raise ShapeError(f"{pattern!r}: {{name}} must be once an argument, a keyword, a keyword's value or in the callee")
+        raise ShapeError(
+            f"{pattern!r}: {{name}} must be once an argument, a keyword, a keyword's value or in the callee"
+        )
     return Template(pattern, tree)
 
 
 DJANGO_WRITER = "override_settings({name}=...)"  # after `from django.test import override_settings`
-DJANGO_DOTTED_WRITERS = ("django.test.override_settings({name}=...)", "django.test.utils.override_settings({name}=...)")
+DJANGO_DOTTED_WRITERS = (
+    "django.test.override_settings({name}=...)",
+    "django.test.utils.override_settings({name}=...)",
+)
 
 
 def module_writers(tree: ast.Module, writers: tuple[Template, ...]) -> tuple[Template, ...]:
@@ -350,11 +416,20 @@ def module_writers(tree: ast.Module, writers: tuple[Template, ...]) -> tuple[Tem
     django.test`. A module that imports nothing of Django pays nothing for it."""
     builtin: list[str] = []
     for statement in tree.body:
-        if isinstance(statement, ast.ImportFrom) and statement.module in ("django.test", "django.test.utils"):
-            if any(alias.name == "override_settings" and alias.asname is None for alias in statement.names):
+        if isinstance(statement, ast.ImportFrom) and statement.module in (
+            "django.test",
+            "django.test.utils",
+        ):
+            if any(
+                alias.name == "override_settings" and alias.asname is None
+                for alias in statement.names
+            ):
                 builtin.append(DJANGO_WRITER)
         elif isinstance(statement, ast.Import):
-            if any(alias.name.split(".")[0] == "django" and alias.asname is None for alias in statement.names):
+            if any(
+                alias.name.split(".")[0] == "django" and alias.asname is None
+                for alias in statement.names
+            ):
                 builtin += DJANGO_DOTTED_WRITERS
     if not builtin:
         return writers
@@ -406,22 +481,39 @@ def defines_option(func: str, wrappers: Collection[str]) -> bool:
     `add_argument` does: that, optparse's `add_option`, or a project's wrapper of them that the
     config's `option_calls` declares (`add_toggle`, `parser.add_flag`: a name matches a callee
     that is it or ends with "." + it, as accessors' callees do)."""
-    return func.rsplit(".", 1)[-1] in OPTION_METHODS or any(func == w or func.endswith("." + w) for w in wrappers)
+    return func.rsplit(".", 1)[-1] in OPTION_METHODS or any(
+        func == w or func.endswith("." + w) for w in wrappers
+    )
 
 
 # argparse actions that take no value on the command line (`argparse.BooleanOptionalAction` by its
 # last name), and those that take `nargs` of them.
-_SWITCH_ACTIONS = ("store_true", "store_false", "store_const", "append_const", "count", "help", "version", "BooleanOptionalAction")
+_SWITCH_ACTIONS = (
+    "store_true",
+    "store_false",
+    "store_const",
+    "append_const",
+    "count",
+    "help",
+    "version",
+    "BooleanOptionalAction",
+)
 _VALUE_ACTIONS = ("store", "append", "extend")
 
 
-def option_arity(func: str, option_strings: Collection[str], keywords: Mapping[str, object]) -> int | None:
+def option_arity(
+    func: str, option_strings: Collection[str], keywords: Mapping[str, object]
+) -> int | None:
     """How many command-line words follow an option's string in an argument list (`--size 3`: 1,
     `--use-x`: 0), from the option call's keywords (literals, or an action's dotted name); None
     when the call does not say it plainly (a variable `nargs`, `"?"`, a wrapper, a click option
     that is not plainly a flag): argument lists are then left as they are."""
     if func in CLICK_OPTIONS:
-        switch = any("/" in s for s in option_strings) or keywords.get("is_flag") is True or keywords.get("count") is True
+        switch = (
+            any("/" in s for s in option_strings)
+            or keywords.get("is_flag") is True
+            or keywords.get("count") is True
+        )
         return 0 if switch else None
     if func.rsplit(".", 1)[-1] not in OPTION_METHODS:
         return None  # a project's wrapper: what it passes on is not seen

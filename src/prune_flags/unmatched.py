@@ -43,14 +43,18 @@ def appearances(tree: ast.Module, display: str, name: str) -> list[Appearance]:
         if isinstance(node, ast.Constant) and node.value == name:
             expression, template = _in_string_position(node, parents)
             if isinstance(expression, ast.Call) and _impure_operands(expression, node):
-                found.append(Appearance(Site(display, node.lineno), expression, template, effects=True))
+                found.append(
+                    Appearance(Site(display, node.lineno), expression, template, effects=True)
+                )
                 continue
         elif isinstance(node, ast.Attribute) and node.attr == name:
             expression, template = _attribute_chain(node, ast_dotted(node.value) or "...", parents)
         elif isinstance(node, ast.Name) and node.id == name:
             expression, template = _attribute_chain(node, "", parents)
         elif _spells_option(node, name) and isinstance(call := parents.get(node), ast.Call):
-            found.append(Appearance(Site(display, node.lineno), call, None, ast_dotted(call.func) or None))
+            found.append(
+                Appearance(Site(display, node.lineno), call, None, ast_dotted(call.func) or None)
+            )
             continue
         else:
             continue
@@ -64,26 +68,37 @@ def _spells_option(node: ast.AST, name: str) -> bool:
     return isinstance(text, str) and text.startswith("-") and spells_option(text, name)
 
 
-def _in_string_position(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> tuple[ast.expr, str | None]:
+def _in_string_position(
+    node: ast.Constant, parents: dict[ast.AST, ast.AST]
+) -> tuple[ast.expr, str | None]:
     """The name as a string: a subscript's key (`opts[{name}]`), a call's argument or keyword
     value (`get_flag({name}, ...)`), a membership test's member (`{name} in opts.enabled`)."""
     parent = parents.get(node)
     if isinstance(parent, ast.Subscript) and parent.slice is node:
         return parent, f"{ast_dotted(parent.value) or '...'}[{{name}}]"
     if isinstance(parent, ast.keyword) and isinstance(call := parents.get(parent), ast.Call):
-        return call, _call_template(call, f"{parent.arg}={{name}}", len(call.args) + len(call.keywords) > 1)
+        return call, _call_template(
+            call, f"{parent.arg}={{name}}", len(call.args) + len(call.keywords) > 1
+        )
     if isinstance(parent, ast.Call) and node in parent.args:
         before = ["..."] * parent.args.index(node)
         more = len(parent.args) + len(parent.keywords) > len(before) + 1
         return parent, _call_template(parent, ", ".join([*before, "{name}"]), more)
-    if isinstance(parent, ast.Compare) and parent.left is node and isinstance(parent.ops[0], (ast.In, ast.NotIn)):
+    if (
+        isinstance(parent, ast.Compare)
+        and parent.left is node
+        and isinstance(parent.ops[0], (ast.In, ast.NotIn))
+    ):
         return parent, f"{{name}} in {ast_dotted(parent.comparators[0]) or '...'}"
     return node, None
 
 
 def _impure_operands(call: ast.Call, naming: ast.expr) -> bool:
     """Whether a call's operands other than the one naming the flag have effects."""
-    operands = [*(a for a in call.args if a is not naming), *(k.value for k in call.keywords if k.value is not naming)]
+    operands = [
+        *(a for a in call.args if a is not naming),
+        *(k.value for k in call.keywords if k.value is not naming),
+    ]
     return not all(pure_expression(operand) for operand in operands)
 
 
@@ -92,7 +107,9 @@ def _call_template(call: ast.Call, naming: str, more: bool) -> str | None:
     return f"{callee}({naming}{', ...' if more else ''})" if callee else None
 
 
-def _attribute_chain(node: ast.Attribute | ast.Name, base: str, parents: dict[ast.AST, ast.AST]) -> tuple[ast.expr, str | None]:
+def _attribute_chain(
+    node: ast.Attribute | ast.Name, base: str, parents: dict[ast.AST, ast.AST]
+) -> tuple[ast.expr, str | None]:
     """The name in an attribute chain: the template names the whole chain (`config.{name}.value`);
     a plain `obj.name` or a bare name is read as itself, which no template adds to."""
     top: ast.expr = node
@@ -111,21 +128,34 @@ def unmatched(name: str, places: list[tuple[Appearance, str]], mentioned: bool) 
     if not places:
         where = "only in comments or longer strings of" if mentioned else "nowhere in"
         return FlagWarning(name, "nowhere", (), None, f"{name}: appears {where} the files in scope")
-    shown = ", ".join(f"{appearance.site} ({_source(appearance, text)})" for appearance, text in places[:SHOWN_PLACES])
+    shown = ", ".join(
+        f"{appearance.site} ({_source(appearance, text)})"
+        for appearance, text in places[:SHOWN_PLACES]
+    )
     if len(places) > SHOWN_PLACES:
         shown += f" and {len(places) - SHOWN_PLACES} more"
     locations = tuple(dict.fromkeys(str(appearance.site) for appearance, _ in places))
     if all(appearance.effects for appearance, _ in places):
-        return FlagWarning(name, "effects", locations, None, f"{name}: left as it is: {lookups_with_effects(shown)}")
+        return FlagWarning(
+            name,
+            "effects",
+            locations,
+            None,
+            f"{name}: left as it is: {lookups_with_effects(shown)}",
+        )
     template = next((appearance.template for appearance, _ in places if appearance.template), None)
-    option_call = next((appearance.option_call for appearance, _ in places if appearance.option_call), None)
+    option_call = next(
+        (appearance.option_call for appearance, _ in places if appearance.option_call), None
+    )
     if template:
         advice = f'declare how it is read, e.g. accessors = ["{template}"]'
     elif option_call:
         advice = f'if {option_call} adds the option as add_argument does, declare it: option_calls = ["{option_call}"]'
     else:
         advice = "check the flag's name"
-    message = f"{name}: nothing read it in a form the config declares; it appears at {shown}; {advice}"
+    message = (
+        f"{name}: nothing read it in a form the config declares; it appears at {shown}; {advice}"
+    )
     return FlagWarning(name, "unmatched", locations, template, message)
 
 

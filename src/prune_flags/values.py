@@ -45,5 +45,14 @@ PURE_BUILTINS: Final = frozenset(
 
 # Field declarations of dataclasses, attrs and pydantic only describe a default.
 FIELD_CONSTRUCTORS: Final = frozenset(
-    {"field", "dataclasses.field", "attr.ib", "attr.attrib", "attrs.field", "attr.field", "Field", "pydantic.Field"}
+    {
+        "field",
+        "dataclasses.field",
+        "attr.ib",
+        "attr.attrib",
+        "attrs.field",
+        "attr.field",
+        "Field",
+        "pydantic.Field",
+    }
 )

@@ -29,7 +29,9 @@ def overridable(write: Write) -> bool:
     parameter of the enclosing function carries."""
     if write.from_parameter:
         return False  # `self.fast = fast`: plumbing, which a caller decides
-    return write.kind in ("attribute", "class", "module") or (write.kind in ("setattr", "writer") and write.statement)
+    return write.kind in ("attribute", "class", "module") or (
+        write.kind in ("setattr", "writer") and write.statement
+    )
 
 
 def overridden(flag: Flag, facts: NameFacts) -> list[Write]:
@@ -38,7 +40,9 @@ def overridden(flag: Flag, facts: NameFacts) -> list[Write]:
     return [
         write
         for write in facts.writes
-        if overridable(write) and write.value is not ITSELF and not same_value(write.value, flag.value)
+        if overridable(write)
+        and write.value is not ITSELF
+        and not same_value(write.value, flag.value)
     ]
 
 
@@ -60,14 +64,18 @@ def conflicts(
         for write in flag_facts.writes:
             if write.value is ITSELF or write.kind == "parameter":
                 continue  # a parameter not linked to the flag is a local that only shares the name
-            if not strict and (overridable(write) or write in pipes.overridden or _carries(write, pipes)):
+            if not strict and (
+                overridable(write) or write in pipes.overridden or _carries(write, pipes)
+            ):
                 continue
             if write.kind == "keyword" and write.owner not in pipes.owners:
                 # A keyword a function binds to its own parameter (another variable) goes no further.
                 trees = trees_naming(repository, write.owner)
                 own = binds_everywhere(trees, write.owner, flag.name)
                 if repository.defines(write.owner) and not own:
-                    problems.append(f"{write.site} (passed to {write.owner}, which does not take it as the flag)")
+                    problems.append(
+                        f"{write.site} (passed to {write.owner}, which does not take it as the flag)"
+                    )
                 continue  # a keyword of a function outside the repository is that function's business
             if not same_value(write.value, flag.value):
                 problems.append(f"{write.site}{_why_it_stays(write) if not strict else ''}")
@@ -79,7 +87,10 @@ def conflicts(
 
 
 def pinning_plan(
-    repository: Repository, config: Config, facts: Mapping[str, NameFacts], plumbings: Mapping[str, Plumbing]
+    repository: Repository,
+    config: Config,
+    facts: Mapping[str, NameFacts],
+    plumbings: Mapping[str, Plumbing],
 ) -> TestPlan:
     """What becomes of the tests that write a flag (see pinned.py): planned over the original
     texts of the test files holding such writes. Under strict, nothing (each is a conflict)."""
@@ -102,7 +113,9 @@ def pinning_plan(
             files[display] = (tree, text)
     flag_owners = {name: plumbings[name].owners for name in flags}
     writers, constants = repository.writers, repository.flag_constants
-    return plan_tests(files, flags, flag_owners, writers, constants, delete=config.tests == "delete")
+    return plan_tests(
+        files, flags, flag_owners, writers, constants, delete=config.tests == "delete"
+    )
 
 
 def _why_it_stays(write: Write) -> str:
@@ -116,7 +129,8 @@ def _why_it_stays(write: Write) -> str:
 
 def _carries(write: Write, pipes: Plumbing) -> bool:
     """Whether a write passes on a parameter that is the flag (`self.fast = fast`, `helper(fast=fast)`
-    to a function whose parameter is the flag too): after inlining it gives the flag its own value."""
+    to a function whose parameter is the flag too): after inlining it gives the flag its own value.
+    """
     carried = (write.site.path, write.carried_from) in pipes.functions
     return carried and (write.kind != "keyword" or write.owner in pipes.owners)
 
@@ -141,7 +155,9 @@ def _gives_another_value(flag: Flag, write: Write) -> bool:
     return not same_value(write.value, flag.value)
 
 
-def ambiguous_names(repository: Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]) -> list[Refusal]:
+def ambiguous_names(
+    repository: Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]
+) -> list[Refusal]:
     """Flags whose writes of another value would go while unrelated definitions carry the name:
     a module constant in two modules, or attributes of two classes that no chain of bases in the
     repository links. A write or read of it may be either's, so none is guessed: the flag is
@@ -152,20 +168,32 @@ def ambiguous_names(repository: Repository, flags: Sequence[Flag], facts: dict[s
         flag_facts = facts[flag.name]
         if not overridden(flag, flag_facts):
             continue
-        defined, classes = definitions(flag.name, flag_facts)  # qualified name -> where it is defined
+        defined, classes = definitions(
+            flag.name, flag_facts
+        )  # qualified name -> where it is defined
         if len(unrelated(repository, list(defined), classes)) < 2:
             continue
         sites = sorted({str(site) for sites in defined.values() for site in sites})
         # Writes on another receiver than a class's own `self` or `cls` (`car.fast = True`)
-        unattributed = sorted({str(w.site) for w in flag_facts.writes if w.kind in ("attribute", "setattr") and not w.owner})
+        unattributed = sorted(
+            {
+                str(w.site)
+                for w in flag_facts.writes
+                if w.kind in ("attribute", "setattr") and not w.owner
+            }
+        )
         scope_with = tuple(sorted(defined))
         message = (
             f"{flag.name}: not pruned: the name is ambiguous: unrelated definitions carry it "
             f"({', '.join(scope_with)}, at {', '.join(sites)}); a read or write of it "
             f"{'(' + ', '.join(unattributed) + ') ' if unattributed else ''}may be either's; to prune one of "
-            f"them, scope the flag with its qualified key, e.g. \"{scope_with[0]}\" = {_toml(flag)}"
+            f'them, scope the flag with its qualified key, e.g. "{scope_with[0]}" = {_toml(flag)}'
         )
-        found.append(Refusal(flag.name, "ambiguous", tuple(sorted({*sites, *unattributed})), message, scope_with))
+        found.append(
+            Refusal(
+                flag.name, "ambiguous", tuple(sorted({*sites, *unattributed})), message, scope_with
+            )
+        )
     return found
 
 
@@ -175,7 +203,11 @@ def _toml(flag: Flag) -> str:
         return str(flag.value).lower()
     if isinstance(flag.value, (int, float)):
         return flag.source
-    return json.dumps(flag.value) if isinstance(flag.value, str) else f'{{ python = {json.dumps(flag.source)} }}'
+    return (
+        json.dumps(flag.value)
+        if isinstance(flag.value, str)
+        else f"{{ python = {json.dumps(flag.source)} }}"
+    )
 
 
 def ambiguous_parameters(flags: Sequence[Flag], plumbings: Mapping[str, Plumbing]) -> list[Refusal]:
@@ -189,7 +221,9 @@ def ambiguous_parameters(flags: Sequence[Flag], plumbings: Mapping[str, Plumbing
         pipes = plumbings[flag.name]
         if not pipes.unlinked:
             continue
-        unlinked = sorted({qualified(write.site.path, f"{write.scope}.{flag.name}") for write in pipes.unlinked})
+        unlinked = sorted(
+            {qualified(write.site.path, f"{write.scope}.{flag.name}") for write in pipes.unlinked}
+        )
         keys = {qualified(path, f"{scope}.{flag.name}") for path, scope in pipes.functions}
         sites = sorted({str(write.site) for write in pipes.unlinked})
         scope_with = tuple(sorted(keys.union(unlinked)))
@@ -197,13 +231,15 @@ def ambiguous_parameters(flags: Sequence[Flag], plumbings: Mapping[str, Plumbing
             f"{flag.name}: not pruned: the name is ambiguous: parameters that no chain of calls links to the flag "
             f"carry it ({', '.join(unlinked)}, at {', '.join(sites)}), each the flag or another variable; to prune "
             "it, give each the configured value as its default (a parameter that agrees is the flag), or scope the "
-            f"flag with a qualified key, e.g. \"{scope_with[0]}\" = {_toml(flag)}"
+            f'flag with a qualified key, e.g. "{scope_with[0]}" = {_toml(flag)}'
         )
         found.append(Refusal(flag.name, "ambiguous", tuple(sites), message, scope_with))
     return found
 
 
-def scope_refusals(repository: Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]) -> list[Refusal]:
+def scope_refusals(
+    repository: Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]
+) -> list[Refusal]:
     """Scoped flags (qualified keys): where their names are other definitions' (kept from the
     index from now on, see Repository.scanned), or the refusal of one still ambiguous. A key that
     names nothing is a config error (raised)."""
@@ -227,10 +263,13 @@ def read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
         reads = sorted(flag_facts.object_reads, key=lambda read: (read.site.path, read.site.line))
         if not reads:
             continue
-        where = ", ".join(f"{read.site} ({read.template if read.effects else read.template.format(name=name)})" for read in reads)
+        where = ", ".join(
+            f"{read.site} ({read.template if read.effects else read.template.format(name=name)})"
+            for read in reads
+        )
         advice = next((read.template for read in reads if not read.declared), None)
         how = (
-            f"declare how it is read, as an accessor template such as accessors = [\"{advice}\"]"
+            f'declare how it is read, as an accessor template such as accessors = ["{advice}"]'
             if advice is not None
             else "a read through an accessor template that something acts on stays (a constant is never a receiver)"
         )
@@ -238,5 +277,12 @@ def read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
             message = f"{name}: not pruned: {lookups_with_effects(where)}"
         else:
             message = f"{name}: not pruned: it is read as an object at {where}; {how}"
-        found.append(Refusal(name, "read-as-object", tuple(dict.fromkeys(str(read.site) for read in reads)), message))
+        found.append(
+            Refusal(
+                name,
+                "read-as-object",
+                tuple(dict.fromkeys(str(read.site) for read in reads)),
+                message,
+            )
+        )
     return found

@@ -40,7 +40,9 @@ class View:
 
     text: str
     gaps: tuple[str, ...] = ("", "")  # the file's text before, between and after the runs
-    runs: tuple[tuple[int, int, int], ...] = ((1, 1, 1 << 30),)  # (first line in the view, in the file, lines)
+    runs: tuple[tuple[int, int, int], ...] = (
+        (1, 1, 1 << 30),
+    )  # (first line in the view, in the file, lines)
 
     @property
     def partial(self) -> bool:
@@ -101,7 +103,9 @@ def view_of(text: str, tree: ast.Module, lines: frozenset[int]) -> View:
             pieces_of_text.append(SEAM)
             gaps.append(text[position:begin])
             view_line += 1
-        size = text.count("\n", begin, finish) + (not text.endswith("\n", begin, finish))  # a last line without one
+        size = text.count("\n", begin, finish) + (
+            not text.endswith("\n", begin, finish)
+        )  # a last line without one
         starts.append((view_line, first_line, size))
         pieces_of_text.append(text[begin:finish])
         view_line += size
@@ -131,7 +135,8 @@ class _Chooser:
 
     def pieces(self, body: list[ast.stmt]) -> list[tuple[int, int, bool]]:
         """The module as (first line, last line, in the view) pieces in file order: its top-level
-        statements, a class in the view cut into its header and its body statements when worth it."""
+        statements, a class in the view cut into its header and its body statements when worth it.
+        """
         units = _units(body)
         chosen = self.chosen(units)
         pieces: list[tuple[int, int, bool]] = []
@@ -188,13 +193,17 @@ class _Chooser:
         header_end = self.header_end(statement)
         return header_end is None or self.holds(start, header_end)
 
-    def header_end(self, statement: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int | None:
+    def header_end(
+        self, statement: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+    ) -> int | None:
         """The line before a definition's first body statement; None when that statement begins on
         the header's line (`class A: x = 1`), or after a backslash continuing it."""
         first = statement.body[0]
         if not getattr(first, "decorator_list", None):
             line = self.text[self.offsets[first.lineno - 1] : self.offsets[first.lineno]].encode()
-            if line[: first.col_offset].strip() or self.text.endswith("\\\n", 0, self.offsets[first.lineno - 1]):
+            if line[: first.col_offset].strip() or self.text.endswith(
+                "\\\n", 0, self.offsets[first.lineno - 1]
+            ):
                 return None
         return statement_spans(statement.body[:1])[0][0] - 1
 

@@ -76,5 +76,7 @@ def batch(
     """
     from prune_flags.batch.launch import run_batch
 
-    code = run_batch(repos, config, workdir, branch, message, push, dry_run, jobs, executor, scheduler, report)
+    code = run_batch(
+        repos, config, workdir, branch, message, push, dry_run, jobs, executor, scheduler, report
+    )
     raise typer.Exit(code)

@@ -241,10 +241,12 @@ def commit_message(report: Report, config: Config) -> str:
             files.setdefault(change.flag, set()).add(result.display)
     verdicts = report.verdicts
     lines = [
-        f"- {flag.name} = {flag.source}: {_count(changes[flag.name], 'change')} "
-        f"in {_count(len(files[flag.name]), 'file')}"
-        if verdicts.get(flag.name, PRUNED) == PRUNED
-        else f"- {flag.name} = {flag.source}: left as it is ({verdicts[flag.name]})"
+        (
+            f"- {flag.name} = {flag.source}: {_count(changes[flag.name], 'change')} "
+            f"in {_count(len(files[flag.name]), 'file')}"
+            if verdicts.get(flag.name, PRUNED) == PRUNED
+            else f"- {flag.name} = {flag.source}: left as it is ({verdicts[flag.name]})"
+        )
         for flag in config.flags
     ]
     body = "\n".join(lines)

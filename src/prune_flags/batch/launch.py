@@ -24,6 +24,7 @@ from prune_flags.batch.state import ReportLog, StateError, load_results
 from prune_flags.config import ConfigError, load_config
 from prune_flags.exits import EXIT_FAILED, usage_error
 
+
 def run_batch(
     repos: Path,
     config: Path,
@@ -101,7 +102,9 @@ def _prepare(
     if scheduler is not None and executor is not ExecutorKind.dask:
         raise usage_error("--scheduler needs --executor dask")
     if push and dry_run:
-        raise usage_error("--push and --dry-run exclude each other: a dry run commits nothing to push")
+        raise usage_error(
+            "--push and --dry-run exclude each other: a dry run commits nothing to push"
+        )
     if not is_branch_name(branch):
         raise usage_error(f"--branch {branch!r} is not a valid git branch name")
     if message is not None and not message.strip():

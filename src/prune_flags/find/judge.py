@@ -29,5 +29,7 @@ def pruned_by_model(
     repository = load(paths, config, cwd, find_project_root(paths[0] if paths else cwd))
     refusals = build(repository, resolve_flags(repository, config)).refused
     refused = {refusal.flag for refusal in refusals}
-    kept = [candidate for candidate in candidates if candidate.named or candidate.name not in refused]
+    kept = [
+        candidate for candidate in candidates if candidate.named or candidate.name not in refused
+    ]
     return kept, refusals

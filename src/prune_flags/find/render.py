@@ -85,7 +85,10 @@ def config_toml(result: FindResult) -> str:
             lines.append(f"# refused ({refusal.why}), as apply would: {refusal.message}")
         if refusals:
             lines.append(f"# {_toml_key(flag.key)} = {_toml_value(flag.value)}")
-    lines += [f"# held back ({refusal.why}), as apply would refuse it: {refusal.message}" for refusal in result.held_back]
+    lines += [
+        f"# held back ({refusal.why}), as apply would refuse it: {refusal.message}"
+        for refusal in result.held_back
+    ]
     return "\n".join(lines) + "\n"
 
 

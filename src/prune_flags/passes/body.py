@@ -53,7 +53,9 @@ class Edit:
 class _BlockBuilder:
     statements: list[cst.BaseStatement] = field(default_factory=list)
     pending: list[cst.EmptyLine] = field(default_factory=list)
-    dropped_first: bool = False  # the block's first statement went: the new first needs no blank above
+    dropped_first: bool = (
+        False  # the block's first statement went: the new first needs no blank above
+    )
     below_comment: bool = False  # ...unless a comment stays above the block (a module's header)
     # The comment heading a paragraph whose first statements went, waiting for the first kept,
     # and the names of what went (see heading_comment).
@@ -161,7 +163,9 @@ def comment_words(lines: Sequence[cst.EmptyLine]) -> set[str]:
 def speaks_of(lines: Sequence[cst.EmptyLine], gone: set[str], kept: set[str]) -> bool:
     """Whether comment lines speak of what went: a word of the `gone` names that none of the
     `kept` names has."""
-    distinctive = {word for name in gone for word in name_words(name)} - {word for name in kept for word in name_words(name)}
+    distinctive = {word for name in gone for word in name_words(name)} - {
+        word for name in kept for word in name_words(name)
+    }
     return bool(comment_words(lines) & distinctive)
 
 
@@ -199,7 +203,9 @@ def is_continue(statement: cst.BaseSmallStatement) -> bool:
 
 # Comments that speak for the whole file and must stay at its top whatever goes below them: an
 # encoding declaration (PEP 263), and the file-level directives of type checkers and linters.
-_FILE_DIRECTIVE = re.compile(r"#(.*?coding[:=][ \t]*[-\w.]+| *(type: *ignore|mypy:|pyright:|pylint:|flake8:|isort:|ruff:|fmt:))")
+_FILE_DIRECTIVE = re.compile(
+    r"#(.*?coding[:=][ \t]*[-\w.]+| *(type: *ignore|mypy:|pyright:|pylint:|flake8:|isort:|ruff:|fmt:))"
+)
 
 UNREACHABLE = "removed-unreachable"  # the action of what follows an exit that folding exposed
 
@@ -210,9 +216,15 @@ def has_keep_pragma(statement: cst.BaseStatement) -> bool:
         comment = statement.trailing_whitespace.comment
     else:
         body = getattr(statement, "body", None)
-        header = body.header if isinstance(body, cst.IndentedBlock) else getattr(body, "trailing_whitespace", None)
+        header = (
+            body.header
+            if isinstance(body, cst.IndentedBlock)
+            else getattr(body, "trailing_whitespace", None)
+        )
         comment = header.comment if header is not None else None
-    return comment is not None and comment.value.replace(" ", "").startswith(KEEP_PRAGMA.replace(" ", ""))
+    return comment is not None and comment.value.replace(" ", "").startswith(
+        KEEP_PRAGMA.replace(" ", "")
+    )
 
 
 def is_attribute_docstring(statement: cst.BaseStatement) -> bool:
@@ -301,7 +313,11 @@ class BodyEditor(cst.CSTTransformer):
 
     def dotted(self, name: str) -> str:
         """The dotted path inside the module (`Car.drive`) of `name` defined in the current scope."""
-        owners = [scope.name.value for scope in self.scopes if isinstance(scope, (cst.ClassDef, cst.FunctionDef))]
+        owners = [
+            scope.name.value
+            for scope in self.scopes
+            if isinstance(scope, (cst.ClassDef, cst.FunctionDef))
+        ]
         return ".".join([*owners, name])
 
     @property
@@ -313,7 +329,9 @@ class BodyEditor(cst.CSTTransformer):
         return not self.scopes
 
     # -- hooks for the passes -------------------------------------------------------------
-    def edit_statement(self, original: cst.BaseStatement, updated: cst.BaseStatement) -> Edit | None:
+    def edit_statement(
+        self, original: cst.BaseStatement, updated: cst.BaseStatement
+    ) -> Edit | None:
         return None
 
     def edit_small_statement(
@@ -321,7 +339,13 @@ class BodyEditor(cst.CSTTransformer):
     ) -> list[cst.BaseSmallStatement] | None:
         return None
 
-    def overwritten(self, kept: cst.BaseStatement, kept_original: cst.BaseStatement, first: cst.BaseStatement, folded: cst.BaseStatement) -> bool:
+    def overwritten(
+        self,
+        kept: cst.BaseStatement,
+        kept_original: cst.BaseStatement,
+        first: cst.BaseStatement,
+        folded: cst.BaseStatement,
+    ) -> bool:
         """Whether `kept`, the statement before a branch that the fold of `folded` flattened into
         place, is a store that `first`, the flattened branch's first statement, overwrites
         before anything reads it (and so goes; the pass saying so records it)."""
@@ -349,7 +373,11 @@ class BodyEditor(cst.CSTTransformer):
         for original_small, small in zip(original.body, updated.body):
             replacement = self.edit_small_statement(original_small, small)
             result.extend([small] if replacement is None else replacement)
-        if result and result[-1].semicolon is not cst.MaybeSentinel.DEFAULT and len(result) < len(updated.body):
+        if (
+            result
+            and result[-1].semicolon is not cst.MaybeSentinel.DEFAULT
+            and len(result) < len(updated.body)
+        ):
             result[-1] = result[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
         return result
 
@@ -369,12 +397,18 @@ class BodyEditor(cst.CSTTransformer):
         statements = list(updated_node.body)
         if statements and attached < len(header):
             kept = len(strip_trailing_blanks(detached_lines(header)))
-            if not any(line.comment and _FILE_DIRECTIVE.match(line.comment.value) for line in header[kept:]):
+            if not any(
+                line.comment and _FILE_DIRECTIVE.match(line.comment.value) for line in header[kept:]
+            ):
                 moved, header = header[kept:], header[:kept]
-                statements[0] = statements[0].with_changes(leading_lines=[*moved, *statements[0].leading_lines])
+                statements[0] = statements[0].with_changes(
+                    leading_lines=[*moved, *statements[0].leading_lines]
+                )
         below_comment = bool(header) and not is_blank(header[-1])
         body, footer = self._rebuild(original_node.body, statements, below_comment)
-        return updated_node.with_changes(header=header, body=body, footer=footer + list(updated_node.footer))
+        return updated_node.with_changes(
+            header=header, body=body, footer=footer + list(updated_node.footer)
+        )
 
     def _rebuild(
         self, originals: Statements, statements: Statements, below_comment: bool = False
@@ -382,7 +416,9 @@ class BodyEditor(cst.CSTTransformer):
         block = _BlockBuilder(below_comment=below_comment)
         documented = False
         kept_from: cst.BaseStatement | None = None  # the original of the last statement kept
-        exposed: cst.BaseStatement | None = None  # the folded statement the block's last ones came from
+        exposed: cst.BaseStatement | None = (
+            None  # the folded statement the block's last ones came from
+        )
         for index, (original, statement) in enumerate(zip(originals, statements)):
             if documented and is_attribute_docstring(statement):
                 block.carry(detached_lines(statement.leading_lines))
@@ -396,8 +432,11 @@ class BodyEditor(cst.CSTTransformer):
                 self._hold_heading(block, originals, index, statement, edit)
                 block.carry(edit.carry)
                 continue
-            if edit.flattened and block.statements and kept_from is not None and self.overwritten(
-                block.statements[-1], kept_from, edit.statements[0], original
+            if (
+                edit.flattened
+                and block.statements
+                and kept_from is not None
+                and self.overwritten(block.statements[-1], kept_from, edit.statements[0], original)
             ):
                 block.drop_last()
             self._place_heading(block, original)
@@ -419,20 +458,41 @@ class BodyEditor(cst.CSTTransformer):
                         self.context.unreachable_outside_functions = True
                 break
         if exposed is not None and self._function_body(originals):
-            self._drop_trailing_exit(block, exposed, is_bare_return, "removed-return", "a bare return the fold left at the end of the function")
+            self._drop_trailing_exit(
+                block,
+                exposed,
+                is_bare_return,
+                "removed-return",
+                "a bare return the fold left at the end of the function",
+            )
         elif exposed is not None and id(originals) in self._loop_bodies:
-            self._drop_trailing_exit(block, exposed, is_continue, "removed-continue", "a continue the fold left at the end of the loop's body")
+            self._drop_trailing_exit(
+                block,
+                exposed,
+                is_continue,
+                "removed-continue",
+                "a continue the fold left at the end of the loop's body",
+            )
         footer = [line for line in block.pending if not is_blank(line)]
         return block.statements, footer
 
-    def _hold_heading(self, block: _BlockBuilder, originals: Statements, index: int, statement: cst.BaseStatement, edit: Edit) -> None:
+    def _hold_heading(
+        self,
+        block: _BlockBuilder,
+        originals: Statements,
+        index: int,
+        statement: cst.BaseStatement,
+        edit: Edit,
+    ) -> None:
         """A deleted statement heading a paragraph leaves the comment above it for the next
         statement kept; one further down the paragraph adds the names of what went."""
         heading = heading_comment(statement.leading_lines, index == 0)
         if isinstance(statement, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)) or any(
             line is carried for line in heading for carried in edit.carry
         ):
-            heading = []  # a definition's or a write's comment is about it; a carried one moves on anyway
+            heading = (
+                []
+            )  # a definition's or a write's comment is about it; a carried one moves on anyway
         if heading:
             block.heading, block.heading_names = heading, set()
         if block.heading:
@@ -446,16 +506,30 @@ class BodyEditor(cst.CSTTransformer):
         heading, block.heading = block.heading, []
         if not heading:
             return
-        dead = {*self.context.flags, *self.context.dead_names, *self.context.dead_globals, *self.context.dead_locals}
+        dead = {
+            *self.context.flags,
+            *self.context.dead_names,
+            *self.context.dead_globals,
+            *self.context.dead_locals,
+        }
         if not speaks_of(heading, block.heading_names | dead, names(kept)):
             block.carry(heading)
 
     def _function_body(self, originals: Statements) -> bool:
         scope = self.scopes[-1] if self.scopes else None
-        return isinstance(scope, cst.FunctionDef) and isinstance(scope.body, cst.IndentedBlock) and scope.body.body is originals
+        return (
+            isinstance(scope, cst.FunctionDef)
+            and isinstance(scope.body, cst.IndentedBlock)
+            and scope.body.body is originals
+        )
 
     def _drop_trailing_exit(
-        self, block: _BlockBuilder, folded: cst.BaseStatement, is_exit: Callable[[cst.BaseSmallStatement], bool], action: str, reason: str
+        self,
+        block: _BlockBuilder,
+        folded: cst.BaseStatement,
+        is_exit: Callable[[cst.BaseSmallStatement], bool],
+        action: str,
+        reason: str,
     ) -> None:
         """A bare `return` that flattening `folded` left last in a function's body, or a `continue`
         last in a loop's, says nothing the block's end does not: it goes (and the line holding
@@ -470,7 +544,10 @@ class BodyEditor(cst.CSTTransformer):
         if len(last.body) == 1:
             block.drop_last()
         else:
-            rest = [*last.body[:-2], last.body[-2].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]
+            rest = [
+                *last.body[:-2],
+                last.body[-2].with_changes(semicolon=cst.MaybeSentinel.DEFAULT),
+            ]
             block.statements[-1] = last.with_changes(body=rest)
 
     def _edit(self, original: cst.BaseStatement, statement: cst.BaseStatement) -> Edit:
@@ -489,7 +566,9 @@ class BodyEditor(cst.CSTTransformer):
             statement = statement.with_changes(body=self._small_statements(original, statement))
             if not statement.body:
                 field_level = self.in_class_body or self.at_module_level
-                return Edit(carry=detached_lines(statement.leading_lines), takes_docstring=field_level)
+                return Edit(
+                    carry=detached_lines(statement.leading_lines), takes_docstring=field_level
+                )
         edit = self.edit_statement(original, statement)
         if edit is not None:
             return edit
@@ -498,7 +577,9 @@ class BodyEditor(cst.CSTTransformer):
 
 def _paragraph_goes_on(originals: Statements, index: int) -> bool:
     """Whether a statement follows the one at `index` with no blank line between."""
-    return index + 1 < len(originals) and not any(is_blank(line) for line in originals[index + 1].leading_lines)
+    return index + 1 < len(originals) and not any(
+        is_blank(line) for line in originals[index + 1].leading_lines
+    )
 
 
 def fill_empty_blocks(statement: cst.BaseStatement) -> cst.BaseStatement:

@@ -27,7 +27,9 @@ from prune_flags.purity import is_pure
 
 
 class FoldBranches(BodyEditor):
-    def edit_statement(self, original: cst.BaseStatement, updated: cst.BaseStatement) -> Edit | None:
+    def edit_statement(
+        self, original: cst.BaseStatement, updated: cst.BaseStatement
+    ) -> Edit | None:
         if isinstance(updated, cst.If):
             assert isinstance(original, cst.If)
             return self._fold_if(original, updated, list(updated.leading_lines))
@@ -39,8 +41,14 @@ class FoldBranches(BodyEditor):
     def edit_small_statement(
         self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
     ) -> list[cst.BaseSmallStatement] | None:
-        if isinstance(updated, cst.Assert) and truthiness(updated.test) is True and self._flag(original.test):
-            self.record(original, "removed-assert", "the assertion always holds", self._flag(original.test))
+        if (
+            isinstance(updated, cst.Assert)
+            and truthiness(updated.test) is True
+            and self._flag(original.test)
+        ):
+            self.record(
+                original, "removed-assert", "the assertion always holds", self._flag(original.test)
+            )
             return []
         return super().edit_small_statement(original, updated)
 
@@ -48,7 +56,9 @@ class FoldBranches(BodyEditor):
         flags = self.context.flags_within(self.get_metadata(PositionProvider, test))
         return flags[0] if flags else ""
 
-    def _fold_if(self, original: cst.If, updated: cst.If, leading: list[cst.EmptyLine]) -> Edit | None:
+    def _fold_if(
+        self, original: cst.If, updated: cst.If, leading: list[cst.EmptyLine]
+    ) -> Edit | None:
         value = truthiness(updated.test)
         flag = self._flag(original.test) if value is not None else ""
         effect = _effect_then_constant(updated.test)
@@ -56,30 +66,51 @@ class FoldBranches(BodyEditor):
             return self._fold_keeping_effect(original, updated, leading, *effect)
         if value is None or not flag:
             if is_empty(updated.body) and updated.orelse is None and is_pure(updated.test):
-                flag = self.context.flag_changed_within(self.get_metadata(PositionProvider, original))
+                flag = self.context.flag_changed_within(
+                    self.get_metadata(PositionProvider, original)
+                )
                 self.record(original, "removed-empty-if", "its body had nothing left", flag)
                 return Edit(carry=detached_lines(leading))
             return self._fold_elifs(original, updated)
         if value:
-            self.record(original, "folded-branch", f"the condition is always true once {flag} is inlined", flag)
+            self.record(
+                original,
+                "folded-branch",
+                f"the condition is always true once {flag} is inlined",
+                flag,
+            )
             return self._flatten(updated.body, leading, [])
-        self.record(original, "removed-branch", f"the condition is always false once {flag} is inlined", flag)
+        self.record(
+            original,
+            "removed-branch",
+            f"the condition is always false once {flag} is inlined",
+            flag,
+        )
         orelse = updated.orelse
         if orelse is None:
             return Edit(carry=detached_lines(leading))
         if isinstance(orelse, cst.Else):
             return self._flatten(orelse.body, detached_lines(leading), list(orelse.leading_lines))
         assert isinstance(original.orelse, cst.If)
-        promoted = orelse.with_changes(leading_lines=merge_lines(detached_lines(leading), list(orelse.leading_lines)))
+        promoted = orelse.with_changes(
+            leading_lines=merge_lines(detached_lines(leading), list(orelse.leading_lines))
+        )
         edit = self._fold_if(original.orelse, promoted, list(promoted.leading_lines))
         return edit if edit is not None else Edit(statements=[fill_empty_blocks(promoted)])
 
     def _fold_keeping_effect(
-        self, original: cst.If, updated: cst.If, leading: list[cst.EmptyLine], effect: cst.BaseExpression, value: bool
+        self,
+        original: cst.If,
+        updated: cst.If,
+        leading: list[cst.EmptyLine],
+        effect: cst.BaseExpression,
+        value: bool,
     ) -> Edit:
         """`if f() and False:` -> `f()`: the branch is decided, but the call must still run."""
         flag = self._flag(original.test)
-        call = cst.SimpleStatementLine(body=[cst.Expr(standing_alone(updated.test, effect))], leading_lines=leading)
+        call = cst.SimpleStatementLine(
+            body=[cst.Expr(standing_alone(updated.test, effect))], leading_lines=leading
+        )
         self.record(
             original,
             "folded-branch-kept-call",
@@ -93,7 +124,11 @@ class FoldBranches(BodyEditor):
     def _fold_elifs(self, original: cst.If, updated: cst.If) -> Edit | None:
         """Fold constant `elif` tests further down a chain whose head stays."""
         orelse, changed = self._fold_chain(original.orelse, updated.orelse)
-        return Edit(statements=[fill_empty_blocks(updated.with_changes(orelse=orelse))]) if changed else None
+        return (
+            Edit(statements=[fill_empty_blocks(updated.with_changes(orelse=orelse))])
+            if changed
+            else None
+        )
 
     def _fold_chain(
         self, original: cst.If | cst.Else | None, updated: cst.If | cst.Else | None
@@ -105,14 +140,29 @@ class FoldBranches(BodyEditor):
         value = truthiness(updated.test)
         flag = self._flag(original.test) if value is not None else ""
         if flag and value:
-            self.record(original, "folded-branch", f"the condition is always true once {flag} is inlined", flag)
+            self.record(
+                original,
+                "folded-branch",
+                f"the condition is always true once {flag} is inlined",
+                flag,
+            )
             if _only_pass(updated.body) and all(is_blank(line) for line in updated.leading_lines):
                 return None, True  # `else: pass` would do nothing: the chain ends before it
-            return cst.Else(
-                body=updated.body, leading_lines=updated.leading_lines, whitespace_before_colon=updated.whitespace_after_test
-            ), True
+            return (
+                cst.Else(
+                    body=updated.body,
+                    leading_lines=updated.leading_lines,
+                    whitespace_before_colon=updated.whitespace_after_test,
+                ),
+                True,
+            )
         if flag:
-            self.record(original, "removed-branch", f"the condition is always false once {flag} is inlined", flag)
+            self.record(
+                original,
+                "removed-branch",
+                f"the condition is always false once {flag} is inlined",
+                flag,
+            )
             rest, _ = self._fold_chain(original.orelse, updated.orelse)
             return rest, True
         rest, changed = self._fold_chain(original.orelse, updated.orelse)
@@ -125,9 +175,18 @@ class FoldBranches(BodyEditor):
         self.record(original, "removed-loop", f"the loop never runs once {flag} is inlined", flag)
         if updated.orelse is None:
             return Edit(carry=detached_lines(updated.leading_lines))
-        return self._flatten(updated.orelse.body, detached_lines(updated.leading_lines), list(updated.orelse.leading_lines))
+        return self._flatten(
+            updated.orelse.body,
+            detached_lines(updated.leading_lines),
+            list(updated.orelse.leading_lines),
+        )
 
-    def _flatten(self, block: cst.BaseSuite, leading: list[cst.EmptyLine], branch_leading: list[cst.EmptyLine]) -> Edit:
+    def _flatten(
+        self,
+        block: cst.BaseSuite,
+        leading: list[cst.EmptyLine],
+        branch_leading: list[cst.EmptyLine],
+    ) -> Edit:
         statements = block_statements(block)
         lines = merge_lines(leading, branch_leading)
         if not statements:
@@ -139,7 +198,9 @@ class FoldBranches(BodyEditor):
                 lines = merge_lines(lines, list(statement.leading_lines))
             return Edit(carry=merge_lines(lines, block_footer(block)))
         first = statements[0]
-        statements[0] = first.with_changes(leading_lines=merge_lines(lines, list(first.leading_lines)))
+        statements[0] = first.with_changes(
+            leading_lines=merge_lines(lines, list(first.leading_lines))
+        )
         return Edit(statements=statements, carry=block_footer(block), flattened=True)
 
 
@@ -157,7 +218,9 @@ def _only_pass(block: cst.BaseSuite) -> bool:
     statements = block_statements(block)
     return (
         bool(statements)
-        and all(_is_bare_pass(s) and all(is_blank(line) for line in s.leading_lines) for s in statements)
+        and all(
+            _is_bare_pass(s) and all(is_blank(line) for line in s.leading_lines) for s in statements
+        )
         and all(is_blank(line) for line in block_footer(block))
     )
 

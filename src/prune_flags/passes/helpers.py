@@ -47,7 +47,10 @@ def _bind(helper: Helper, args: Sequence[cst.Arg]) -> dict[str, cst.BaseExpressi
             if index >= len(positional):
                 return None
             bound[positional[index]] = arg.value
-        elif kinds.get(arg.keyword.value, "positional-only") == "positional-only" or arg.keyword.value in bound:
+        elif (
+            kinds.get(arg.keyword.value, "positional-only") == "positional-only"
+            or arg.keyword.value in bound
+        ):
             return None
         else:
             bound[arg.keyword.value] = arg.value
@@ -59,16 +62,23 @@ def _bind(helper: Helper, args: Sequence[cst.Arg]) -> dict[str, cst.BaseExpressi
 def _assigns_itself(assign: cst.Assign) -> bool:
     """`x = x`, what `x = _maybe_cast(x)` becomes."""
     targets, value = assign.targets, assign.value
-    return len(targets) == 1 and isinstance(value, cst.Name) and isinstance(targets[0].target, cst.Name) and (
-        targets[0].target.value == value.value
+    return (
+        len(targets) == 1
+        and isinstance(value, cst.Name)
+        and isinstance(targets[0].target, cst.Name)
+        and (targets[0].target.value == value.value)
     )
 
 
 class InlineHelpers(ExpressionEditor):
     def __init__(self, context: RewriteContext) -> None:
         super().__init__(context)
-        self._inlined_calls: dict[int, str] = {}  # the original calls inlined, by id -> the helper's name
-        self._helper_imports: dict[str, set[int]] = {}  # imports the inlined expressions need -> lines
+        self._inlined_calls: dict[int, str] = (
+            {}
+        )  # the original calls inlined, by id -> the helper's name
+        self._helper_imports: dict[str, set[int]] = (
+            {}
+        )  # imports the inlined expressions need -> lines
         self._scope_names: dict[int, frozenset[str]] = {}
 
     def _shadowed(self, names: set[str]) -> bool:
@@ -100,7 +110,9 @@ class InlineHelpers(ExpressionEditor):
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
-        if not (self.context.helpers or self.context.method_calls) or not isinstance(result, cst.Call):
+        if not (self.context.helpers or self.context.method_calls) or not isinstance(
+            result, cst.Call
+        ):
             return result
         called = self._called(original_node, result)
         if called is None or not all(is_pure(arg.value) for arg in result.args):
@@ -159,5 +171,7 @@ class InlineHelpers(ExpressionEditor):
         module = super().leave_Module(original_node, updated_node)
         # Only for inlinings that stayed (a `# prune-flags: keep` line keeps its call).
         kept = {change.line for change in self.context.changes if change.action == "inlined-helper"}
-        statements = [statement for statement, lines in self._helper_imports.items() if lines & kept]
+        statements = [
+            statement for statement, lines in self._helper_imports.items() if lines & kept
+        ]
         return add_imports(module, statements) if statements else module

@@ -35,7 +35,9 @@ class RemoveUnusedImports(BodyEditor):
     def edit_small_statement(
         self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
     ) -> list[cst.BaseSmallStatement] | None:
-        if not isinstance(updated, (cst.Import, cst.ImportFrom)) or isinstance(updated.names, cst.ImportStar):
+        if not isinstance(updated, (cst.Import, cst.ImportFrom)) or isinstance(
+            updated.names, cst.ImportStar
+        ):
             return None
         kept = [alias for alias in updated.names if bound_name(alias) not in self.unused]
         if len(kept) == len(updated.names):
@@ -94,18 +96,26 @@ def _join(body: list[cst.BaseStatement], new: cst.BaseSmallStatement) -> bool:
         return False
     for index, statement in enumerate(body):
         line = _import_of(statement)
-        if not isinstance(line, cst.ImportFrom) or line.lpar or isinstance(line.names, cst.ImportStar):
+        if (
+            not isinstance(line, cst.ImportFrom)
+            or line.lpar
+            or isinstance(line.names, cst.ImportStar)
+        ):
             continue
         if _module_of(line) != _module_of(new):
             continue
         names = [alias.with_changes(comma=cst.MaybeSentinel.DEFAULT) for alias in line.names]
         spelt = [dotted_name(alias.name) or "" for alias in names]
         added = dotted_name(new.names[0].name) or ""
-        names.insert(bisect.bisect(spelt, added) if spelt == sorted(spelt) else len(names), new.names[0])
+        names.insert(
+            bisect.bisect(spelt, added) if spelt == sorted(spelt) else len(names), new.names[0]
+        )
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         names = [alias.with_changes(comma=comma) for alias in names[:-1]] + [names[-1]]
         joined = line.with_changes(names=names)
-        body[index] = cst.ensure_type(statement, cst.SimpleStatementLine).with_changes(body=[joined])
+        body[index] = cst.ensure_type(statement, cst.SimpleStatementLine).with_changes(
+            body=[joined]
+        )
         return True
     return False
 
@@ -115,9 +125,13 @@ def _insert(body: list[cst.BaseStatement], new: cst.SimpleStatementLine) -> None
     node = _import_of(new)
     assert node is not None
     key = _key(node)
-    head = next((i for i, s in enumerate(body) if isinstance(s, (cst.FunctionDef, cst.ClassDef))), len(body))
+    head = next(
+        (i for i, s in enumerate(body) if isinstance(s, (cst.FunctionDef, cst.ClassDef))), len(body)
+    )
     imports = {i: line for i in range(head) if (line := _import_of(body[i])) is not None}
-    family = [i for i, line in imports.items() if _key(line)[1].split(".")[0] == key[1].split(".")[0]]
+    family = [
+        i for i, line in imports.items() if _key(line)[1].split(".")[0] == key[1].split(".")[0]
+    ]
     if family:
         below = [i for i in family if _key(imports[i]) <= key]
         index = below[-1] + 1 if below else family[0]
@@ -142,7 +156,9 @@ def _insert(body: list[cst.BaseStatement], new: cst.SimpleStatementLine) -> None
             wanted = 2 if isinstance(following, (cst.FunctionDef, cst.ClassDef)) else 1
             lines = list(following.leading_lines)
             blanks = len(lines) - len(strip_leading_blanks(lines))
-            body[index] = following.with_changes(leading_lines=[cst.EmptyLine()] * max(0, wanted - blanks) + lines)
+            body[index] = following.with_changes(
+                leading_lines=[cst.EmptyLine()] * max(0, wanted - blanks) + lines
+            )
     body.insert(index, new)
 
 

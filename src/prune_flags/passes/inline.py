@@ -31,9 +31,13 @@ class InlineFlags(ExpressionEditor):
     def __init__(self, context: RewriteContext) -> None:
         super().__init__(context)
         self._not_reads: set[int] = set()  # ids of original Name/Attribute nodes that are not reads
-        self._module_flags: dict[str, str] = {}  # local name -> flag, for flags bound at module level
+        self._module_flags: dict[str, str] = (
+            {}
+        )  # local name -> flag, for flags bound at module level
         self._bound: dict[int, frozenset[str]] = {}  # names each enclosing function binds, by id
-        self._carried: dict[int, dict[str, Carried]] = {}  # locals that only carry a flag, by function id
+        self._carried: dict[int, dict[str, Carried]] = (
+            {}
+        )  # locals that only carry a flag, by function id
         self._parameters: dict[int, frozenset[str]] = {}  # flag parameters, by function id
         self._rebindings: dict[tuple[int, str], tuple[CodePosition, bool] | None] = {}
 
@@ -109,9 +113,15 @@ class InlineFlags(ExpressionEditor):
         if found is None:
             return None
         flag = self.context.flags[found[0]]
-        return flag.name if found[1] is None or same_value(constant_value(found[1]), flag.value) else None
+        return (
+            flag.name
+            if found[1] is None or same_value(constant_value(found[1]), flag.value)
+            else None
+        )
 
-    def _carried_read(self, name: str, read: cst.Name) -> tuple[str, cst.BaseExpression | None] | None:
+    def _carried_read(
+        self, name: str, read: cst.Name
+    ) -> tuple[str, cst.BaseExpression | None] | None:
         """The flag a bare name reads here, and the constant it holds when not the flag's own
         value: a parameter that is the flag (it defaults to the flag's value, or a chain of calls
         links it to the flag; if the body rebinds it, only up to there), a local that carries a
@@ -125,9 +135,15 @@ class InlineFlags(ExpressionEditor):
             if key not in self._parameters:
                 linked = linked_flags(self.context.flag_functions, self.scopes[: depth + 1])
                 self._parameters[key] = flag_parameters(scope, self.context.flags, linked)
-                self._carried[key] = {}  # (an accessor template's read of a bare name asks meanwhile)
+                self._carried[key] = (
+                    {}
+                )  # (an accessor template's read of a bare name asks meanwhile)
                 self._carried[key] = flag_locals(
-                    scope, self.context.flags, self._module_flags, self._parameters[key], self.lookup_read
+                    scope,
+                    self.context.flags,
+                    self._module_flags,
+                    self._parameters[key],
+                    self.lookup_read,
                 )
             if name in self._parameters[key]:
                 return (name, None) if self._before_rebinding(scope, name, read) else None
@@ -147,8 +163,10 @@ class InlineFlags(ExpressionEditor):
         key = (id(function), name)
         if key not in self._rebindings:
             binding = first_binding(function, name)
-            self._rebindings[key] = None if binding is None else (
-                self.get_metadata(PositionProvider, binding[0]).start, binding[1]
+            self._rebindings[key] = (
+                None
+                if binding is None
+                else (self.get_metadata(PositionProvider, binding[0]).start, binding[1])
             )
         rebinding = self._rebindings[key]
         if rebinding is None:
@@ -185,7 +203,9 @@ class InlineFlags(ExpressionEditor):
         constant: cst.BaseExpression | None = None,
     ) -> cst.BaseExpression:
         flag = self.context.flags[flag_name]
-        constant = constant_node(flag.value) if constant is None else constant.deep_clone()  # (one node per place)
+        constant = (
+            constant_node(flag.value) if constant is None else constant.deep_clone()
+        )  # (one node per place)
         if updated.lpar:  # keep the reader's own parentheses; a tuple brings its own otherwise
             constant = constant.with_changes(lpar=updated.lpar, rpar=updated.rpar)
         fitted = None if self.is_receiver(original) else self.fitted(original, constant)
@@ -193,5 +213,7 @@ class InlineFlags(ExpressionEditor):
             return updated
         start = self.get_metadata(PositionProvider, original).start
         self.context.inlined.append((start.line, start.column, flag_name))
-        self.context.record(start.line, "inlined", f"{flag_name} is fixed at {flag.source}", flag_name)
+        self.context.record(
+            start.line, "inlined", f"{flag_name} is fixed at {flag.source}", flag_name
+        )
         return fitted

@@ -30,13 +30,17 @@ class PruneLibraryKeywords(BodyEditor):
         if callee is None or any(arg.star for arg in original_node.args):
             return result  # (`*args` or `**kwargs` could pass the keyword again: never asked about)
         positionals = sum(1 for arg in original_node.args if arg.keyword is None)
-        originals = {arg.keyword.value: arg for arg in original_node.args if arg.keyword is not None}
+        originals = {
+            arg.keyword.value: arg for arg in original_node.args if arg.keyword is not None
+        }
         args = list(result.args)
         for index in reversed(range(len(args))):
             keyword = args[index].keyword
             if keyword is None or keyword.value not in originals:
                 continue
-            if self._is_default((callee, keyword.value, positionals), originals[keyword.value], args[index]):
+            if self._is_default(
+                (callee, keyword.value, positionals), originals[keyword.value], args[index]
+            ):
                 args = without_element(args, index)
         return result.with_changes(args=args) if len(args) < len(result.args) else result
 
@@ -45,14 +49,18 @@ class PruneLibraryKeywords(BodyEditor):
         keyword and positional arguments on the line), the value was no constant as written (a
         literal there is the author's) and the rewrite made it that default."""
         callee, keyword, positionals = call
-        found = self.context.library_keywords.get((self.line_of(original), callee, keyword, positionals))
+        found = self.context.library_keywords.get(
+            (self.line_of(original), callee, keyword, positionals)
+        )
         value = constant_value(arg.value)
         if found is None or value is UNKNOWN or constant_value(original.value) is not UNKNOWN:
             return False
         if not same_default(value, found.default):
             return False
         span = self.get_metadata(PositionProvider, original)
-        flag = next(iter(self.context.flags_within(span)), None) or self.context.flag_near(span.start.line)
+        flag = next(iter(self.context.flags_within(span)), None) or self.context.flag_near(
+            span.start.line
+        )
         reason = f"`{keyword}={value!r}` is `{callee}`'s default"
         self.record(original, REMOVED_DEFAULT_KEYWORD, reason, flag)
         return True

@@ -75,9 +75,17 @@ class FlagNaming(BodyEditor):
         for statement in node.body:
             for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
                 if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
-                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    targets = (
+                        [t.target for t in small.targets]
+                        if isinstance(small, cst.Assign)
+                        else [small.target]
+                    )
                     value = constant_value(small.value)
-                    assigned.update((t.value, value if isinstance(value, str) else None) for t in targets if isinstance(t, cst.Name))
+                    assigned.update(
+                        (t.value, value if isinstance(value, str) else None)
+                        for t in targets
+                        if isinstance(t, cst.Name)
+                    )
         imported = _ImportedAliases()
         if self.context.name_constants:
             node.visit(imported)
@@ -108,21 +116,29 @@ class _ImportedAliases(cst.CSTVisitor):
                 self.found.append((alias.evaluated_name, alias.asname.name.value))
 
 
-_Read = tuple[Flag, str, cst.BaseExpression]  # the flag, how it is read, the constant the read gives
+_Read = tuple[
+    Flag, str, cst.BaseExpression
+]  # the flag, how it is read, the constant the read gives
 
 
 class InlineLookups(FlagNaming, ExpressionEditor):
-    def _replace(self, original: cst.BaseExpression, updated: cst.BaseExpression, read: _Read | None) -> cst.BaseExpression:
+    def _replace(
+        self, original: cst.BaseExpression, updated: cst.BaseExpression, read: _Read | None
+    ) -> cst.BaseExpression:
         if read is None or not _operands_pure(updated, read[2]):
             return updated  # (`getattr(obj, "fast", compute())` runs compute(): the read stays)
         flag, how, node = read
         environment = how == _ENVIRONMENT
-        fitted = None if self.is_receiver(original) and not environment else self.fitted(original, node)
+        fitted = (
+            None if self.is_receiver(original) and not environment else self.fitted(original, node)
+        )
         if fitted is None:
             return updated
         start = self.get_metadata(PositionProvider, original).start
         self.context.inlined.append((start.line, start.column, flag.name))
-        self.context.record(start.line, "inlined", f"{flag.name} is fixed at {flag.source} ({how})", flag.name)
+        self.context.record(
+            start.line, "inlined", f"{flag.name} is fixed at {flag.source} ({how})", flag.name
+        )
         return fitted
 
     def lookup_read(self, node: cst.BaseExpression) -> Carried | None:
@@ -157,11 +173,15 @@ class InlineLookups(FlagNaming, ExpressionEditor):
         if isinstance(call.func, cst.Attribute):
             read = self._read(call.func.value)
             if read is not None:
-                result = string_method(call.with_changes(func=call.func.with_changes(value=read[2])))
+                result = string_method(
+                    call.with_changes(func=call.func.with_changes(value=read[2]))
+                )
         elif len(call.args) == 1:
             read = self._read(call.args[0].value)
             if read is not None:
-                result = builtin_result(call.with_changes(args=[call.args[0].with_changes(value=read[2])]))
+                result = builtin_result(
+                    call.with_changes(args=[call.args[0].with_changes(value=read[2])])
+                )
         if read is None or result is None or result is UNKNOWN:
             return None
         return read[0], read[1], constant_node(result)
@@ -194,7 +214,9 @@ class InlineLookups(FlagNaming, ExpressionEditor):
                 return flag, _ENVIRONMENT, value
         return None
 
-    def _accessor(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+    def _accessor(
+        self, original: cst.BaseExpression, updated: cst.BaseExpression
+    ) -> cst.BaseExpression:
         return self._replace(original, updated, self._accessor_read(original))
 
     def _accessor_read(self, original: cst.BaseExpression) -> _Read | None:
@@ -203,10 +225,18 @@ class InlineLookups(FlagNaming, ExpressionEditor):
             return None  # (a store: `config.use_x.value = True`, `options["x"] = 1`)
         for template in self.context.accessors:
             found = template.match(original, cst_unfold)
-            flag = self._template_flag(found.identifier, found.named, found.node) if found is not None else None
+            flag = (
+                self._template_flag(found.identifier, found.named, found.node)
+                if found is not None
+                else None
+            )
             if flag is not None:
                 assert found is not None
-                value = bool_node(bool(flag.value) != found.negated) if found.membership else constant_node(flag.value)
+                value = (
+                    bool_node(bool(flag.value) != found.negated)
+                    if found.membership
+                    else constant_node(flag.value)
+                )
                 return flag, f"read through {template.text}", value
         return None
 
@@ -219,11 +249,15 @@ class InlineLookups(FlagNaming, ExpressionEditor):
             identifier = self._flag_named(node.value, node)  # type: ignore[attr-defined]
         return self.context.flags.get(identifier) if isinstance(identifier, str) else None
 
-    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
+    def leave_Attribute(
+        self, original_node: cst.Attribute, updated_node: cst.Attribute
+    ) -> cst.BaseExpression:
         result = super().leave_Attribute(original_node, updated_node)  # type: ignore[misc]
         return self._accessor(original_node, updated_node) if result is updated_node else result
 
-    def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:
+    def leave_Subscript(
+        self, original_node: cst.Subscript, updated_node: cst.Subscript
+    ) -> cst.BaseExpression:
         if dotted_name(updated_node.value) not in _ENVIRON or len(updated_node.slice) != 1:
             return self._accessor(original_node, updated_node)
         return self._replace(original_node, updated_node, self._environ_read(original_node))
@@ -238,7 +272,9 @@ class InlineLookups(FlagNaming, ExpressionEditor):
             return None
         return flag, _ENVIRONMENT, constant_node(flag.value)
 
-    def leave_Comparison(self, original_node: cst.Comparison, updated_node: cst.Comparison) -> cst.BaseExpression:
+    def leave_Comparison(
+        self, original_node: cst.Comparison, updated_node: cst.Comparison
+    ) -> cst.BaseExpression:
         membership = self._membership_read(updated_node)
         if membership is not None:
             return self._replace(original_node, updated_node, membership)
@@ -252,7 +288,10 @@ class InlineLookups(FlagNaming, ExpressionEditor):
         if len(comparison.comparisons) != 1:
             return None
         target = comparison.comparisons[0]
-        if not (isinstance(target.operator, (cst.In, cst.NotIn)) and dotted_name(target.comparator) in _ENVIRON):
+        if not (
+            isinstance(target.operator, (cst.In, cst.NotIn))
+            and dotted_name(target.comparator) in _ENVIRON
+        ):
             return None
         flag = self.named_flag(comparison.left)
         if flag is None or not (flag.value is None or isinstance(flag.value, str)):

@@ -22,8 +22,15 @@ def option_call_dest(call: cst.Call, wrappers: tuple[str, ...] = ()) -> str | No
     func = dotted_name(call.func) or ""
     if not (defines_option(func, wrappers) or func in CLICK_OPTIONS):
         return None
-    strings = [v for arg in call.args if arg.keyword is None and isinstance(v := constant_value(arg.value), str)]
-    explicit = next((constant_value(a.value) for a in call.args if a.keyword and a.keyword.value == "dest"), None)
+    strings = [
+        v
+        for arg in call.args
+        if arg.keyword is None and isinstance(v := constant_value(arg.value), str)
+    ]
+    explicit = next(
+        (constant_value(a.value) for a in call.args if a.keyword and a.keyword.value == "dest"),
+        None,
+    )
     return option_dest(strings, explicit if isinstance(explicit, str) else None)
 
 
@@ -48,14 +55,23 @@ class PruneOptions(BodyEditor):
         if isinstance(updated, cst.Expr) and isinstance(updated.value, cst.Call):
             wrappers = self.context.option_calls
             dest = option_call_dest(updated.value, wrappers)
-            if self._dead_flag(dest) and defines_option(dotted_name(updated.value.func) or "", wrappers):
+            if self._dead_flag(dest) and defines_option(
+                dotted_name(updated.value.func) or "", wrappers
+            ):
                 assert dest is not None
                 death = self.context.dead_names[dest]
-                self.record(original, "removed-option", f"the option fills {dest}: {death.reason}", death.flag)
+                self.record(
+                    original,
+                    "removed-option",
+                    f"the option fills {dest}: {death.reason}",
+                    death.flag,
+                )
                 return []
         return super().edit_small_statement(original, updated)
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
         updated_node = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
         kept = []
         for original, decorator in zip(original_node.decorators, updated_node.decorators):
@@ -64,7 +80,12 @@ class PruneOptions(BodyEditor):
             if self._dead_flag(dest) and (dotted_name(call.func) or "") in CLICK_OPTIONS:  # type: ignore[union-attr]
                 assert dest is not None
                 death = self.context.dead_names[dest]
-                self.record(original, "removed-option", f"the option fills {dest}: {death.reason}", death.flag)
+                self.record(
+                    original,
+                    "removed-option",
+                    f"the option fills {dest}: {death.reason}",
+                    death.flag,
+                )
                 continue
             kept.append(decorator)
         return without_decorators(updated_node, kept)

@@ -22,11 +22,14 @@ from prune_flags.passes.scopes import all_params, flag_parameters, linked_flags,
 from prune_flags.report import OVERRIDDEN
 from prune_flags.values import same_value
 
+
 class PruneFlagParameters(BodyEditor):
     def _dead_flag(self, name: str) -> bool:
         return name in self.context.flags and name in self.context.dead_names
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
         updated_node = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
         # Decided on the original: the option decorator that makes a click parameter a flag may be gone by now.
         linked = linked_flags(self.context.flag_functions, self.scopes)
@@ -52,11 +55,21 @@ class PruneFlagParameters(BodyEditor):
         flag, death = self.context.flags[name], self.context.dead_names[name]
         param = next((param for param in all_params(function) if param.name.value == name), None)
         if not linked or param is None:
-            self.record(function, "removed-parameter", f"parameter {name} is the flag: {death.reason}", death.flag)
+            self.record(
+                function,
+                "removed-parameter",
+                f"parameter {name} is the flag: {death.reason}",
+                death.flag,
+            )
         elif param.default is not None and not _holds(param.default, flag):
             self.record(param, OVERRIDDEN, _overrode(flag, param.default), death.flag)
         else:
-            self.record(param, "removed-parameter", f"parameter {name} is the flag: {death.reason}", death.flag)
+            self.record(
+                param,
+                "removed-parameter",
+                f"parameter {name} is the flag: {death.reason}",
+                death.flag,
+            )
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
@@ -64,15 +77,25 @@ class PruneFlagParameters(BodyEditor):
             return result
         args = list(result.args)
         func = result.func
-        callee = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        callee = (
+            func.attr.value
+            if isinstance(func, cst.Attribute)
+            else func.value if isinstance(func, cst.Name) else ""
+        )
         for index in reversed(range(len(args))):
             flag = self._passed_flag(result, callee, index)
             if flag is None:
                 continue
             arg, death = args[index], self.context.dead_names[flag.name]
-            where = original_node.args[index] if len(original_node.args) == len(args) else original_node
+            where = (
+                original_node.args[index] if len(original_node.args) == len(args) else original_node
+            )
             if _holds(arg.value, flag):
-                how = f"{flag.name}={flag.source}" if arg.keyword is not None else f"{flag.source}, by position,"
+                how = (
+                    f"{flag.name}={flag.source}"
+                    if arg.keyword is not None
+                    else f"{flag.source}, by position,"
+                )
                 self.record(where, "removed-argument", f"{how} passes the fixed value", death.flag)
             else:
                 self.record(where, OVERRIDDEN, _overrode(flag, arg.value), death.flag)
@@ -109,7 +132,11 @@ def _without_magic_comma(args: list[cst.Arg]) -> list[cst.Arg]:
     (arg,) = args
     if not isinstance(arg.comma, cst.Comma):
         return args
-    return [arg.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=arg.comma.whitespace_after)]
+    return [
+        arg.with_changes(
+            comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=arg.comma.whitespace_after
+        )
+    ]
 
 
 def _holds(value: cst.BaseExpression, flag: Flag) -> bool:
@@ -128,7 +155,11 @@ def _bound_before_read(function: cst.FunctionDef, name: str) -> bool:
             small = statement.body[0]
             if isinstance(small, cst.Assign) and len(small.targets) == 1:
                 target = small.targets[0].target
-                return isinstance(target, cst.Name) and target.value == name and name not in mentions(small.value).names
+                return (
+                    isinstance(target, cst.Name)
+                    and target.value == name
+                    and name not in mentions(small.value).names
+                )
         return False
     return True
 
@@ -139,18 +170,34 @@ def _without_param(params: cst.Parameters, name: str) -> cst.Parameters:
         for index, param in enumerate(elements):
             if param.name.value != name:
                 continue
-            if index == len(elements) - 1 and field != "kwonly_params" and _later_elements(params, field):
-                return params.with_changes(**{field: elements[:index]})  # the next group follows its comma
+            if (
+                index == len(elements) - 1
+                and field != "kwonly_params"
+                and _later_elements(params, field)
+            ):
+                return params.with_changes(
+                    **{field: elements[:index]}
+                )  # the next group follows its comma
             remaining = without_element(elements, index)
-            if field == "kwonly_params" and not remaining and isinstance(params.star_arg, cst.ParamStar):
+            if (
+                field == "kwonly_params"
+                and not remaining
+                and isinstance(params.star_arg, cst.ParamStar)
+            ):
                 return _without_bare_star(params)
             return params.with_changes(**{field: remaining})
     return params
 
 
 def _later_elements(params: cst.Parameters, field: str) -> bool:
-    later = {"posonly_params": ("params", "star_arg", "kwonly_params", "star_kwarg"), "params": ("star_arg", "kwonly_params", "star_kwarg")}
-    return any(getattr(params, name) not in (None, (), [], cst.MaybeSentinel.DEFAULT) for name in later.get(field, ()))
+    later = {
+        "posonly_params": ("params", "star_arg", "kwonly_params", "star_kwarg"),
+        "params": ("star_arg", "kwonly_params", "star_kwarg"),
+    }
+    return any(
+        getattr(params, name) not in (None, (), [], cst.MaybeSentinel.DEFAULT)
+        for name in later.get(field, ())
+    )
 
 
 def _without_bare_star(params: cst.Parameters) -> cst.Parameters:
@@ -158,7 +205,10 @@ def _without_bare_star(params: cst.Parameters) -> cst.Parameters:
     changes: dict[str, object] = {"kwonly_params": (), "star_arg": cst.MaybeSentinel.DEFAULT}
     if params.star_kwarg is None and params.params:
         last = params.params[-1]
-        changes["params"] = [*params.params[:-1], last.with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+        changes["params"] = [
+            *params.params[:-1],
+            last.with_changes(comma=cst.MaybeSentinel.DEFAULT),
+        ]
     return params.with_changes(**changes)
 
 
@@ -172,4 +222,6 @@ def _without_docs(statement: cst.BaseStatement, names: list[str]) -> cst.BaseSta
     text = expression.value.value
     for name in names:
         text = without_parameter(text, name)
-    return statement.with_changes(body=[expression.with_changes(value=expression.value.with_changes(value=text))])
+    return statement.with_changes(
+        body=[expression.with_changes(value=expression.value.with_changes(value=text))]
+    )

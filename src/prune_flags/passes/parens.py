@@ -131,7 +131,9 @@ def parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
     return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-def in_place_of(old: cst.BaseExpression, new: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
+def in_place_of(
+    old: cst.BaseExpression, new: cst.BaseExpression
+) -> tuple[cst.BaseExpression, bool]:
     """`new` where `old` was: it takes `old`'s parentheses when it has none of its own, and
     whether those are loose: not needed for a line break (an atom has none outside its own
     brackets), so that only precedence or a keyword next to them can keep them."""
@@ -165,7 +167,9 @@ def _always_bool(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.UnaryOperation):
         return isinstance(node.operator, cst.Not)
     identity = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
-    return isinstance(node, cst.Comparison) and all(isinstance(target.operator, identity) for target in node.comparisons)
+    return isinstance(node, cst.Comparison) and all(
+        isinstance(target.operator, identity) for target in node.comparisons
+    )
 
 
 _STATEMENTS: Final = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
@@ -180,7 +184,11 @@ def _without_parentheses(node: cst.CSTNode) -> cst.CSTNode:
 def _word_edges(node: cst.CSTNode) -> set[str]:
     """The ends of the node's code that a keyword next to it would run into."""
     code = cst.Module([]).code_for_node(node)
-    return {side for side, char in (("first", code[:1]), ("last", code[-1:])) if char.isalnum() or char == "_"}
+    return {
+        side
+        for side, char in (("first", code[:1]), ("last", code[-1:]))
+        if char.isalnum() or char == "_"
+    }
 
 
 @dataclass(frozen=True)
@@ -212,7 +220,11 @@ def _slots(parent: cst.CSTNode) -> Iterator[_Slot]:
         if isinstance(value, cst.CSTNode):
             yield _Slot(field.name)
         elif isinstance(value, (list, tuple)):
-            yield from (_Slot(field.name, index) for index, item in enumerate(value) if isinstance(item, cst.CSTNode))
+            yield from (
+                _Slot(field.name, index)
+                for index, item in enumerate(value)
+                if isinstance(item, cst.CSTNode)
+            )
 
 
 @dataclass(frozen=True)
@@ -241,7 +253,9 @@ class ExpressionEditor(BodyEditor):
     def is_receiver(self, original: cst.CSTNode) -> bool:
         return id(original) in self._receivers
 
-    def fitted(self, original: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression | None:
+    def fitted(
+        self, original: cst.BaseExpression, new: cst.BaseExpression
+    ) -> cst.BaseExpression | None:
         """`new` as it may stand in `original`'s place, or None where it may not: a constant
         as a receiver of what it lacks, anything in a `{expr=}`, or what an f-string cannot hold.
         A constant receiver of a member it has stands in parentheses (`(1).bit_length()`)."""
@@ -257,7 +271,11 @@ class ExpressionEditor(BodyEditor):
         text = constant_value(new) if isinstance(new, cst.SimpleString) else UNKNOWN
         if isinstance(text, str):  # the same string, in a quote no enclosing f-string uses
             quotes = [quote for quote in ('"', "'") if quote not in self._quotes]
-            new = constant_node(text, quotes[0]).with_changes(lpar=new.lpar, rpar=new.rpar) if quotes else new
+            new = (
+                constant_node(text, quotes[0]).with_changes(lpar=new.lpar, rpar=new.rpar)
+                if quotes
+                else new
+            )
         code = cst.Module([]).code_for_node(new)
         return None if "\\" in code or any(quote in code for quote in self._quotes) else new
 
@@ -279,7 +297,9 @@ class ExpressionEditor(BodyEditor):
         depth = self._depth
         self._depth -= 1
         children: dict[int, _Pending] = {}
-        while self._pending and self._pending[-1].depth > depth:  # deeper ones had their parent's turn
+        while (
+            self._pending and self._pending[-1].depth > depth
+        ):  # deeper ones had their parent's turn
             entry = self._pending.pop()
             if entry.depth == depth + 1:
                 children[id(entry.node)] = entry
@@ -288,23 +308,34 @@ class ExpressionEditor(BodyEditor):
             updated_node = self._fit_children(updated_node, children, deferred)
         if isinstance(original_node, cst.FormattedString):
             self._quotes.pop()
-        elif isinstance(original_node, cst.FormattedStringExpression) and original_node.equal is not None:
+        elif (
+            isinstance(original_node, cst.FormattedStringExpression)
+            and original_node.equal is not None
+        ):
             self._verbatim -= 1
         result = super().on_leave(original_node, updated_node)
         if result is not updated_node:
-            if not isinstance(original_node, cst.BaseExpression) or not isinstance(result, cst.BaseExpression):
+            if not isinstance(original_node, cst.BaseExpression) or not isinstance(
+                result, cst.BaseExpression
+            ):
                 return result  # a statement edited, or an expression removed
             fitted = self.fitted(original_node, result)
             if fitted is not None:
-                placed, loose = in_place_of(cst.ensure_type(updated_node, cst.BaseExpression), fitted)
-                self._pending.append(_Pending(depth, placed, True, (_without_parentheses,) if loose else ()))
+                placed, loose = in_place_of(
+                    cst.ensure_type(updated_node, cst.BaseExpression), fitted
+                )
+                self._pending.append(
+                    _Pending(depth, placed, True, (_without_parentheses,) if loose else ())
+                )
                 return placed
             result = updated_node  # a pass that records what it replaces asked first; the others are overruled
         if deferred:
             self._pending.append(_Pending(depth, result, False, tuple(deferred)))
         return result
 
-    def _fit_children(self, parent: cst.CSTNode, children: dict[int, _Pending], deferred: list[Strip]) -> cst.CSTNode:
+    def _fit_children(
+        self, parent: cst.CSTNode, children: dict[int, _Pending], deferred: list[Strip]
+    ) -> cst.CSTNode:
         """Parenthesise each replaced child its place needs to; drop loose parentheses where
         LibCST takes the node without them and nothing beyond it could run into what they held
         (else `deferred` gets them, for the grandparent to try)."""
@@ -325,7 +356,9 @@ class ExpressionEditor(BodyEditor):
                     continue  # `if(x):` stays so: without them it would read `ifx:`
                 # A statement's own keywords are its ends; an expression's end may meet a keyword
                 # beyond it (`return(x), y`), which only an ancestor's LibCST node refuses.
-                if isinstance(parent, _STATEMENTS) or not _word_edges(candidate) - _word_edges(parent):
+                if isinstance(parent, _STATEMENTS) or not _word_edges(candidate) - _word_edges(
+                    parent
+                ):
                     parent = candidate
                 else:
                     deferred.append(slot.deeper(strip))

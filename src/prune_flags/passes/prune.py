@@ -28,7 +28,9 @@ def _overrode(flag: Flag, value: cst.BaseExpression) -> str:
 
 
 class PruneDeadWrites(FlagNaming, WithItemEditor):
-    def edit_statement(self, original: cst.BaseStatement, updated: cst.BaseStatement) -> Edit | None:
+    def edit_statement(
+        self, original: cst.BaseStatement, updated: cst.BaseStatement
+    ) -> Edit | None:
         """A function, method or class with no caller left goes whole: decorators, docstring,
         the comments attached above it."""
         if isinstance(updated, (cst.FunctionDef, cst.ClassDef)):
@@ -37,16 +39,33 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             if self.at_module_level:
                 death = self.context.dead_globals.get(name)
             if death is not None:
-                what = "class" if isinstance(updated, cst.ClassDef) else "method" if self.in_class_body else "function"
-                self.record(original, "removed-" + what, f"{what} {name} has no caller left: {death.reason}", death.flag)
+                what = (
+                    "class"
+                    if isinstance(updated, cst.ClassDef)
+                    else "method" if self.in_class_body else "function"
+                )
+                self.record(
+                    original,
+                    "removed-" + what,
+                    f"{what} {name} has no caller left: {death.reason}",
+                    death.flag,
+                )
                 return Edit(carry=detached_lines(updated.leading_lines))
-            if isinstance(updated, cst.FunctionDef) and is_empty(updated.body) and not is_empty(original.body):
-                flag = self.context.flag_changed_within(self.get_metadata(PositionProvider, original))
+            if (
+                isinstance(updated, cst.FunctionDef)
+                and is_empty(updated.body)
+                and not is_empty(original.body)
+            ):
+                flag = self.context.flag_changed_within(
+                    self.get_metadata(PositionProvider, original)
+                )
                 if self.in_class_body and self.dotted(name) in self.context.droppable_hooks:
                     reason = f"{name}'s body folded away, and no base class defines it: nothing is left to run or override"
                     self.record(original, "removed-method", reason, flag)
                     return Edit(carry=detached_lines(updated.leading_lines))
-                reason = f"{name}'s body folded away; it stays (with `pass`) while something may call it"
+                reason = (
+                    f"{name}'s body folded away; it stays (with `pass`) while something may call it"
+                )
                 self.record(original, "emptied-function", reason, flag)
         return super().edit_statement(original, updated)
 
@@ -55,9 +74,16 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
     ) -> list[cst.BaseSmallStatement] | None:
         if isinstance(updated, cst.Assert):
             # An assert on a flag was inlined to a constant: fold decides (`assert False` stays).
-            if self.line_of(original) in self.context.removable_asserts and self._dead_subjects(updated.test):
+            if self.line_of(original) in self.context.removable_asserts and self._dead_subjects(
+                updated.test
+            ):
                 death = self._death(updated.test)
-                self.record(original, "removed-assert", f"it only checks {death[0]}, which has no reader left", death[1].flag)
+                self.record(
+                    original,
+                    "removed-assert",
+                    f"it only checks {death[0]}, which has no reader left",
+                    death[1].flag,
+                )
                 return []
             return super().edit_small_statement(original, updated)
         if isinstance(updated, cst.Assign):
@@ -69,18 +95,24 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
                 self._record_write(original, dead[0].target, kept_value=False, value=updated.value)
                 return [updated.with_changes(targets=live)]
             return self._remove_write(original, dead[0].target, updated.value)
-        if isinstance(updated, (cst.AnnAssign, cst.AugAssign)) and self._target_death(updated.target):
+        if isinstance(updated, (cst.AnnAssign, cst.AugAssign)) and self._target_death(
+            updated.target
+        ):
             return self._remove_write(original, updated.target, updated.value)
         if isinstance(updated, cst.Del):
             return self._prune_del(original, updated)
         if isinstance(updated, cst.Expr) and isinstance(updated.value, cst.Call):
             setter = self._flag_setter(updated.value)
             if setter is not None:
-                self._record_setter(original, *setter, "registration" if self.at_module_level else "statement")
+                self._record_setter(
+                    original, *setter, "registration" if self.at_module_level else "statement"
+                )
                 return []
         return super().edit_small_statement(original, updated)
 
-    def _record_setter(self, original: cst.CSTNode, flag: Flag, value: cst.BaseExpression | None, how: str) -> None:
+    def _record_setter(
+        self, original: cst.CSTNode, flag: Flag, value: cst.BaseExpression | None, how: str
+    ) -> None:
         """The change of a setter call that goes, standing as a "statement", a "registration" (a
         statement at module level: `config.define_bool_state(name="use_x", default=False)`, the
         flag's definition, which goes whatever it holds) or a "setter" (a `with` item or a
@@ -89,25 +121,38 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         death = self.context.dead_names[flag.name]
         registers = how == "registration"
         if value is not None and not same_value(constant_value(value), flag.value):
-            reason = _overrode(flag, value) + ("; it registered the flag, whose definition goes" if registers else "")
+            reason = _overrode(flag, value) + (
+                "; it registered the flag, whose definition goes" if registers else ""
+            )
             self.record(original, OVERRIDDEN, reason, death.flag)
         elif registers:
             reason = f"it registered {flag.name}, whose definition goes; the config fixes it at {flag.source}"
             self.record(original, "removed-write", reason, death.flag)
         else:
             action = "removed-setter" if how == "setter" else "removed-write"
-            self.record(original, action, f"it sets {flag.name} to the value it is fixed at, {flag.source}", death.flag)
+            self.record(
+                original,
+                action,
+                f"it sets {flag.name} to the value it is fixed at, {flag.source}",
+                death.flag,
+            )
 
     def with_item_removal(self, original: cst.With, index: int) -> Record | None:
         """A setter of a flag with no reader left as a `with` item binding nothing
         (`with config.use_x(True):`): it goes, the `with` unwrapped when nothing else is left."""
         item = original.items[index]
-        setter = self._flag_setter(item.item) if isinstance(item.item, cst.Call) and item.asname is None else None
+        setter = (
+            self._flag_setter(item.item)
+            if isinstance(item.item, cst.Call) and item.asname is None
+            else None
+        )
         if setter is None:
             return super().with_item_removal(original, index)
         return lambda: self._record_setter(item, *setter, "setter")
 
-    def _without_setters(self, original: cst.FunctionDef | cst.ClassDef, updated: cst.FunctionDef | cst.ClassDef) -> cst.FunctionDef | cst.ClassDef:
+    def _without_setters(
+        self, original: cst.FunctionDef | cst.ClassDef, updated: cst.FunctionDef | cst.ClassDef
+    ) -> cst.FunctionDef | cst.ClassDef:
         """A function or class without its decorators that set a flag with no reader left
         (`@config.use_x(True)`, `@override_settings(USE_X=True)`); those a test's plan removes are
         the tests pass's."""
@@ -115,18 +160,26 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         kept = []
         for before, decorator in zip(original.decorators, updated.decorators):
             planned = edits is not None and ("decorator", self.line_of(before)) in edits.removals
-            setter = self._flag_setter(decorator.decorator) if isinstance(decorator.decorator, cst.Call) and not planned else None
+            setter = (
+                self._flag_setter(decorator.decorator)
+                if isinstance(decorator.decorator, cst.Call) and not planned
+                else None
+            )
             if setter is None:
                 kept.append(decorator)
             else:
                 self._record_setter(before, *setter, "setter")
         return without_decorators(updated, kept)
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
         updated_node = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
         return self._without_setters(original_node, updated_node)  # type: ignore[return-value]
 
-    def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
+    def leave_ClassDef(
+        self, original_node: cst.ClassDef, updated_node: cst.ClassDef
+    ) -> cst.ClassDef:
         updated_node = super().leave_ClassDef(original_node, updated_node)  # type: ignore[misc]
         return self._without_setters(original_node, updated_node)  # type: ignore[return-value]
 
@@ -141,21 +194,38 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             name, value = constant_value(call.args[1].value), call.args[2].value
             flag = self.context.flags.get(name) if isinstance(name, str) else None
         else:
-            written = next((w for template in self.context.writers if (w := template.written(call, cst_unfold))), None)
+            written = next(
+                (
+                    w
+                    for template in self.context.writers
+                    if (w := template.written(call, cst_unfold))
+                ),
+                None,
+            )
             if written is None:
                 return None
             if written.named is not None:
                 flag = self.named_flag(written.named)  # type: ignore[arg-type]  # "enable_fast", or FAST_KEY holding it
             else:
-                flag = self.context.flags.get(written.identifier) if isinstance(written.identifier, str) else None
+                flag = (
+                    self.context.flags.get(written.identifier)
+                    if isinstance(written.identifier, str)
+                    else None
+                )
             value = written.value  # type: ignore[assignment]
         if flag is None or flag.name not in self.context.dead_names:
             return None
         return flag, value
 
-    def _prune_del(self, original: cst.Del, updated: cst.Del) -> list[cst.BaseSmallStatement] | None:
+    def _prune_del(
+        self, original: cst.Del, updated: cst.Del
+    ) -> list[cst.BaseSmallStatement] | None:
         """`del self.dead` goes; `del self.live, self.dead` keeps its live targets."""
-        targets = [e.value for e in updated.target.elements] if isinstance(updated.target, cst.Tuple) else [updated.target]
+        targets = (
+            [e.value for e in updated.target.elements]
+            if isinstance(updated.target, cst.Tuple)
+            else [updated.target]
+        )
         dead = [target for target in targets if self._target_death(target)]
         if not dead:
             return None
@@ -182,7 +252,10 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         return None
 
     def _remove_write(
-        self, original: cst.BaseSmallStatement, target: cst.BaseExpression, value: cst.BaseExpression | None
+        self,
+        original: cst.BaseSmallStatement,
+        target: cst.BaseExpression,
+        value: cst.BaseExpression | None,
     ) -> list[cst.BaseSmallStatement] | None:
         # A flag's own definition goes whole, whatever computes its value (`os.environ.get(...)`,
         # `registry.bool_flag(...)`): those side effects were the flag's.
@@ -203,11 +276,19 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         kept_value: bool,
         value: cst.BaseExpression | None = None,
     ) -> None:
-        name = target.attr.value if isinstance(target, cst.Attribute) else cst.ensure_type(target, cst.Name).value
+        name = (
+            target.attr.value
+            if isinstance(target, cst.Attribute)
+            else cst.ensure_type(target, cst.Name).value
+        )
         death = self._target_death(target)
         assert death is not None
         flag = self._flag_written(target)
-        if flag is not None and value is not None and not same_value(constant_value(value), flag.value):
+        if (
+            flag is not None
+            and value is not None
+            and not same_value(constant_value(value), flag.value)
+        ):
             reason = _overrode(flag, value)
             if kept_value:
                 reason += "; the right-hand side may have side effects, so it stays as a statement"
@@ -216,7 +297,12 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         reason = f"{name} has no reader left: {death.reason}"
         if kept_value:
             reason += "; the right-hand side may have side effects, so it stays as a statement"
-        self.record(original, "removed-write" if not kept_value else "removed-write-kept-value", reason, death.flag)
+        self.record(
+            original,
+            "removed-write" if not kept_value else "removed-write-kept-value",
+            reason,
+            death.flag,
+        )
 
     def _flag_written(self, target: cst.BaseExpression) -> Flag | None:
         """The flag a write's target is: an attribute of its name, or its name bound in a class

@@ -115,25 +115,37 @@ def bound_names(function: cst.CSTNode) -> frozenset[str]:
 def all_params(function: cst.FunctionDef | cst.Lambda) -> list[cst.Param]:
     params = function.params
     every = [*params.posonly_params, *params.params, *params.kwonly_params]
-    return every + [star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)]
+    return every + [
+        star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)
+    ]
 
 
-def flag_parameters(scope: cst.CSTNode, flags: Mapping[str, Flag], linked: frozenset[str] = frozenset()) -> frozenset[str]:
+def flag_parameters(
+    scope: cst.CSTNode, flags: Mapping[str, Flag], linked: frozenset[str] = frozenset()
+) -> frozenset[str]:
     """Parameters of a function that are flags: named like one and defaulting to its value, or
     linked to it along a chain of calls whatever their default (`linked`, see linked_flags)."""
     if not isinstance(scope, (cst.FunctionDef, cst.Lambda)):
         return frozenset()
-    found = {name for name in click_flags(scope) if name in flags} if isinstance(scope, cst.FunctionDef) else set()
+    found = (
+        {name for name in click_flags(scope) if name in flags}
+        if isinstance(scope, cst.FunctionDef)
+        else set()
+    )
     for param in all_params(scope):
         flag = flags.get(param.name.value)
         if flag is None:
             continue
-        if flag.name in linked or (param.default is not None and same_value(constant_value(param.default), flag.value)):
+        if flag.name in linked or (
+            param.default is not None and same_value(constant_value(param.default), flag.value)
+        ):
             found.add(flag.name)
     return frozenset(found)
 
 
-def linked_flags(functions: Mapping[str, frozenset[str]], scopes: Sequence[cst.CSTNode]) -> frozenset[str]:
+def linked_flags(
+    functions: Mapping[str, frozenset[str]], scopes: Sequence[cst.CSTNode]
+) -> frozenset[str]:
     """The flags whose parameter the innermost of `scopes`, a function, has as the flag along a
     chain of calls: the engine names those functions (RewriteContext.flag_functions)."""
     if not functions or not scopes or not isinstance(scopes[-1], cst.FunctionDef):
@@ -145,7 +157,9 @@ def linked_flags(functions: Mapping[str, frozenset[str]], scopes: Sequence[cst.C
 def scope_name(scopes: Sequence[cst.CSTNode]) -> str:
     """The innermost scope's qualified name in its module (`Class.method`, `outer.inner`), as the
     index names a parameter's function (Write.scope)."""
-    return ".".join(scope.name.value for scope in scopes if isinstance(scope, (cst.FunctionDef, cst.ClassDef)))
+    return ".".join(
+        scope.name.value for scope in scopes if isinstance(scope, (cst.FunctionDef, cst.ClassDef))
+    )
 
 
 class _StoreCounter(_Binder):
@@ -162,7 +176,9 @@ class _StoreCounter(_Binder):
 
 
 Carried = tuple[str, cst.BaseExpression]  # the flag a local carries, and the constant it holds
-Lookup = Callable[[cst.BaseExpression], "Carried | None"]  # what a lookup by name reads (passes.lookups)
+Lookup = Callable[
+    [cst.BaseExpression], "Carried | None"
+]  # what a lookup by name reads (passes.lookups)
 
 
 _ESCAPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Del, cst.Global, cst.Nonlocal)
@@ -244,7 +260,9 @@ def flag_locals(
     statement before it, in no nested function, class or lambda (which could run earlier, or
     rebind it through `nonlocal`), in no `del` and no `global` or `nonlocal` of the function. A
     top-level statement runs once, in no loop."""
-    if not isinstance(function, cst.FunctionDef) or not isinstance(function.body, cst.IndentedBlock):
+    if not isinstance(function, cst.FunctionDef) or not isinstance(
+        function.body, cst.IndentedBlock
+    ):
         return {}
     names = {**module_flags, **{name: name for name in parameters}}
     if not any(_assigns_flag(statement, flags, names, lookup) for statement in function.body.body):
@@ -255,9 +273,15 @@ def flag_locals(
     carried: dict[str, Carried] = {}
     seen: set[str] = set()  # the names mentioned so far, in source order
     for statement in function.body.body:
-        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else (statement,):
+        for small in (
+            statement.body if isinstance(statement, cst.SimpleStatementLine) else (statement,)
+        ):
             target = _single_name_target(small)  # type: ignore[arg-type]
-            if target is not None and counter.counts.get(target) == 1 and target not in escaping | seen:
+            if (
+                target is not None
+                and counter.counts.get(target) == 1
+                and target not in escaping | seen
+            ):
                 assert isinstance(small, cst.Assign)
                 value = _carried_value(small.value, flags, names, carried, lookup)
                 if value is not None and target not in mentions(small.value).names:
@@ -268,12 +292,21 @@ def flag_locals(
 
 def _single_name_target(small: cst.BaseSmallStatement) -> str | None:
     """The name `name = value` binds."""
-    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+    if (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+    ):
         return small.targets[0].target.value
     return None
 
 
-def _assigns_flag(statement: cst.BaseStatement, flags: Mapping[str, Flag], names: Mapping[str, str], lookup: Lookup) -> bool:
+def _assigns_flag(
+    statement: cst.BaseStatement,
+    flags: Mapping[str, Flag],
+    names: Mapping[str, str],
+    lookup: Lookup,
+) -> bool:
     """A top-level `name = <flag read>` statement: worth a closer look."""
     if not isinstance(statement, cst.SimpleStatementLine):
         return False
@@ -366,7 +399,11 @@ def _guarded_names(statement: cst.BaseStatement) -> frozenset[str] | None:
     """What an early exit says past it: `if <test>: ...; return` (or raise, break, continue)
     with no else and a test without effects, after which the test was false. None for anything
     else."""
-    if not isinstance(statement, cst.If) or statement.orelse is not None or not is_pure(statement.test):
+    if (
+        not isinstance(statement, cst.If)
+        or statement.orelse is not None
+        or not is_pure(statement.test)
+    ):
         return None
     last = statement.body.body[-1] if statement.body.body else None
     if isinstance(last, cst.SimpleStatementLine):
@@ -405,9 +442,17 @@ def _keeps_truthiness(statement: cst.BaseStatement, names: frozenset[str]) -> bo
             continue
         if isinstance(small, cst.Expr) and is_pure(small.value):
             continue
-        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [getattr(small, "target", None)]
-        if not isinstance(small, (cst.Assign, cst.AnnAssign)) or (small.value is not None and not is_pure(small.value)):
+        targets = (
+            [t.target for t in small.targets]
+            if isinstance(small, cst.Assign)
+            else [getattr(small, "target", None)]
+        )
+        if not isinstance(small, (cst.Assign, cst.AnnAssign)) or (
+            small.value is not None and not is_pure(small.value)
+        ):
             return False
-        if not all(isinstance(target, cst.Name) and target.value not in names for target in targets):
+        if not all(
+            isinstance(target, cst.Name) and target.value not in names for target in targets
+        ):
             return False
     return True

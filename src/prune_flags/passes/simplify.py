@@ -93,7 +93,13 @@ def _type_test(comparison: cst.Comparison) -> bool | None:
         return None
     value = constant_value(call.args[0].value)
     types = builtin_types(target.comparator)
-    if call.args[0].keyword or call.args[0].star or value is UNKNOWN or types is None or len(types) != 1:
+    if (
+        call.args[0].keyword
+        or call.args[0].star
+        or value is UNKNOWN
+        or types is None
+        or len(types) != 1
+    ):
         return None
     if isinstance(target.operator, (cst.Is, cst.Equal)):
         return type(value) is types[0]
@@ -107,7 +113,9 @@ class SimplifyBooleans(ExpressionEditor):
         super().__init__(context)
         self._boolean_context: set[int] = set()
         self._truthy_at: dict[int, frozenset[str]] = {}  # the names known truthy at an `if`, by id
-        self._truthy_in: dict[int, frozenset[str]] = {}  # the same, at each boolean operand of its test
+        self._truthy_in: dict[int, frozenset[str]] = (
+            {}
+        )  # the same, at each boolean operand of its test
         self._locals: dict[int, frozenset[str]] = {}  # each function's names, by id
 
     # -- known truthiness -----------------------------------------------------------------
@@ -163,7 +171,9 @@ class SimplifyBooleans(ExpressionEditor):
         if id(node) in self._boolean_context:
             self._boolean_context.update((id(node.left), id(node.right)))
         if id(node) in self._truthy_in:
-            self._truthy_in[id(node.left)] = self._truthy_in[id(node.right)] = self._truthy_in[id(node)]
+            self._truthy_in[id(node.left)] = self._truthy_in[id(node.right)] = self._truthy_in[
+                id(node)
+            ]
 
     # -- rewrites -------------------------------------------------------------------------
     def leave_UnaryOperation(
@@ -240,7 +250,11 @@ class SimplifyBooleans(ExpressionEditor):
             for original, updated in zip(original_node.ifs, updated_node.ifs)
             if not (truthiness(updated.test) is True and self._touched(original))
         ]
-        return updated_node.with_changes(ifs=kept) if len(kept) < len(updated_node.ifs) else updated_node
+        return (
+            updated_node.with_changes(ifs=kept)
+            if len(kept) < len(updated_node.ifs)
+            else updated_node
+        )
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         method = string_method(updated_node)

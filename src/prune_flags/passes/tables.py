@@ -52,7 +52,10 @@ class PruneOptionTables(BodyEditor):
         # (not visit_Arg and the like, which other passes end)
         if isinstance(node, (cst.Assign, cst.AnnAssign, cst.DictElement)):
             self._table_places.add(id(node.value))
-        elif isinstance(node, cst.Call) and (dotted_name(node.func) or "").rsplit(".", 1)[-1] not in TYPE_DECLARATIONS:
+        elif (
+            isinstance(node, cst.Call)
+            and (dotted_name(node.func) or "").rsplit(".", 1)[-1] not in TYPE_DECLARATIONS
+        ):
             self._table_places.update(id(arg.value) for arg in node.args if arg.star == "")
         return super().on_visit(node)  # type: ignore[no-any-return]
 
@@ -60,7 +63,14 @@ class PruneOptionTables(BodyEditor):
         """The gone flag a table's string names: its name, or one of its option strings."""
         if not isinstance(value, str):
             return None
-        return next((name for name, strings in self._gone_options().items() if spells_option(value, name, strings)), None)
+        return next(
+            (
+                name
+                for name, strings in self._gone_options().items()
+                if spells_option(value, name, strings)
+            ),
+            None,
+        )
 
     def _option(self, node: cst.BaseExpression) -> tuple[str, bool] | None:
         """The gone flag an argument list's word is the option string of, and whether the word holds
@@ -79,20 +89,33 @@ class PruneOptionTables(BodyEditor):
     def _taken(self, name: str, elements: Sequence[cst.BaseElement], index: int) -> int | None:
         """How many elements after `index` the option string there takes with it; None when the
         list cannot lose it (a word it may take, or one with side effects)."""
-        following = [constant_value(e.value) if isinstance(e, cst.Element) else UNKNOWN for e in elements[index + 1 :]]
+        following = [
+            constant_value(e.value) if isinstance(e, cst.Element) else UNKNOWN
+            for e in elements[index + 1 :]
+        ]
         arity = self._arity(name)
         if not following or option_like(following[0]):
             return 0  # nothing it could take: a table of option names, or a switch
-        if arity is None or len(following) < arity or any(option_like(word) for word in following[:arity]):
+        if (
+            arity is None
+            or len(following) < arity
+            or any(option_like(word) for word in following[:arity])
+        ):
             return None
         words = elements[index + 1 : index + 1 + arity]
-        return arity if all(isinstance(e, cst.Element) and is_pure(e.value) for e in words) else None
+        return (
+            arity if all(isinstance(e, cst.Element) and is_pure(e.value) for e in words) else None
+        )
 
     def _record(self, original: cst.CSTNode, name: str, action: str, reason: str) -> None:
         self.record(original, action, reason, self.context.dead_names[name].flag)
 
     def _prune_sequence(
-        self, original: cst.CSTNode, elements: Sequence[cst.BaseElement], names_table: bool, ordered: bool
+        self,
+        original: cst.CSTNode,
+        elements: Sequence[cst.BaseElement],
+        names_table: bool,
+        ordered: bool,
     ) -> list[cst.BaseElement] | None:
         kept: list[cst.BaseElement] = []
         index = 0
@@ -100,18 +123,35 @@ class PruneOptionTables(BodyEditor):
             element = elements[index]
             value = element.value if isinstance(element, cst.Element) else None
             option = self._option(value) if value is not None else None
-            name = self._named(constant_value(value)) if value is not None and names_table and option is None else None
+            name = (
+                self._named(constant_value(value))
+                if value is not None and names_table and option is None
+                else None
+            )
             if option is not None:
                 name, whole = option
                 taken = 0 if whole or not ordered else self._taken(name, elements, index)
                 if taken is not None:
-                    what = "its value" if whole else f"the {taken} word{'s' if taken > 1 else ''} it takes" if taken else ""
-                    reason = f"it passes the option of {name}, which is gone" + (f", with {what}" if what else "")
-                    self._record(original, name, "removed-option-argument" if whole or taken else "removed-option-name", reason)
+                    what = (
+                        "its value"
+                        if whole
+                        else f"the {taken} word{'s' if taken > 1 else ''} it takes" if taken else ""
+                    )
+                    reason = f"it passes the option of {name}, which is gone" + (
+                        f", with {what}" if what else ""
+                    )
+                    self._record(
+                        original,
+                        name,
+                        "removed-option-argument" if whole or taken else "removed-option-name",
+                        reason,
+                    )
                     index += 1 + taken
                     continue
             elif name is not None:
-                self._record(original, name, "removed-option-name", f"it names {name}, which is gone")
+                self._record(
+                    original, name, "removed-option-name", f"it names {name}, which is gone"
+                )
                 index += 1
                 continue
             kept.append(element)
@@ -123,15 +163,28 @@ class PruneOptionTables(BodyEditor):
         assignment's value, a call's argument, a dict's value."""
         return id(node) in self._table_places
 
-    def _leave_sequence(self, original: cst.List | cst.Set | cst.Tuple, updated: cst.List | cst.Set | cst.Tuple) -> cst.BaseExpression:
-        words = [constant_value(e.value) if isinstance(e, cst.Element) else UNKNOWN for e in original.elements]
+    def _leave_sequence(
+        self, original: cst.List | cst.Set | cst.Tuple, updated: cst.List | cst.Set | cst.Tuple
+    ) -> cst.BaseExpression:
+        words = [
+            constant_value(e.value) if isinstance(e, cst.Element) else UNKNOWN
+            for e in original.elements
+        ]
         # As index._Scanner._table counts it: strings only, none an option string (an argument list's
         # words are no names: `["--mode", "use_x"]`), in a table's place.
-        names_table = all(isinstance(w, str) and not option_like(w) for w in words) and self._in_table_place(original)
-        kept = self._prune_sequence(original, updated.elements, names_table, not isinstance(updated, cst.Set))
+        names_table = all(
+            isinstance(w, str) and not option_like(w) for w in words
+        ) and self._in_table_place(original)
+        kept = self._prune_sequence(
+            original, updated.elements, names_table, not isinstance(updated, cst.Set)
+        )
         if kept is None:
             return updated
-        if isinstance(updated, cst.Tuple) and len(kept) == 1 and kept[0].comma is cst.MaybeSentinel.DEFAULT:
+        if (
+            isinstance(updated, cst.Tuple)
+            and len(kept) == 1
+            and kept[0].comma is cst.MaybeSentinel.DEFAULT
+        ):
             kept[0] = kept[0].with_changes(comma=cst.Comma())  # still a tuple
         if isinstance(updated, cst.Set) and not kept:
             return updated  # `{}` would be a dict: leave an empty set alone
@@ -148,7 +201,8 @@ class PruneOptionTables(BodyEditor):
 
     def leave_Dict(self, original_node: cst.Dict, updated_node: cst.Dict) -> cst.BaseExpression:
         """A dict entry naming a gone flag goes when its value has no side effects (the index
-        counts only those: index._Scanner._table); one that set it to another value is overridden."""
+        counts only those: index._Scanner._table); one that set it to another value is overridden.
+        """
         if not self._in_table_place(original_node):
             return updated_node
         kept = []
@@ -162,9 +216,19 @@ class PruneOptionTables(BodyEditor):
             flag, value = self.context.flags.get(name), constant_value(element.value)
             if flag is not None and value is not UNKNOWN and not same_value(value, flag.value):
                 shown = cst.Module([]).code_for_node(element.value)
-                self._record(original_node, name, OVERRIDDEN, f"{overrode(name, shown, flag.source)}; the entry sets it")
+                self._record(
+                    original_node,
+                    name,
+                    OVERRIDDEN,
+                    f"{overrode(name, shown, flag.source)}; the entry sets it",
+                )
             else:
-                self._record(original_node, name, "removed-option-entry", f"the entry names {name}, which is gone")
+                self._record(
+                    original_node,
+                    name,
+                    "removed-option-entry",
+                    f"the entry names {name}, which is gone",
+                )
         pruned = _kept(updated_node.elements, kept)
         return updated_node if pruned is None else updated_node.with_changes(elements=pruned)
 
@@ -179,7 +243,12 @@ class PruneOptionTables(BodyEditor):
         for index in reversed(range(len(args))):
             before, arg = original_node.args[index], args[index]
             keyword = arg.keyword.value if arg.keyword is not None else ""
-            emptied = isinstance(before.value, cst.Dict) and before.value.elements and isinstance(arg.value, cst.Dict) and not arg.value.elements
+            emptied = (
+                isinstance(before.value, cst.Dict)
+                and before.value.elements
+                and isinstance(arg.value, cst.Dict)
+                and not arg.value.elements
+            )
             if emptied and (callee.rsplit(".", 1)[-1], keyword) in self.context.emptiable_keywords:
                 flag = self.context.flag_changed_near(self.line_of(before))
                 reason = f"its dict lost its last entry with {flag}; {callee} takes an empty one as it takes none"
@@ -205,7 +274,12 @@ class PruneOptionTables(BodyEditor):
             and (option[1] or self._arity(option[0]) == 0)
         ):
             name = option[0]
-            self._record(original, name, "removed-option-argument", f"it appends the option of {name}, which is gone")
+            self._record(
+                original,
+                name,
+                "removed-option-argument",
+                f"it appends the option of {name}, which is gone",
+            )
             return []
         return super().edit_small_statement(original, updated)  # type: ignore[no-any-return]
 

@@ -31,7 +31,9 @@ class PruneTests(WithItemEditor):
         start = self.get_metadata(PositionProvider, node).start
         return start.line, start.column
 
-    def edit_statement(self, original: cst.BaseStatement, updated: cst.BaseStatement) -> Edit | None:
+    def edit_statement(
+        self, original: cst.BaseStatement, updated: cst.BaseStatement
+    ) -> Edit | None:
         edits = self.context.tests
         if edits is not None and isinstance(updated, (cst.FunctionDef, cst.ClassDef)):
             removal = edits.removals.get(("deleted", self.line_of(original)))
@@ -44,21 +46,32 @@ class PruneTests(WithItemEditor):
         return super().edit_statement(original, updated)
 
     def _delete(
-        self, original: cst.BaseStatement, updated: cst.FunctionDef | cst.ClassDef | cst.With, removal: Removal
+        self,
+        original: cst.BaseStatement,
+        updated: cst.FunctionDef | cst.ClassDef | cst.With,
+        removal: Removal,
     ) -> Edit:
         # A class goes after its tests, each recorded; one that goes for its own decorator is one change.
         own = isinstance(original, cst.ClassDef) and removal.action == REMOVED_TEST
         if isinstance(original, (cst.FunctionDef, cst.With)) or own:
             span = self.get_metadata(PositionProvider, original)
-            decorators = original.decorators if isinstance(original, (cst.FunctionDef, cst.ClassDef)) else ()
+            decorators = (
+                original.decorators if isinstance(original, (cst.FunctionDef, cst.ClassDef)) else ()
+            )
             first = min([span.start.line, *(self.line_of(decorator) for decorator in decorators)])
-            self.context.changes[:] = [c for c in self.context.changes if not first <= c.line <= span.end.line]
+            self.context.changes[:] = [
+                c for c in self.context.changes if not first <= c.line <= span.end.line
+            ]
         self._removed(removal)
         return Edit(carry=detached_lines(updated.leading_lines))
 
     def with_item_removal(self, original: cst.With, index: int) -> Record | None:
         edits = self.context.tests
-        removal = edits.removals.get(("with", (self.line_of(original), index))) if edits is not None else None
+        removal = (
+            edits.removals.get(("with", (self.line_of(original), index)))
+            if edits is not None
+            else None
+        )
         if removal is None:
             return super().with_item_removal(original, index)
         return lambda: self._removed(removal)
@@ -67,19 +80,27 @@ class PruneTests(WithItemEditor):
         self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
     ) -> list[cst.BaseSmallStatement] | None:
         edits = self.context.tests
-        removal = edits.removals.get(("statement", self._position(original))) if edits is not None else None
+        removal = (
+            edits.removals.get(("statement", self._position(original)))
+            if edits is not None
+            else None
+        )
         if removal is not None and isinstance(updated, (cst.Expr, cst.Assign)):
             self._removed(removal)
             return []
         return super().edit_small_statement(original, updated)
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
         result = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
         edits = self.context.tests
         if edits is None or self.line_of(original_node) not in edits.tests:
             return result
         # Another pass may have taken decorators already: each left is matched to its original.
-        originals = {id(new): old for old, new in zip(original_node.decorators, updated_node.decorators)}
+        originals = {
+            id(new): old for old, new in zip(original_node.decorators, updated_node.decorators)
+        }
         decorators, kept = [], []
         for decorator in result.decorators:
             original = originals.get(id(decorator))
@@ -93,9 +114,14 @@ class PruneTests(WithItemEditor):
                 kept.append(decorator)
         return without_decorators(result.with_changes(decorators=decorators), kept)
 
-    def _without_entries(self, decorator: cst.Decorator, line: int, edits: TestEdits) -> cst.Decorator:
+    def _without_entries(
+        self, decorator: cst.Decorator, line: int, edits: TestEdits
+    ) -> cst.Decorator:
         """A parametrize decorator without the entries the plan removes (its argvalues list)."""
-        indices = sorted((key[1] for place, key in edits.removals if place == "entry" and key[0] == line), reverse=True)
+        indices = sorted(
+            (key[1] for place, key in edits.removals if place == "entry" and key[0] == line),
+            reverse=True,
+        )
         call = decorator.decorator
         if not indices or not isinstance(call, cst.Call):
             return decorator
@@ -118,7 +144,11 @@ class PruneTests(WithItemEditor):
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
         edits = self.context.tests
-        if edits is None or not isinstance(result, cst.Call) or not any(arg.keyword for arg in original_node.args):
+        if (
+            edits is None
+            or not isinstance(result, cst.Call)
+            or not any(arg.keyword for arg in original_node.args)
+        ):
             return result
         found = {
             arg.keyword.value: edits.removals.get(("keyword", self._position(arg)))

@@ -31,10 +31,14 @@ class WithItemEditor(BodyEditor):
         return None
 
     def _removals(self, original: cst.With) -> list[tuple[int, Record]]:
-        found = [(index, self.with_item_removal(original, index)) for index in range(len(original.items))]
+        found = [
+            (index, self.with_item_removal(original, index)) for index in range(len(original.items))
+        ]
         return [(index, record) for index, record in found if record is not None]
 
-    def edit_statement(self, original: cst.BaseStatement, updated: cst.BaseStatement) -> Edit | None:
+    def edit_statement(
+        self, original: cst.BaseStatement, updated: cst.BaseStatement
+    ) -> Edit | None:
         if isinstance(updated, cst.With):
             assert isinstance(original, cst.With)
             removals = self._removals(original)
