@@ -49,7 +49,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
-from prune_flags.values import same_value
+from prune_flags.syntax.values import same_value
 
 # -- the flags -----------------------------------------------------------------------------------
 VALUES: tuple[object, ...] = (False, True, None, 0, 1, 2, "", "x")

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import prune_flags.rewrite
+import prune_flags.rewrite.file
 from prune_flags.cli import app
 from prune_flags.config import Config, Flag
-from prune_flags.engine import run
-from prune_flags.context import RewriteContext
+from prune_flags.engine.driver import run
+from prune_flags.rewrite.context import RewriteContext
 
 FIXED = "the flag is fixed at {} and every read of it was inlined"
 LAST_READ = "its last read was in code this cleanup removed ({})"
@@ -380,13 +380,13 @@ def test_each_rewrite_gets_its_path_and_the_safety_rerun_no_assert_lines(
     the output of a correct run, so the contexts are looked at where the engine hands them over.
     Kills context 2 and 22 (path), 30 and 31 (assert lines in the re-run)."""
     seen: list[tuple[str, RewriteContext]] = []
-    real = prune_flags.rewrite.rewrite
+    real = prune_flags.rewrite.file.rewrite
 
     def spy(text: str, context: RewriteContext, is_package_init: bool):
         seen.append((text, context))
         return real(text, context, is_package_init)
 
-    monkeypatch.setattr(prune_flags.rewrite, "rewrite", spy)
+    monkeypatch.setattr(prune_flags.rewrite.file, "rewrite", spy)
     texts, _ = prune(tmp_path, {"pkg/buffer.py": CHECKED}, {"fast": False})
     original, result = textwrap.dedent(CHECKED), texts["pkg/buffer.py"]
     rounds = [context for text, context in seen if text == original]

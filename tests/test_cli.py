@@ -219,7 +219,7 @@ def test_a_diff_imports_nothing_it_does_not_use_and_rewrites_in_the_warm_process
 
 def test_a_diff_whose_warm_process_is_gone_rewrites_in_its_own(repo: Path) -> None:
     kill = (
-        "import os, signal, time; from prune_flags import warm; warm.start(); "
+        "import os, signal, time; from prune_flags.workers import warm; warm.start(); "
         "os.kill(warm.rewriter().pid, signal.SIGKILL); os.waitpid(warm.rewriter().pid, 0)"
     )
     done = run_entry(repo, kill)

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from prune_flags import engine
-from prune_flags.files import STALE_TEMPORARY
+from prune_flags.engine import driver as engine
+from prune_flags.source.files import STALE_TEMPORARY
 from prune_flags.config import Config, Flag
 
 pytestmark = [
@@ -149,7 +149,7 @@ def trials(tmp_path_factory: pytest.TempPathFactory) -> Trials:
     # Forked by a fork server: this process may have threads by now (other tests' Dask), and a
     # child forked beside them may deadlock (Python 3.12+ warns of it).
     forks = multiprocessing.get_context("forkserver")
-    forks.set_forkserver_preload(["prune_flags.engine"])
+    forks.set_forkserver_preload(["prune_flags.engine.driver"])
     rng = random.Random(SEED)
     runs: list[Trial] = []
     rerun: tuple[bool, list[str]] | None = None

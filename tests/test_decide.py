@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from test_fixtures import FIXTURES, checkout, invoke, program_output
-from prune_flags.index import KEEP_PRAGMA
-from prune_flags.scoping import qualified
+from prune_flags.semantic.index import KEEP_PRAGMA
+from prune_flags.model.scoping import qualified
 
 # Per fixture: (file, the original text, the same at the configured value).
 AT_CONFIGURED_VALUE = {

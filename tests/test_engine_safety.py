@@ -16,10 +16,11 @@ from typing import Callable
 import pytest
 from typer.testing import CliRunner
 
-from prune_flags import deep, engine
+from prune_flags.engine import driver as engine
+from prune_flags.source import parsing as deep
 from prune_flags.cli import app
 from prune_flags.config import load_config
-from prune_flags.context import RewriteContext
+from prune_flags.rewrite.context import RewriteContext
 from prune_flags.report import Report
 
 
@@ -277,7 +278,7 @@ def test_a_file_naming_the_flag_only_inside_strings_is_never_handed_to_libcst(
     there (before, LibCST parsed it and ran out of recursion: a skipped file, exit 123)."""
     import pydoc_data.topics
 
-    from prune_flags import rewrite
+    from prune_flags.rewrite import file as rewrite
 
     topics = Path(pydoc_data.topics.__file__).read_text(encoding="utf-8")
     assert "coroutine" in topics

@@ -30,9 +30,9 @@ from typing import Sequence
 import pytest
 
 from prune_flags.config import Config, Flag
-from prune_flags.context import RewriteContext
-from prune_flags.engine import run
-from prune_flags.rewrite import rewrite
+from prune_flags.rewrite.context import RewriteContext
+from prune_flags.engine.driver import run
+from prune_flags.rewrite.file import rewrite
 
 
 def dedent(text: str) -> str:

@@ -9,16 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import prune_flags.files as files
-from prune_flags.files import (
-    names_in,
-    SourceError,
-    SourceFile,
-    discover_python_files,
-    mentions_any,
-    read_source,
-    write_atomic,
-)
+import prune_flags.source.files as files
+from prune_flags.source.files import names_in, SourceError, SourceFile, discover_python_files, mentions_any, read_source, write_atomic
 
 
 def touch(path: Path, text: str = "") -> Path:

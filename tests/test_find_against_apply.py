@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from prune_flags.config import Config, load_config
-from prune_flags.engine import run
-from prune_flags.find import find
+from prune_flags.engine.driver import run
+from prune_flags.find.run import find
 from prune_flags.find.measure import folded_branches
 from prune_flags.report import OVERRIDDEN, Report
 

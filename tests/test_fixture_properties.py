@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-import prune_flags.rewrite
-from prune_flags.formatting import BlackSettings, detect_formatting, format_lines
-from prune_flags.passes.body import BodyEditor
-from prune_flags.window import View
+import prune_flags.rewrite.file
+from prune_flags.engine.formatting import BlackSettings, detect_formatting, format_lines
+from prune_flags.rewrite.editors.statements import BodyEditor
+from prune_flags.rewrite.view import View
 from test_fixtures import CASES, FIXTURES, case_options, checkout, invoke, tree_bytes
 
 if sys.version_info >= (3, 11):
@@ -43,7 +43,7 @@ def run_report(name: str, work: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[
 
 def parse_whole_and_walk_everything(monkeypatch: pytest.MonkeyPatch) -> None:
     """Switch the rewrite's view off: every file parsed whole, every block walked."""
-    monkeypatch.setattr(prune_flags.rewrite, "view_of", lambda text, tree, lines: View(text))
+    monkeypatch.setattr(prune_flags.rewrite.file, "view_of", lambda text, tree, lines: View(text))
     monkeypatch.setattr(BodyEditor, "_relevant", lambda self, node: True)
 
 

@@ -12,16 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from prune_flags.formatting import (
-    BlackSettings,
-    Formatting,
-    changed_line_ranges,
-    detect_formatting,
-    format_lines,
-    load_black_settings,
-    touched_line_ranges,
-)
-from prune_flags.precommit import Hook, hooks
+from prune_flags.engine.formatting import BlackSettings, Formatting, changed_line_ranges, detect_formatting, format_lines, load_black_settings, touched_line_ranges
+from prune_flags.engine.precommit import Hook, hooks
 
 
 def write_pyproject(root: Path, body: str) -> None:

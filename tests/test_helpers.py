@@ -13,23 +13,12 @@ import pytest
 from libcst.metadata import MetadataWrapper
 
 from prune_flags.config import Flag
-from prune_flags.helpers import (
-    Binding,
-    Helper,
-    Parameter,
-    folded_helpers,
-    helper_calls,
-    module_name,
-    module_names,
-    method_calls,
-    method_reach,
-    rebound,
-)
-from prune_flags.index import NameFacts, Site, Write
-from prune_flags.passes import RewriteContext, Rewriter
-from prune_flags.passes.imports import add_imports
-from prune_flags.rewrite import rewrite
-from prune_flags.values import UNKNOWN
+from prune_flags.model.helpers import Binding, Helper, Parameter, folded_helpers, helper_calls, module_name, module_names, method_calls, method_reach, rebound
+from prune_flags.semantic.index import NameFacts, Site, Write
+from prune_flags.rewrite.passes import RewriteContext, Rewriter
+from prune_flags.rewrite.passes.imports import add_imports
+from prune_flags.rewrite.file import rewrite
+from prune_flags.syntax.values import UNKNOWN
 
 FLAGS = {"use_x": Flag("use_x", True, "True")}
 CHANNELS = '''\
@@ -735,7 +724,7 @@ def test_a_helper_is_credited_to_the_flag_that_folded_it(tmp_path: Path) -> None
     """Two flags change one module: the helper's inlining is reported under the flag whose fold
     made it, not under the module's first change (here FAST's, above it)."""
     from prune_flags.config import Config, Flag
-    from prune_flags.engine import run
+    from prune_flags.engine.driver import run
 
     (tmp_path / ".git").mkdir()
     (tmp_path / "pkg").mkdir()

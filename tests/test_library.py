@@ -9,16 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from prune_flags.library import (
-    LibraryDefault,
-    Parameter,
-    Target,
-    keyword_calls,
-    library_keywords,
-    probe,
-    repository_names,
-    same_default,
-)
+from prune_flags.model.library import LibraryDefault, Parameter, Target, keyword_calls, library_keywords, probe, repository_names, same_default
 
 FLAGS = frozenset({"fast"})
 
@@ -271,10 +262,10 @@ def test_a_callee_that_cannot_be_read_is_named_once_on_stderr_and_in_the_report(
 def test_with_the_option_off_nothing_is_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import prune_flags.engine
+    import prune_flags.engine.driver
 
     monkeypatch.setattr(
-        prune_flags.engine, "library_keywords", lambda *args, **kwargs: pytest.fail("asked")
+        prune_flags.engine.driver, "library_keywords", lambda *args, **kwargs: pytest.fail("asked")
     )
     result, report = _run_fixture("idiom_library_keyword_off", tmp_path, monkeypatch)
     assert result.exit_code == 1 and report["notices"] == []  # type: ignore[attr-defined]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from prune_flags.pinned import is_test_path
+from prune_flags.model.pinned import is_test_path
 from test_fixtures import FIXTURES, checkout, invoke
 
 

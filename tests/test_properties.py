@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, Phase, assume, given, note, settings
 from hypothesis import strategies as st
 
 from prune_flags.config import Config, Flag
-from prune_flags.engine import run
+from prune_flags.engine.driver import run
 
 NAME = "fast"
 VALUES = (True, False, None, 0, 1, 2, "", "on")

@@ -16,9 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
-from prune_flags.files import lines_naming, mentions_any, names_in
-from prune_flags.index import scan
-from prune_flags.shapes import spellings, spells_option
+from prune_flags.source.files import lines_naming, mentions_any, names_in
+from prune_flags.semantic.index import scan
+from prune_flags.syntax.shapes import spellings, spells_option
 
 
 def test_a_name_is_spelt_as_itself_and_dashed() -> None:

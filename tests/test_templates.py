@@ -12,16 +12,8 @@ from typing import Callable
 import libcst as cst
 import pytest
 
-from prune_flags.passes.lookups import cst_unfold
-from prune_flags.shapes import (
-    FlagNames,
-    ShapeError,
-    TemplateMatch,
-    ast_unfold,
-    module_writers,
-    parse_template,
-    parse_writer,
-)
+from prune_flags.rewrite.passes.lookups import cst_unfold
+from prune_flags.syntax.shapes import FlagNames, ShapeError, TemplateMatch, ast_unfold, module_writers, parse_template, parse_writer
 from test_fixtures import FIXTURES, program_output
 
 # template, expression, (identifier, the naming expression's source, negated) or None: no match

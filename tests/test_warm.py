@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from prune_flags.pool import process_pool
+from prune_flags.workers.pool import process_pool
 
 MODULE = """\
 class Node:
@@ -60,7 +60,7 @@ def run_diff(
     code = (
         "import json, sys; sys.argv = ['prune-flags', 'diff', '--flag', 'fast=False', '.']\n"
         "import prune_flags.__main__ as entry\n"
-        "from prune_flags import warm\n"
+        "from prune_flags.workers import warm\n"
         f"{before_main}\n"
         "try:\n    entry.main()\nexcept SystemExit:\n    pass\n"
         "state = {'warm': warm.rewriter() is not None, 'libcst': 'libcst' in sys.modules}\n"

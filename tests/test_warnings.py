@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
-from prune_flags.unmatched import appearances
+from prune_flags.model.unmatched import appearances
 
 SUMMARY = "0 files changed, 0 lines removed, 0 added\n"
 

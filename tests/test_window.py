@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import prune_flags.rewrite
-from prune_flags.window import SEAM, View, view_of
+import prune_flags.rewrite.file
+from prune_flags.rewrite.view import SEAM, View, view_of
 from test_fixture_properties import run_report
 from test_fixtures import FIXTURES, checkout, invoke
 
@@ -169,7 +169,7 @@ def test_the_seed_parses_only_the_definitions_naming_its_fields(
         views.append(tuple(line for line in view.text.split("\n") if line[:1].isalpha()))
         return view
 
-    monkeypatch.setattr(prune_flags.rewrite, "view_of", recording_view_of)
+    monkeypatch.setattr(prune_flags.rewrite.file, "view_of", recording_view_of)
     run_report(
         "seed_schedule_node",
         checkout(FIXTURES / "seed_schedule_node", tmp_path / "seed"),
@@ -195,7 +195,7 @@ def prune_both_ways(
         ("windowed", recording_view_of),
         ("whole", lambda text, tree, lines: View(text)),
     ):
-        monkeypatch.setattr(prune_flags.rewrite, "view_of", view)
+        monkeypatch.setattr(prune_flags.rewrite.file, "view_of", view)
         work = tmp_path / name
         work.mkdir()
         (work / "m.py").write_bytes(text.encode())
@@ -216,13 +216,13 @@ def test_an_exit_folding_exposes_in_a_function_keeps_the_view(
     """A view holds a function whole, so what follows an exit inside it is in the view: the
     rewrite is not done again on the whole file (as it is for an exit at module level, above)."""
     parsed: list[bool] = []
-    rewrite_view = prune_flags.rewrite._rewrite_view
+    rewrite_view = prune_flags.rewrite.file._rewrite_view
 
     def recording(view: View, context):  # type: ignore[no-untyped-def]
         parsed.append(view.partial)
         return rewrite_view(view, context)
 
-    monkeypatch.setattr(prune_flags.rewrite, "_rewrite_view", recording)
+    monkeypatch.setattr(prune_flags.rewrite.file, "_rewrite_view", recording)
     text = FILLER + "\n\ndef g():\n    if STRICT:\n        return 1\n    return 2\n" + FILLER
     windowed, whole, _ = prune_both_ways(
         tmp_path, monkeypatch, "STRICT = True\n" + text, "STRICT=true"

@@ -3,7 +3,7 @@ first (see `warm`), then the command line is parsed."""
 
 import sys
 
-from prune_flags import warm
+from prune_flags.workers import warm
 
 
 def main() -> None:

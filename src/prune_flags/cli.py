@@ -14,7 +14,7 @@ import typer
 from prune_flags.config import ConfigError, load_config
 from prune_flags.exits import EXIT_CHANGES, EXIT_SKIPPED, usage_error, use_color
 from prune_flags.batch.command import batch
-from prune_flags.find_command import find
+from prune_flags.find.command import find
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, Report, explain_lines, render_diff
 
 app = typer.Typer(
@@ -88,8 +88,8 @@ def _run(
     contents: Optional[Mapping[Path, bytes]] = None,
     strict: bool = False,
 ) -> Report:
-    from prune_flags.engine import run  # libcst is imported only once the options are valid
-    from prune_flags.repository import NoPythonFiles
+    from prune_flags.engine.driver import run  # libcst is imported only once the options are valid
+    from prune_flags.semantic.repository import NoPythonFiles
 
     targets = list(paths or [Path(".")])
     for target in targets:
@@ -239,7 +239,7 @@ def apply(
 
     Example: prune-flags apply --config codemods/manual_release_grads.toml megatron/
     """
-    from prune_flags.engine import write_changes
+    from prune_flags.engine.driver import write_changes
 
     _check_report(report)
     result = _run(paths, config, flag, no_format, quiet, jobs, strict=strict)

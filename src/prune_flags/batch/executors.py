@@ -15,7 +15,7 @@ from prune_flags.batch.executor_kind import ExecutorKind
 from prune_flags.batch.job import Campaign, failed, process_repo
 from prune_flags.batch.repos import RepoSpec
 from prune_flags.batch.result import RepoResult
-from prune_flags.pool import process_pool
+from prune_flags.workers.pool import process_pool
 
 if TYPE_CHECKING:
     from distributed import Client

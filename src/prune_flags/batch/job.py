@@ -103,7 +103,7 @@ class _Job:
             self.spec.source, "unchanged", head=head, config_hash=self.campaign.config_hash
         )
         self._check_out(default_branch, head)
-        from prune_flags.engine import run  # libcst only where repositories are processed
+        from prune_flags.engine.driver import run  # libcst only where repositories are processed
 
         report = run(config_for(self.campaign.config, self.clone), [self.clone], self.clone)
         result = replace(result, flags=report.verdicts)
@@ -166,7 +166,7 @@ class _Job:
         if not report.changed_files:
             return replace(result, warnings=_warnings(report))
         self._paths_inside(report)
-        from prune_flags.engine import write_changes
+        from prune_flags.engine.driver import write_changes
 
         write_changes(report)  # a file it cannot write moves to report.skipped
         if not report.changed_files:

@@ -15,17 +15,3 @@ By stages, a module each (the facts they hand on are frozen types in `facts.py`)
 - render (`render.py`): JSON, the evidence line, the config `--config-out` writes.
 `run.py` drives them.
 """
-
-from prune_flags.find.candidates import discover
-from prune_flags.find.estimate import count_folds
-from prune_flags.find.facts import Candidate, Decided, FileFacts, FindResult, Override, Templates
-from prune_flags.find.render import config_toml, evidence, to_json
-from prune_flags.files import internal_module_names
-from prune_flags.find.run import decide, find
-from prune_flags.find.scan import scan_file
-
-__all__ = [
-    "Candidate", "Decided", "FileFacts", "FindResult", "Override", "Templates", "config_toml",
-    "count_folds", "decide", "discover", "evidence", "find", "internal_module_names", "scan_file",
-    "to_json",
-]  # fmt: skip

@@ -18,8 +18,8 @@ from prune_flags.find.facts import (
     Override,
 )
 from prune_flags.find.merge import ScannedRepository
-from prune_flags.scoping import qualified
-from prune_flags.values import same_value
+from prune_flags.model.scoping import qualified
+from prune_flags.syntax.values import same_value
 
 
 class Candidates(ScannedRepository):

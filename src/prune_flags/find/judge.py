@@ -12,9 +12,9 @@ from pathlib import Path
 
 from prune_flags.config import Config, find_project_root
 from prune_flags.find.facts import Candidate
-from prune_flags.model import build, resolve_flags
+from prune_flags.model.build import build, resolve_flags
 from prune_flags.report import Refusal
-from prune_flags.repository import load
+from prune_flags.semantic.repository import load
 
 
 def pruned_by_model(

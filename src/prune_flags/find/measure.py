@@ -11,7 +11,7 @@ from pathlib import Path
 
 from prune_flags.config import Config
 from prune_flags.find.facts import Candidate
-from prune_flags.pool import process_pool
+from prune_flags.workers.pool import process_pool
 from prune_flags.report import Report
 
 BRANCH_ACTIONS = frozenset(
@@ -47,7 +47,7 @@ def measure(
     nothing. A named flag is kept whatever its counts (the engine decided it with the others),
     and counted over `files` (default: the index's, every file): it may be read where its name is
     not spelt (an accessor given a constant that holds it)."""
-    from prune_flags.engine import run  # LibCST is loaded only when there is something to measure
+    from prune_flags.engine.driver import run  # LibCST is loaded only when there is something to measure
 
     config = replace(settings, flags=(candidate.flag(),))
     if candidate.named:
@@ -126,7 +126,7 @@ def measure_all(
 ) -> list[Candidate]:
     if not candidates:
         return []
-    import prune_flags.engine  # noqa: F401  loaded before forking, so workers inherit it
+    import prune_flags.engine.driver  # noqa: F401  loaded before forking, so workers inherit it
 
     count = len(candidates)
     if workers == 1 or count == 1:

@@ -7,7 +7,7 @@ import ast
 from prune_flags.find.facts import FIELD, FLAG_OBJECT
 from prune_flags.find.scan_state import ScanState
 from prune_flags.find.syntax import field_default, is_field_call, plain_literal
-from prune_flags.values import UNKNOWN
+from prune_flags.syntax.values import UNKNOWN
 
 
 class Bindings(ScanState):

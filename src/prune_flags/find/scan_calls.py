@@ -12,7 +12,7 @@ from prune_flags.find.syntax import (
     reads_environ,
     string_values,
 )
-from prune_flags.values import UNKNOWN
+from prune_flags.syntax.values import UNKNOWN
 
 # Calls that write an attribute named by a string argument: setattr(obj, "x", v),
 # monkeypatch.setattr(obj, "x", v), mock.patch("pkg.mod.x"), patch.object(obj, "x").

@@ -7,8 +7,8 @@ import ast
 from prune_flags.find.facts import PARAMETER, ClassFacts
 from prune_flags.find.scan_state import Scope, ScanState
 from prune_flags.find.syntax import called_name, parameter_defaults, plain_literal
-from prune_flags.index import first_line
-from prune_flags.values import UNKNOWN
+from prune_flags.semantic.index import first_line
+from prune_flags.syntax.values import UNKNOWN
 
 # Class decorators that leave class-body literals as plain attributes or constructor fields.
 FIELD_DECORATORS = frozenset({"dataclass", "define", "frozen", "mutable", "s", "attrs"})

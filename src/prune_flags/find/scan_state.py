@@ -17,9 +17,9 @@ from prune_flags.find.facts import (
     Templates,
 )
 from prune_flags.find.syntax import deciding_reads
-from prune_flags.index import Site, first_line, module_level_names
-from prune_flags.shapes import Template
-from prune_flags.values import UNKNOWN
+from prune_flags.semantic.index import Site, first_line, module_level_names
+from prune_flags.syntax.shapes import Template
+from prune_flags.syntax.values import UNKNOWN
 
 # Builtins whose results are objects from outside the repository (open(f).closed), but
 # not type(self).x or super().x, which read the repository's own classes.

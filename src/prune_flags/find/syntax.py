@@ -7,8 +7,8 @@ import ast
 from collections.abc import Iterable
 from typing import Callable
 
-from prune_flags.index import literal
-from prune_flags.values import UNKNOWN, plain_value
+from prune_flags.semantic.index import literal
+from prune_flags.syntax.values import UNKNOWN, plain_value
 
 # -- scanning one file -----------------------------------------------------------------------
 

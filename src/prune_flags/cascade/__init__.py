@@ -1,0 +1,1 @@
+"""The cascade: rounds of rewrites until no name loses its last reader."""

@@ -1,0 +1,154 @@
+"""The helpers a round folded: functions it reduced to one `return` of a constant or of a
+parameter, and methods so reduced with the calls that reach them (helpers.py answers with `ast`);
+then how each file spells their calls, for passes/helpers.py to inline them."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Callable, Sequence
+
+from prune_flags.semantic.classes import classes_in
+from prune_flags.cascade.liveness import Liveness
+from prune_flags.cascade.state import Learnt
+from prune_flags.model.helpers import Helper, MethodReach, folded_helpers, helper_calls, made_shapes, method_calls, method_reach, module_names, rebound
+from prune_flags.semantic.index import NameFacts
+from prune_flags.report import Change
+from prune_flags.semantic.repository import Repository
+from prune_flags.model.scoping import owner_spans, with_subclasses
+
+
+class FoldedHelpers:
+    """Learns, round after round, the helpers and method helpers the rewrites folded (into
+    `Learnt.helpers`, `method_reaches`, `helper_calls`, `method_calls`)."""
+
+    def __init__(self, repository: Repository, learnt: Learnt, liveness: Liveness) -> None:
+        self.repository = repository
+        self.learnt = learnt
+        self.liveness = liveness  # whether a helper is an interface, protected, kept
+        self._modules: dict[Path, tuple[str, bool]] | None = None  # dotted names, on first need
+
+    def learn(self, changed: list[Path]) -> bool:
+        """Functions this round reduced to one `return` of a constant or of a parameter (issue 5,
+        step 2), then, for each file that mentions one, how it spells their calls and the imports
+        it needs for them. True when there are new ones."""
+        found: dict[str, Helper] = {}
+        for path in changed:
+            text = self.repository.text(path)
+            after = self.repository.tree(path, text)
+            before = self.repository.tree(path, self.repository.sources[path].text)
+            if after is None or not made_shapes(before, after):
+                continue
+            if self._modules is None:
+                self._modules = module_names(
+                    self.repository.raw, lambda p: p in self.repository.raw
+                )
+            if path not in self._modules:
+                continue  # another file has the same dotted name: a call cannot tell which it reaches
+            module, is_package = self._modules[path]
+            flag_of = _flag_of_definitions(before, self.learnt.results[path].changes)
+            for helper in folded_helpers(
+                before, after, text, self.repository.display(path), module, flag_of, is_package
+            ):
+                key = f"{helper.module}.{helper.qualname}"
+                if self.learnt.helpers.get(key) != helper:
+                    found[key] = helper
+        if found:
+            facts = self.repository.facts(frozenset(helper.name for helper in found.values()))
+            for key, helper in found.items():
+                reach = self._method_reach(helper, facts[helper.name]) if helper.method else None
+                if reach is not None:
+                    self.learnt.method_reaches[key] = reach
+                else:  # (a method that another round had made a helper of another shape: not any more)
+                    self.learnt.method_reaches.pop(key, None)
+            found = {
+                key: helper
+                for key, helper in found.items()
+                if key in self.learnt.method_reaches
+                or (
+                    helper.method in ("", "static")
+                    and not rebound(facts[helper.name])
+                    and not self.liveness.protected(helper.name, facts[helper.name])
+                    and not self.liveness.interface(helper.name)
+                )
+            }
+        if not found:
+            return False
+        self.learnt.helpers.update(found)
+        self.learnt.helper_calls, self.learnt.method_calls = {}, {}
+        assert self._modules is not None  # named before any helper was found
+        for path in self.repository.mentioning(
+            frozenset(h.name for h in self.learnt.helpers.values()), original=True
+        ):
+            if path not in self._modules:
+                continue
+            tree = self.repository.tree(path, self.repository.sources[path].text)
+            if tree is None:
+                continue
+            module, is_package = self._modules[path]
+            display = self.repository.display(path)
+            calls = helper_calls(tree, display, module, self.learnt.helpers.values(), is_package)
+            if calls:
+                self.learnt.helper_calls[path] = calls
+            reaches = self.learnt.method_reaches
+            through = (
+                method_calls(tree, display, module, reaches.values(), is_package) if reaches else {}
+            )
+            if through:
+                self.learnt.method_calls[path] = through
+        return True
+
+    def _method_reach(self, helper: Helper, facts: NameFacts) -> MethodReach | None:
+        """Which calls reach a method helper (helpers.method_reach), unless its name or its class
+        is an interface (a test names the method, a package's `__init__.py` re-exports the class)
+        or `keep` names it."""
+        liveness = self.liveness
+        if (
+            liveness.interface(helper.name)
+            or liveness.reexported(helper.owner)
+            or liveness.named_by_keep(helper.name, facts)
+        ):
+            return None
+        assert self._modules is not None  # named before any helper was found
+        modules = self._modules
+        found: dict[str, list[tuple[str, ast.ClassDef | None]]] = {}
+
+        def classes(name: str) -> list[tuple[str, ast.ClassDef | None]]:
+            if name not in found:
+                found[name] = []
+                for path in self.repository.mentioning(frozenset([name])):
+                    tree = self.repository.tree(path, self.repository.text(path))
+                    if tree is None:
+                        found[name].append(("", None))  # it may define one
+                        continue
+                    module = modules[path][0] if path in modules else ""
+                    found[name] += [
+                        (module if node in tree.body else "", node)
+                        for node in classes_in(tree).get(name, [])
+                    ]
+            return found[name]
+
+        return method_reach(
+            helper, facts, classes, lambda name: with_subclasses(self.repository, frozenset([name]))
+        )
+
+
+def _flag_of_definitions(
+    before: ast.Module | None, changes: Sequence[Change]
+) -> Callable[[str], str]:
+    """The flag whose cleanup changed a function or class of a module (by its dotted path there):
+    the first change within its original lines, else the module's first (a helper a fold in a
+    function it calls made)."""
+    flagged = [change for change in changes if change.flag]
+    spans = (
+        {dotted: (start, end) for dotted, start, end, _ in owner_spans(before)}
+        if before is not None
+        else {}
+    )
+
+    def flag_of(dotted: str) -> str:
+        start, end = spans.get(dotted, (0, -1))
+        inside = (change.flag for change in flagged if start <= change.line <= end)
+        return next(inside, flagged[0].flag if flagged else "")
+
+    return flag_of

@@ -1,0 +1,1 @@
+"""The driver of a cleanup: model, cascade, formatting, safety gate, derived flags."""

@@ -1,0 +1,554 @@
+"""Derived flags (issue 17, items 4 and 2): fields and parameters the cleanup left constant.
+
+Once the configured flags are folded away, a field whose every write in the repository is one
+literal (`self.quiet = False`, the write of True gone with the branch that held it, or
+`self.quiet = not self.verbose` become `not True`, simplified to `False`) is a flag of its own;
+so is a parameter without a default that every call passes one literal (`_render(page, False)`
+once `FAST` was inlined). The cleanup runs again, from the original texts, with each as a scoped
+flag on top of the config's (`"pkg.mod.Runner.quiet" = false`, `"pkg.mod._render.fast" =
+false`): its reads are inlined, its definitions, or its parameter and every argument passing it,
+go, and the cascade goes on, until no new one appears. The engine's rounds, plumbing and
+refusals are those of any scoped flag: a derived flag is nothing but a key the user could have
+written.
+
+Only what the cleanup made constant counts: a field or parameter already constant before the run
+is its author's business (as helpers.py has it for helpers). When in doubt, nothing is derived:
+every write must be a class's own (`self.x`, `cls.x`, a class attribute) in one chain of plain
+classes (no decorator, metaclass or base from outside the repository), every use of the name
+must be that class's as the scoping rules judge it, a function must be the only one of its name,
+called and never used otherwise; names in `keep`, a package's interface (`__all__`, an
+`__init__.py` re-export, a name a test uses) and names already flags are left alone. A derived
+flag the run again refuses is dropped and the run made without it; a run that is worse in any
+other way (a file skipped, another flag refused) is not taken: a derived flag never changes the
+exit code or adds a refusal. Its changes are credited to the configured flag whose cleanup made
+it constant, with a reason naming it (`field quiet is always False after the cleanup`).
+
+Why runs, not rounds of one cascade: a flag's scope, plumbing (which arguments pass it),
+conflicts and test plan are decided over the original texts before the cascade starts, and every
+round rewrites from them; a flag found between rounds needs all of that over the same texts,
+which is what a run with it does. Finding costs a look at the lines a run edited (`ast` only); a
+run again is paid only when something was found.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import difflib
+from collections import Counter
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable
+
+from prune_flags.semantic.classes import DECORATED, KEYWORDS, UNDEFINED, UNNAMED_BASE, ancestry, class_statements
+from prune_flags.config import Config, ConfigError, Flag
+from prune_flags.semantic.index import ITSELF, NameFacts, literal
+from prune_flags.report import OVERRIDDEN, Report
+from prune_flags.model.scoping import definitions, owner_spans, qualified, resolve, scope_flag, unrelated, with_subclasses
+from prune_flags.syntax.shapes import ast_dotted
+from prune_flags.syntax.values import UNKNOWN, plain_value, same_value
+
+if TYPE_CHECKING:
+    from prune_flags.cascade.rounds import Cascade
+    from prune_flags.semantic.repository import Repository
+
+    Cleanup = Callable[[Config], tuple[Report, Cascade]]
+
+_BUILTINS = frozenset(dir(builtins))  # never the repository's one function of the name
+_ROUNDS = 4  # derivations on derivations: each round is a run of the cleanup
+# A derived flag's own changes, whose reason is why it is a flag; an "overridden" write or argument
+# gave it what the cleanup made its value, and becomes the plain removal.
+_OWN_ACTIONS = ("inlined", "removed-write", "removed-parameter", "removed-argument")
+
+
+@dataclass(frozen=True)
+class Derived:
+    flag: Flag
+    reason: str  # why it is a flag: `field quiet is always False after the cleanup`
+    removal: str  # the action of a removed write or argument of it
+    cause: str = ""  # the configured flag whose cleanup made it constant
+
+
+def settle(
+    repository: Repository, config: Config, first: tuple[Report, Cascade], cleanup: Cleanup
+) -> Report:
+    """The run's report, with the flags the cleanup derived carried out: run again with them until
+    none is new, keeping the last run that is no worse than the first (see the module's doc)."""
+    report, cascade = first
+    accepted: dict[str, Derived] = {}
+    for _ in range(_ROUNDS):
+        trial = {**accepted, **discover(repository, config, cascade, accepted)}
+        outcome = None
+        while trial.keys() - accepted.keys():
+            # Each run starts from the original texts, and scopes its flags afresh.
+            repository.rewritten.clear()
+            repository.foreign.clear()
+            again = cleanup(
+                replace(config, flags=config.flags + tuple(d.flag for d in trial.values()))
+            )
+            refused = {refusal.flag for refusal in again[0].refused} & trial.keys()
+            if refused & accepted.keys():
+                break  # what held before does not now: the run before stands
+            if not refused:
+                outcome = again
+                break
+            trial = {name: found for name, found in trial.items() if name not in refused}
+        if outcome is None or _worse(outcome[0], first[0]):
+            break
+        (report, cascade), accepted = outcome, trial
+    return _credited(report, config, accepted)
+
+
+def _worse(report: Report, first: Report) -> bool:
+    """Whether a run with derived flags skipped a file or refused a flag the first run did not."""
+    return not {s.display for s in report.skipped} <= {s.display for s in first.skipped} or not {
+        r.flag for r in report.refused
+    } <= {r.flag for r in first.refused}
+
+
+def _credited(report: Report, config: Config, derived: dict[str, Derived]) -> Report:
+    """The report as the config speaks of it: the derived flags' changes credited to their causes,
+    no derived flag among the flags or the warnings."""
+    if not derived:
+        return report
+    configured = {flag.name for flag in config.flags}
+    report.flags = {name: source for name, source in report.flags.items() if name in configured}
+    report.warnings = [warning for warning in report.warnings if warning.flag not in derived]
+    for index, result in enumerate(report.files):
+        changes = []
+        for change in result.changes:
+            found = derived.get(change.flag)
+            if found is not None:
+                action = found.removal if change.action == OVERRIDDEN else change.action
+                reason = found.reason if action in _OWN_ACTIONS else change.reason
+                change = replace(change, flag=found.cause, action=action, reason=reason)
+            changes.append(change)
+        report.files[index] = replace(result, changes=tuple(changes))
+    return report
+
+
+def discover(
+    repository: Repository, config: Config, cascade: Cascade, known: dict[str, Derived]
+) -> dict[str, Derived]:
+    """The fields and parameters the last run left constant that are not flags yet."""
+    fields, calls = [], []  # per changed file: (path, shapes before, shapes after)
+    for path, text in repository.rewritten.items():
+        original = repository.sources[path].text
+        if path in repository.skipped or text == original:
+            continue
+        before, after = repository.tree(path, original), repository.tree(path, text)
+        if before is not None and after is not None:
+            old, new = _edited_lines(original, text)
+            (old_fields, old_calls), (new_fields, new_calls) = _shapes(before, old), _shapes(
+                after, new
+            )
+            fields.append((path, old_fields, new_fields))
+            calls.append((path, old_calls, new_calls))
+    taken = {flag.name for flag in config.flags} | known.keys() | cascade.learnt.dead.keys()
+    found = [
+        replace(derived, cause=_cause(cascade, known, fields, name))
+        for name in sorted(_changed(fields) - taken)
+        if (derived := _derived_field(repository, cascade, name)) is not None
+    ]
+    found += [
+        replace(derived, cause=_cause(cascade, known, calls, callee))
+        for callee in sorted(_reshaped(calls) - _BUILTINS)
+        for derived in _derived_parameters(repository, cascade, callee)
+        if derived.flag.name not in taken
+    ]
+    # One name is one flag in a run: parameters (or a field) of one name are all left alone.
+    names = Counter(derived.flag.name for derived in found)
+    return {derived.flag.name: derived for derived in found if names[derived.flag.name] == 1}
+
+
+Shape = tuple[str, int, int]  # a write's or call's `ast` dump, first and last line
+Shapes = dict[str, list[Shape]]  # name -> its writes' or calls' shapes in one module
+Changed = list[tuple[Path, Shapes, Shapes]]  # per changed file: its shapes before and after the run
+
+
+def _reshaped(changed: Changed) -> set[str]:
+    """The callees a changed file calls with other arguments than before (a call only removed
+    passes nothing: the calls left are as they were)."""
+    found = set()
+    for _, old, new in changed:
+        found.update(
+            name for name, shapes in new.items() if _counted(shapes) - _counted(old.get(name))
+        )
+    return found
+
+
+def _changed(changed: Changed) -> set[str]:
+    """The names whose writes (or calls) a changed file holds otherwise than before."""
+    found = set()
+    for _, old, new in changed:
+        found.update(
+            name
+            for name in old.keys() | new.keys()
+            if _counted(old.get(name)) != _counted(new.get(name))
+        )
+    return found
+
+
+def _counted(shapes: list[Shape] | None) -> Counter[str]:
+    return Counter(shape for shape, _, _ in shapes or ())
+
+
+def _cause(cascade: Cascade, known: dict[str, Derived], changed: Changed, name: str) -> str:
+    """The configured flag whose cleanup changed the name's writes (or calls): the flag of the
+    change on such a write's lines, else of the last change above it (the branch that held it)."""
+    for path, old, new in changed:
+        left = _counted(new.get(name))
+        changes = sorted(cascade.learnt.results[path].changes, key=lambda change: change.line)
+        for shape, first, last in old.get(name, ()):
+            if left[shape]:
+                left[shape] -= 1
+                continue
+            on = [change for change in changes if first <= change.line <= last]
+            above = [change for change in changes if change.line < first]
+            for change in on or above[-1:]:
+                flag = known[change.flag].cause if change.flag in known else change.flag
+                if flag in cascade.plan.flags and flag not in known:
+                    return flag
+    return next(iter(cascade.plan.flags), "")
+
+
+def _lines(node: ast.AST) -> Shape:
+    return ast.dump(node), node.lineno, node.end_lineno or node.lineno  # type: ignore[attr-defined]
+
+
+def _edited_lines(before: str, after: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The runs of lines (first, last, from 1) the run edited, in the text before and after it:
+    only statements there can write or call otherwise, so only they are looked at."""
+    old_lines, new_lines = before.splitlines(), after.splitlines()
+    same = 0  # the lines both start with and end with are left out first: the matcher's cost grows faster
+    while same < min(len(old_lines), len(new_lines)) and old_lines[same] == new_lines[same]:
+        same += 1
+    tail = 0
+    while (
+        tail < min(len(old_lines), len(new_lines)) - same
+        and old_lines[-1 - tail] == new_lines[-1 - tail]
+    ):
+        tail += 1
+    old: list[tuple[int, int]] = []
+    new: list[tuple[int, int]] = []
+    matcher = difflib.SequenceMatcher(
+        None, old_lines[same : len(old_lines) - tail], new_lines[same : len(new_lines) - tail]
+    )
+    for tag, first, last, other_first, other_last in matcher.get_opcodes():
+        if tag != "equal":
+            old.append((same + first + 1, same + max(first + 1, last)))
+            new.append((same + other_first + 1, same + max(other_first + 1, other_last)))
+    return old, new
+
+
+def _shapes(tree: ast.Module, lines: list[tuple[int, int]]) -> tuple[Shapes, Shapes]:
+    """Within the lines, each attribute the module writes (`x.name = ...`, `del x.name`, a class
+    attribute) with its writes' shapes, and each callee (by last name) with its calls' shapes."""
+    fields: Shapes = {}
+    calls: Shapes = {}
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            first, last = getattr(child, "lineno", None), getattr(child, "end_lineno", None)
+            if first is not None and not any(
+                start <= (last or first) and first <= end for start, end in lines
+            ):
+                continue
+            stack.append(child)
+            if isinstance(node, ast.ClassDef) and isinstance(child, (ast.Assign, ast.AnnAssign)):
+                for target in child.targets if isinstance(child, ast.Assign) else [child.target]:
+                    if isinstance(target, ast.Name):
+                        fields.setdefault(target.id, []).append(_lines(child))
+            if isinstance(child, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
+                for target in (
+                    child.targets if isinstance(child, (ast.Assign, ast.Delete)) else [child.target]
+                ):
+                    if isinstance(target, ast.Attribute):
+                        fields.setdefault(target.attr, []).append(_lines(child))
+            elif isinstance(child, ast.Call) and (
+                callee := ast_dotted(child.func).rsplit(".", 1)[-1]
+            ):
+                calls.setdefault(callee, []).append(_lines(child))
+    return fields, calls
+
+
+def _derived_field(repository: Repository, cascade: Cascade, name: str) -> Derived | None:
+    """The field as a flag when every write of it is one literal of its class chain's own and was
+    not before the run, every use is that chain's, and nothing outside can see it."""
+    if repository.skipped_holding(frozenset([name])):
+        return None  # a file the run left as it is may write or read it in ways no index shows
+    facts = repository.facts(frozenset([name]))[name]
+    value = _one_literal(facts, ("attribute", "class"))
+    if value is UNKNOWN or not facts.attribute_reads:
+        return None
+    if (
+        facts.string_reads
+        or facts.table_mentions
+        or facts.object_reads
+        or facts.name_reads
+        or facts.passed
+    ):
+        return None
+    original = repository.facts(frozenset([name]), original=True)[name]
+    if _one_literal(original, ("attribute", "class")) is not UNKNOWN:
+        return None  # constant before the run: its author's business
+    keys, classes = definitions(name, facts)
+    groups = unrelated(repository, list(keys), classes)
+    if len(groups) != 1 or not set(keys) <= set(classes):
+        return None
+    chain = frozenset(classes[key] for key in groups[0])
+    if (
+        not _plain(repository, chain)
+        or cascade.liveness.protected(name, facts)
+        or cascade.liveness.interface(name)
+    ):
+        return None
+    if any(cascade.liveness.interface(cls) or _spelt(repository, cls) for cls in chain):
+        return None
+    key = min(groups[0])
+    flag = Flag(name, value, repr(value), scope=key[: -len(name) - 1], origin="derived")
+    if not _scoped(repository, flag, facts):
+        return None
+    reason = f"field {name} is always {flag.source} after the cleanup"
+    return Derived(flag, reason, "removed-write")
+
+
+def _one_literal(facts: NameFacts, kinds: tuple[str, ...]) -> object:
+    """The one literal every write of a name gives, each a class's own of one of the kinds; else UNKNOWN."""
+    values = []
+    for write in facts.writes:
+        if (
+            write.kind not in kinds
+            or not write.owner
+            or write.from_parameter
+            or write.value in (UNKNOWN, ITSELF)
+        ):
+            return UNKNOWN
+        values.append(write.value)
+    return _one(values)
+
+
+def _one(values: list[object]) -> object:
+    """The one value all are (a flag's kind of value), else UNKNOWN."""
+    if (
+        not values
+        or not plain_value(values[0])
+        or not all(same_value(value, values[0]) for value in values)
+    ):
+        return UNKNOWN
+    return values[0]
+
+
+def _plain(repository: Repository, classes: frozenset[str]) -> bool:
+    """Whether the classes, their subclasses and bases are all the repository's own plain classes:
+    no decorator, metaclass or keyword, every base defined in the repository (only such a class's
+    attributes are all its code sets: a framework's base may set or read them)."""
+    family = with_subclasses(repository, classes)
+    # Every step looked up before the answer, as the answer needs when it is yes.
+    steps = list(ancestry(sorted(family), partial(class_statements, repository)))
+    return not any(
+        step.flaws & {UNDEFINED, DECORATED, KEYWORDS, UNNAMED_BASE}
+        or any(_sets_by_name(node) for node in step.definitions)
+        for step in steps
+    )
+
+
+def _sets_by_name(node: ast.ClassDef) -> bool:
+    """Whether a class may set attributes by computed names (`setattr(self, key, value)`,
+    `self.__dict__.update(...)`, `vars(self)`), which no write in the index shows."""
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Attribute) and inner.attr in ("__dict__", "__setattr__"):
+            return True
+        if isinstance(inner, ast.Call) and ast_dotted(inner.func) in ("setattr", "vars"):
+            named = len(inner.args) > 1 and isinstance(inner.args[1], ast.Constant)
+            if not named:
+                return True
+    return False
+
+
+def _spelt(repository: Repository, name: str) -> bool:
+    """Whether a string spells the name (`__all__`, `getattr(mod, "Runner")`): used where no read shows."""
+    return bool(repository.facts(frozenset([name]))[name].string_reads)
+
+
+def _scoped(repository: Repository, flag: Flag, facts: NameFacts) -> bool:
+    """Whether the scoping rules take every use of the name as the flag's or plainly another
+    definition's (over the texts as the cleanup left them)."""
+    try:
+        scope = resolve(repository, flag)
+    except ConfigError:
+        return False
+    return isinstance(scope_flag(repository, flag, scope, facts), dict)
+
+
+def _derived_parameters(repository: Repository, cascade: Cascade, callee: str) -> Iterable[Derived]:
+    """The parameters without a default of the one function of this name that every call passes
+    one literal, which not every call passed before the run."""
+    found = _the_function(repository, callee)
+    if found is None or cascade.liveness.protected(
+        callee, repository.facts(frozenset([callee]))[callee]
+    ):
+        return
+    path, scope, function, method = found
+    if cascade.liveness.interface(callee) or _spelt(repository, callee):
+        return
+    if method and not _plain(repository, frozenset([scope.split(".")[0]])):
+        return
+    parameters = _without_default(function, method)
+    after = _passed(repository, callee, parameters, method, original=False)
+    before = _passed(repository, callee, parameters, method, original=True)
+    for name, values in after.items():
+        value = _one(values)
+        # Before the run, the calls passed that literal or something the cleanup made it (a call
+        # passing another literal went some other way, which a run with the flag may not take);
+        # not all the literal: that was its author's business.
+        made = [old for old in before.get(name, ()) if not same_value(old, value)]
+        if value is UNKNOWN or not made or any(old is not UNKNOWN for old in made):
+            continue
+        flag = Flag(
+            name,
+            value,
+            repr(value),
+            scope=qualified(repository.display(path), scope),
+            origin="derived",
+        )
+        if _scoped(repository, flag, repository.facts(frozenset([name]))[name]):
+            reason = f"parameter {name} of {callee}() is passed {flag.source} at every call after the cleanup"
+            yield Derived(flag, reason, "removed-argument")
+
+
+def _the_function(
+    repository: Repository, name: str
+) -> tuple[Path, str, ast.FunctionDef, bool] | None:
+    """The only definition of the name in the repository, when it is a plain module-level function
+    or method of a module-level class (no decorator, no `*args` or `**kwargs`, no dunder): its
+    file, qualified name in its module, node and whether it is a method."""
+    if (
+        name.startswith("__")
+        or not repository.defines(name)
+        or repository.skipped_holding(frozenset([name]))
+    ):
+        return None  # (a skipped file's calls are not seen)
+    found = []
+    for path in repository.mentioning(frozenset([name])):
+        tree = repository.tree(path, repository.text(path))
+        for dotted, _, _, node in owner_spans(tree) if tree is not None else ():
+            if node.name == name:
+                found.append((path, dotted, node))
+    if len(found) != 1:
+        return None
+    path, dotted, node = found[0]
+    if (
+        not isinstance(node, ast.FunctionDef)
+        or node.decorator_list
+        or node.args.vararg
+        or node.args.kwarg
+    ):
+        return None
+    tree = repository.tree(path, repository.text(path))
+    assert tree is not None  # found in it
+    method = dotted != name
+    if method and not any(
+        isinstance(s, ast.ClassDef) and f"{s.name}.{name}" == dotted for s in tree.body
+    ):
+        return None  # a nested function, or a method of a nested class
+    return path, dotted, node, method
+
+
+def _without_default(function: ast.FunctionDef, method: bool) -> dict[str, int | None]:
+    """Its parameters without a default, each with its place among the positional arguments a
+    call passes (None for a keyword-only one); a method's self is not among them."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaulted = len(positional) - len(arguments.defaults)
+    found: dict[str, int | None] = {
+        parameter.arg: index - int(method)
+        for index, parameter in enumerate(positional[:defaulted])
+        if index >= int(method)
+    }
+    found.update(
+        (p.arg, None)
+        for p, default in zip(arguments.kwonlyargs, arguments.kw_defaults)
+        if default is None
+    )
+    return found
+
+
+def _passed(
+    repository: Repository,
+    callee: str,
+    parameters: dict[str, int | None],
+    method: bool,
+    original: bool,
+) -> dict[str, list[object]]:
+    """For each parameter, the literal each call passes it (UNKNOWN for anything else), over the
+    texts before or after the run; nothing when the function is used but as the callee of plain
+    calls (`*args`, a callback, `Class.method(obj, ...)`)."""
+    values: dict[str, list[object]] = {name: [] for name in parameters}
+    for path in repository.mentioning(frozenset([callee]), original):
+        tree = repository.tree(path, repository.text(path, original))
+        if tree is None:
+            return {}
+        called = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and ast_dotted(node.func).rsplit(".", 1)[-1] == callee:
+                called.add(id(node.func))
+                passing = _call_values(node, parameters, method)
+                if passing is None:
+                    return {}
+                for name, value in passing.items():
+                    values[name].append(value)
+        for node in ast.walk(tree):
+            spelt = (
+                node.id
+                if isinstance(node, ast.Name)
+                else node.attr if isinstance(node, ast.Attribute) else None
+            )
+            if spelt == callee and id(node) not in called:
+                return {}
+            if (
+                isinstance(node, ast.alias)
+                and node.name.rsplit(".", 1)[-1] == callee
+                and node.asname not in (None, callee)
+            ):
+                return {}  # `from m import f as g`: its calls are spelt otherwise
+    return values if any(values.values()) else {}
+
+
+def _instance(receiver: ast.expr) -> bool:
+    """Whether a method's receiver is plainly an instance, which passes self: a variable or an
+    attribute chain not spelt as a class (`Canvas`, `cls`, `self.__class__`), or a class called
+    (`Canvas()`); never `type(self)` or `super(Canvas, self)`'s like, whose calls may pass self."""
+    if isinstance(receiver, ast.Call):
+        called = ast_dotted(receiver.func).rsplit(".", 1)[-1]
+        return called[:1].isupper() or called == "super" and not receiver.args
+    last = ast_dotted(receiver).rsplit(".", 1)[-1]
+    return bool(last) and not last[:1].isupper() and not last.startswith("__") and last != "cls"
+
+
+def _call_values(
+    call: ast.Call, parameters: dict[str, int | None], method: bool
+) -> dict[str, object] | None:
+    """What one call passes each parameter; None when it cannot be seen (`*args`, `**kwargs`, a
+    method called through its class or a bare name, a function through an instance)."""
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return None
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if method and (receiver is None or not _instance(receiver)):
+        return None
+    if not method and receiver is not None and ast_dotted(receiver) in ("self", "cls"):
+        return None
+    keywords = {k.arg: k.value for k in call.keywords}
+    passed: dict[str, object] = {}
+    for name, place in parameters.items():
+        if name in keywords:
+            passed[name] = literal(keywords[name])
+        elif place is not None and place < len(call.args):
+            passed[name] = literal(call.args[place])
+        else:
+            passed[name] = UNKNOWN
+    return passed

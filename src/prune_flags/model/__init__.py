@@ -1,0 +1,1 @@
+"""The model of the flags: verdicts, scoping, plumbing, pinned tests, folded helpers."""

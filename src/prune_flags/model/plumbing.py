@@ -1,0 +1,510 @@
+"""Plumbing: the parameters that are a flag along chains of calls, and the arguments that go with
+them. A parameter linked to the flag's own definitions by calls (a keyword, a position, `**kwargs`
+handed on, `super().__init__`) is the flag whatever its default; each argument passing it goes:
+by keyword, through `**kwargs`, or by position where no other argument shifts. All from the
+`ast` index; the engine plans from it and passes/params.py carries it out."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Mapping
+
+from prune_flags.config import Flag
+from prune_flags.semantic.index import ITSELF, Argument, CallSite, NameFacts, Site, Write, keyword_forwards, parameter_places, scan_calls
+from prune_flags.model.scoping import class_bases, qualified, with_subclasses
+from prune_flags.syntax.shapes import ast_dotted
+from prune_flags.syntax.values import UNKNOWN, same_value
+
+if TYPE_CHECKING:
+    from prune_flags.semantic.repository import Repository
+
+
+@dataclass(frozen=True)
+class Plumbing:
+    """How a flag's value travels through parameters (see plumbing): which are the flag, which
+    calls pass it, and what of that goes."""
+
+    # The callees (last names) whose `flag=` keyword reaches the flag: functions whose parameter
+    # is the flag, classes whose field is, `__init__` (`super().__init__(flag=...)`), and functions
+    # that hand their **kwargs on only to those.
+    owners: frozenset[str] = frozenset()
+    functions: frozenset[tuple[str, str]] = (
+        frozenset()
+    )  # (path, scope) of each function whose parameter is the flag
+    # Callees whose calls pass the flag by position and lose that argument: (its place, self
+    # counted, and whether the callee is a method).
+    positions: Mapping[str, tuple[int, bool]] = field(default_factory=dict)
+    overridden: tuple[
+        Write, ...
+    ] = ()  # keywords and arguments of another value: they go, reported as overridden
+    # What goes with the flag once nothing reads it (its parameters go): every argument passing it,
+    # parameters whose default is another value or that have none, those whose place calls lose.
+    removed: tuple[Write, ...] = ()
+    problems: tuple[
+        str, ...
+    ] = ()  # calls passing it where no argument can go, as conflicts name them
+    unlinked: tuple[
+        Write, ...
+    ] = ()  # parameters of its name that may or may not be it (see _ambiguous_parameters)
+
+
+_FLAG_NODE = ("", "")  # the flag's own definitions, among the functions a chain of calls links
+
+
+def plumbing(
+    repository: Repository, flag: Flag, facts: NameFacts, strict: bool = False
+) -> Plumbing:
+    """The flag's parameters and the calls that pass them. Under strict, a parameter is the flag
+    when it defaults to the configured value, as before the config became the decision; otherwise
+    when a chain of calls links it to the flag (see _linked_parameters), whatever its default, and
+    every argument passing it goes: by keyword, through **kwargs, or by position where no other
+    argument shifts (see _positional_passes)."""
+    parameters = [write for write in facts.writes if write.kind == "parameter"]
+    if strict:
+        flagged, unlinked = [
+            write for write in parameters if same_value(write.value, flag.value)
+        ], []
+    else:
+        flagged, unlinked = _linked_parameters(repository, flag, facts, parameters)
+    fields = frozenset(
+        w.owner
+        for w in facts.writes
+        if w.kind == "class" and (not strict or same_value(w.value, flag.value))
+    )
+    owners = {write.owner for write in flagged} | fields
+    if owners:
+        owners.add("__init__")  # `super().__init__(flag=...)` inside a subclass reaches one of them
+    owners.discard("")
+    forwarders = (
+        frozenset()
+        if strict
+        else _keyword_forwarders(
+            repository, facts, frozenset(owners), {w.owner for w in parameters}
+        )
+    )
+    owners |= forwarders
+    functions = frozenset((write.site.path, write.scope) for write in flagged if write.scope)
+    problems, arguments, positions = _positional_passes(repository, flag, flagged, strict)
+    keywords = _keywords_to_go(
+        repository, flag, facts, frozenset(owners), fields | forwarders | {"__init__"}
+    )
+    overridden = (
+        []
+        if strict
+        else [*_other_values(flag, keywords, functions), *_other_values(flag, arguments, functions)]
+    )
+    # The parameters a chain of calls links to the flag go at their own line (see passes/params):
+    # those the calls lose an argument of, or that hold another value than the configured one.
+    taken = [
+        write
+        for write in flagged
+        if write.scope
+        and not strict
+        and (not same_value(write.value, flag.value) or write.owner in positions)
+    ]
+    removed = (*keywords, *arguments, *taken)
+    return Plumbing(
+        frozenset(owners),
+        functions,
+        positions,
+        tuple(overridden),
+        removed,
+        tuple(problems),
+        tuple(unlinked),
+    )
+
+
+def _other_values(
+    flag: Flag, writes: list[Write], functions: frozenset[tuple[str, str]]
+) -> list[Write]:
+    """The arguments among `writes` that give the flag another value: not a parameter that is the
+    flag passed on, nor the configured value itself."""
+    return [
+        write
+        for write in writes
+        if write.value is not ITSELF
+        and (write.site.path, write.carried_from) not in functions
+        and not same_value(write.value, flag.value)
+    ]
+
+
+def _keywords_to_go(
+    repository: Repository,
+    flag: Flag,
+    facts: NameFacts,
+    owners: frozenset[str],
+    unchecked: frozenset[str],
+) -> list[Write]:
+    """The keywords that go with a flag parameter (or field): at a call of an owner, without side
+    effects. A function or constructor is matched by its last name: every definition of that name
+    must take the flag (another may read it from its **kwargs); a class's field, `super().__init__`
+    and a function handing its **kwargs on to owners (`unchecked`) take it as they are."""
+    taking = {
+        owner: True for owner in unchecked
+    }  # owner -> whether every definition of its name takes the flag
+    found = []
+    for write in facts.writes:
+        if write.kind != "keyword" or write.owner not in owners or not write.statement:
+            continue
+        if write.owner not in taking:
+            taking[write.owner] = (
+                parameter_places(trees_naming(repository, write.owner), write.owner, flag.name)
+                is not None
+            )
+        if taking[write.owner]:
+            found.append(write)
+    return found
+
+
+def _linked_parameters(
+    repository: Repository, flag: Flag, facts: NameFacts, parameters: list[Write]
+) -> tuple[list[Write], list[Write]]:
+    """The parameters of the flag's name that are the flag, and those that may or may not be.
+
+    A function passing its own parameter on (`helper(x, fast=fast)`, also through functions that
+    hand their **kwargs on) links it to the callee's parameter of the name, up and down the chain;
+    a parameter stored into the flag (`self.fast = fast`) or given the flag's read
+    (`helper(fast=self.fast)`) is linked to the flag. A group of linked parameters is the flag when
+    it is linked to the flag or one of them defaults to the configured value, whatever the
+    others' defaults; a group with no literal default is its functions' own variable. A group
+    holding only other values is the flag when it is all that carries the name; otherwise it may
+    be either, as may a function's own variable that shares a last name with a function whose
+    parameter is the flag (calls are matched by last name)."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def root(key: tuple[str, str]) -> tuple[str, str]:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    def link(one: tuple[str, str], other: tuple[str, str]) -> None:
+        parent[root(one)] = root(other)
+
+    by_owner: dict[str, list[Write]] = {}
+    for write in parameters:
+        if write.scope:
+            by_owner.setdefault(write.owner, []).append(write)
+    landing = _KeywordLanding(repository, frozenset(by_owner))
+    for write in facts.writes:
+        if write.kind == "keyword" and (write.value is ITSELF or write.carried_from):
+            source = _FLAG_NODE if write.value is ITSELF else (write.site.path, write.carried_from)
+            for callee in landing.callees(write):
+                for parameter in by_owner.get(callee, ()):
+                    link(source, (parameter.site.path, parameter.scope))
+        elif write.kind in ("attribute", "class") and write.carried_from:
+            link(_FLAG_NODE, (write.site.path, write.carried_from))
+    for passed in facts.passed:  # `helper(x, fast)`: the callee's parameter at that place
+        for parameter in by_owner.get(passed.owner, ()):
+            offset = 1 if parameter.method and passed.method else 0
+            if parameter.position is not None and parameter.position - offset == passed.position:
+                link(
+                    (passed.site.path, passed.carried_from), (parameter.site.path, parameter.scope)
+                )
+    for write in parameters:  # a qualified key naming a function's parameter: that one is the flag
+        function = qualified(write.site.path, write.scope) if flag.scope and write.scope else ""
+        if function and (function == flag.scope or function.endswith("." + flag.scope)):
+            link(_FLAG_NODE, (write.site.path, write.scope))
+    groups: dict[tuple[str, str], list[Write]] = {}
+    for write in parameters:
+        if write.scope:
+            groups.setdefault(root((write.site.path, write.scope)), []).append(write)
+    flagged = [
+        w for w in parameters if not w.scope and same_value(w.value, flag.value)
+    ]  # lambdas: by default
+    others: list[list[Write]] = []
+    own: list[Write] = []
+    for key, members in groups.items():
+        if key == root(_FLAG_NODE) or any(same_value(w.value, flag.value) for w in members):
+            flagged += members
+        elif any(w.value is not UNKNOWN for w in members):
+            others.append(members)
+        else:
+            own += members
+    elsewhere = (
+        facts.attribute_reads
+        or facts.name_reads
+        or any(w.kind not in ("parameter", "keyword") for w in facts.writes)
+    )
+    if len(others) == 1 and not elsewhere and len(flagged) == 0:
+        flagged, others = others[0], []  # all that carries the name: the config names it
+    names = {write.owner for write in flagged}
+    return flagged, [w for members in others for w in members] + [
+        w for w in own if w.owner in names
+    ]
+
+
+class _KeywordLanding:
+    """Where a keyword at a call lands: in the callee's own parameter, or through a callee that
+    hands its **kwargs on, in those of the functions it hands them to (at any depth); through
+    `super().__init__`, in the constructors of the enclosing class's bases."""
+
+    def __init__(self, repository: Repository, binding: frozenset[str]) -> None:
+        self.repository = repository
+        self.binding = binding  # callees that have a parameter of the name: the keyword stops there
+        self._forwards: dict[str, frozenset[str] | None] = {}
+
+    def forwards(self, name: str) -> frozenset[str] | None:
+        """The callees a function of this name hands its **kwargs on to (see index.keyword_forwards)."""
+        if name not in self._forwards:
+            self._forwards[name] = (
+                None
+                if name in self.binding
+                else keyword_forwards(trees_naming(self.repository, name), name)
+            )
+        return self._forwards[name]
+
+    def callees(self, write: Write) -> set[str]:
+        if write.owner == "__init__":
+            enclosing = write.carried_from.split(".")
+            if len(enclosing) < 2:
+                return set()
+            bases = class_bases(self.repository, frozenset([enclosing[-2]]))
+            return {name for name in bases if name != enclosing[-2]}
+        found, stack = set(), [write.owner]
+        while stack:
+            name = stack.pop()
+            if name not in found:
+                found.add(name)
+                stack.extend(self.forwards(name) or ())
+        return found
+
+
+def _keyword_forwarders(
+    repository: Repository, facts: NameFacts, owners: frozenset[str], binding: set[str]
+) -> frozenset[str]:
+    """Functions a flag keyword is passed to that hand their **kwargs on only to owners, at any
+    depth (`_apply(x, compact_ids=True)` with `def _apply(self, x, **kwargs): return
+    self._inner(x, **kwargs)`): the keyword lands on the flag, and goes at their calls too."""
+    landing = _KeywordLanding(repository, frozenset(binding))
+    candidates = sorted({w.owner for w in facts.writes if w.kind == "keyword"} - owners - binding)
+    found: set[str] = set()
+    grown = True
+    while grown:
+        grown = False
+        for name in candidates:
+            targets = landing.forwards(name)
+            if name not in found and targets and targets <= owners | found:
+                found.add(name)
+                grown = True
+    return frozenset(found)
+
+
+def trees_naming(repository: Repository, name: str) -> list[ast.Module]:
+    """The trees of the files that mention a name."""
+    trees = [
+        repository.tree(path, repository.text(path))
+        for path in repository.mentioning(frozenset([name]))
+    ]
+    return [tree for tree in trees if tree is not None]
+
+
+def _positional_passes(
+    repository: Repository, flag: Flag, parameters: list[Write], strict: bool
+) -> tuple[list[str], list[Write], dict[str, tuple[int, bool]]]:
+    """Calls that fill a flag parameter by position, and whether that argument can go with the
+    parameter: when it is the call's last positional argument, nothing starred after it, or when
+    every call of the function passes it at that place, it goes (and when it gives another value,
+    it is overridden); any other removal would shift the arguments after it onto other parameters,
+    or cannot be seen to be right: a conflict. Under strict every such call is a conflict. Only
+    arguments that reach its place count: a starred sequence of unknown length does not, unless it
+    forwards the `*args` of a function whose own callers reach that far.
+    Gives the conflicts, the arguments that go, and the callees that lose one."""
+    # One of each place: functions of one name share their calls.
+    positional = list(
+        {
+            (w.owner, w.position, w.method): w
+            for w in parameters
+            if w.position is not None and w.owner
+        }.values()
+    )
+    calls = repository.calls(frozenset(w.owner for w in positional)) if positional else []
+    forwarded = _forwarded(repository, calls, strict)
+    problems, arguments, positions = [], [], {}
+    for parameter in positional:
+        assert parameter.position is not None
+        owner = parameter.owner
+        # Calls are matched by last name: an argument goes only where every function of that name
+        # has the flag at that one place, and no skipped file may call one.
+        places = (
+            None if strict else parameter_places(trees_naming(repository, owner), owner, flag.name)
+        )
+        certain = places == {
+            (parameter.position, parameter.method)
+        } and not repository.skipped_holding(frozenset([owner]))
+        own = [call for call in calls if call.callee == owner]
+        for call in own:
+            offset = 1 if parameter.method and call.through_attribute else 0
+            extra = forwarded.get(call.forwarder, 0) if call.forwarder is not None else 0
+            if call.positional + offset + extra <= parameter.position:
+                continue
+            argument = _removable(call, parameter, own) if certain and not extra else None
+            if argument is None:
+                how = f" through {call.forwarder}'s *args" if extra else ""
+                problems.append(
+                    f"{call.site} (passes {parameter.owner}'s parameter by position{how})"
+                )
+                continue
+            positions[parameter.owner] = (parameter.position, parameter.method)
+            arguments.append(
+                Write(
+                    Site(call.site.path, argument.line), "argument", argument.value, parameter.owner
+                )
+            )
+        problems += _subclass_passes(repository, parameter)
+    return problems, arguments, positions
+
+
+def _subclass_passes(repository: Repository, parameter: Write) -> list[str]:
+    """Calls that fill a base's constructor parameter by position through a subclass (`Quick(x,
+    False)` with `Node.__init__(self, x, fast=False)`, when Quick inherits that `__init__`) or
+    from a subclass's own `__init__` (`super().__init__(x, False)`): no argument of them goes."""
+    assert parameter.position is not None
+    if not parameter.scope.endswith(f"{parameter.owner}.__init__"):
+        return []
+    subclasses = with_subclasses(repository, frozenset([parameter.owner])) - {parameter.owner}
+    inheriting, found = set(), []
+    for path in repository.mentioning(frozenset(subclasses)) if subclasses else []:
+        tree = repository.tree(path, repository.text(path))
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.ClassDef) and node.name in subclasses:
+                initializers = [
+                    s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+                ]
+                if not initializers:
+                    inheriting.add(node.name)
+                for (
+                    initializer
+                ) in initializers:  # `super().__init__(...)`, `Base.__init__(self, ...)`
+                    found += scan_calls(
+                        initializer, repository.display(path), frozenset(["__init__"])
+                    )
+    found += repository.calls(frozenset(inheriting)) if inheriting else []
+    return [
+        f"{call.site} (passes {parameter.owner}'s parameter by position through {call.callee})"
+        for call in found
+        if call.positional > parameter.position or call.forwarder is not None
+    ]
+
+
+def _removable(call: CallSite, parameter: Write, calls: list[CallSite]) -> Argument | None:
+    """The argument a call fills a flag parameter with, when it can go (see _positional_passes):
+    it has no side effects, the call says whether a method's self is implied, and nothing after
+    it shifts or every call passes it there."""
+    assert parameter.position is not None
+    index = parameter.position - (1 if parameter.method and call.through_attribute else 0)
+    if (parameter.method and call.class_receiver) or index >= len(call.arguments):
+        return None
+    argument = call.arguments[index]
+    if not argument.pure:
+        return None
+    last = index == len(call.arguments) - 1 and not call.starred
+    if last or all(_fills_at(other, parameter) for other in calls):
+        return argument
+    return None
+
+
+def _fills_at(call: CallSite, parameter: Write) -> bool:
+    """Whether a call passes the parameter as one of its plain positional arguments, at its place."""
+    assert parameter.position is not None
+    offset = 1 if parameter.method and call.through_attribute else 0
+    return not (
+        parameter.method and call.class_receiver
+    ) and 0 <= parameter.position - offset < len(call.arguments)
+
+
+_UNSEEN = 1 << 20  # arguments forwarders that call each other in a cycle may pass on
+
+
+def _forwarded(repository: Repository, calls: list[CallSite], strict: bool) -> dict[str, int]:
+    """For each function forwarding its `*args` in one of the calls, how many positional arguments
+    its callers may put into them: what they pass beyond its own positional parameters (a method's
+    self implied through an attribute), and what a caller forwarding its own `*args` may put
+    there in turn. Under strict, every plain positional argument its callers pass, as before."""
+    signatures: dict[str, tuple[int, bool]] = (
+        {}
+    )  # forwarder -> the fewest parameters one of that name takes
+
+    def note(found: list[CallSite]) -> None:
+        for call in found:
+            if call.forwarder is not None:
+                takes, method = signatures.get(call.forwarder, (call.forwarder_takes, False))
+                signatures[call.forwarder] = (
+                    min(takes, call.forwarder_takes),
+                    method or call.forwarder_method,
+                )
+
+    reach: dict[str, int] = {}
+
+    def spill(name: str, seen: frozenset[str]) -> int:
+        if name in seen:
+            return _UNSEEN
+        if name not in reach:
+            takes, method = signatures[name]
+            found = repository.calls(frozenset([name]))
+            note(found)
+            most = 0
+            for call in found:
+                if strict:
+                    most = max(most, call.positional)
+                    continue
+                extra = spill(call.forwarder, seen | {name}) if call.forwarder is not None else 0
+                most = max(
+                    most,
+                    call.positional
+                    + extra
+                    + (1 if method and call.through_attribute else 0)
+                    - takes,
+                )
+            reach[name] = most
+        return reach[name]
+
+    note(calls)
+    return {name: spill(name, frozenset()) for name in list(signatures)}
+
+
+def positional_fields(repository: Repository, facts: NameFacts) -> list[str]:
+    """Calls that fill a flag's field by position (`Options(3, False)` of a dataclass or a
+    NamedTuple, or of a subclass): removing the field would shift them onto the next one."""
+    problems = []
+    by_display = repository.by_display()
+    for write in facts.writes:
+        path = by_display.get(write.site.path)
+        if (
+            write.kind != "class"
+            or not write.owner
+            or path is None
+            or repository.source(path) is None
+        ):
+            continue
+        tree = repository.tree(path, repository.text(path))
+        index = _field_index(tree, write.owner, write.site.line) if tree is not None else None
+        if index is None:
+            continue
+        for call in repository.calls(with_subclasses(repository, frozenset([write.owner]))):
+            if call.positional > index or call.forwarder is not None:
+                problems.append(f"{call.site} (passes {write.owner}'s field by position)")
+    return problems
+
+
+def _field_index(tree: ast.Module, owner: str, line: int) -> int | None:
+    """The position among the constructor's arguments of the annotated field at `line` of class
+    `owner` when the class's constructor takes its fields (a decorated class such as a dataclass,
+    or a NamedTuple, without an `__init__` of its own); None for any other class attribute."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.ClassDef) and node.name == owner):
+            continue
+        statements = [s for s in node.body if s.lineno <= line <= (s.end_lineno or s.lineno)]
+        if not statements or not isinstance(statements[0], ast.AnnAssign):
+            continue
+        named_tuple = any(
+            ast_dotted(base).rsplit(".", 1)[-1] == "NamedTuple" for base in node.bases
+        )
+        own_init = any(isinstance(s, ast.FunctionDef) and s.name == "__init__" for s in node.body)
+        if own_init or not (node.decorator_list or named_tuple):
+            return None
+        fields = [
+            s for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        ]
+        return fields.index(statements[0]) if statements[0] in fields else None
+    return None

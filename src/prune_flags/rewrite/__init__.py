@@ -1,0 +1,1 @@
+"""The rewrite of one file with LibCST: the only package that imports it."""

@@ -1,0 +1,1 @@
+"""Editors the passes share: statement lists, and expressions where they stand."""

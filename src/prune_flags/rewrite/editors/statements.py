@@ -1,0 +1,606 @@
+"""Editing statement lists: the shared base of every pass that removes or flattens statements.
+
+Passes decide per statement (`edit_statement`, `edit_small_statement`); this base
+rebuilds each block from those decisions and owns the layout rules a careful
+engineer follows by hand:
+
+* a deleted statement takes the comment lines attached directly above it (a module's first
+  statement too, though LibCST keeps those in the module's header; not a block that opens the
+  file or holds an encoding declaration or a file-level directive); blank lines and detached
+  comments above it move to the next statement kept, without doubling the blank lines at the
+  seam;
+* but a comment heading a paragraph (a blank line or the block's start above it) over a
+  deleted `if`, loop, `with` or `try` stays with the paragraph's first statement kept,
+  when no blank line comes between, and it speaks of nothing that went (a word of the
+  flag, of a name that died, of the deleted code, that the kept statement lacks);
+* a flattened branch keeps every comment inside it, its footer comments included;
+* an unconditional exit exposed by flattening ends the block: what follows is gone; a bare
+  `return` so exposed at the end of a function's body goes too, and a `continue` at the end of a
+  loop's;
+* a block left empty is for the parent statement to handle; if nobody does, it
+  gets `pass`, which is only needed where Python needs a body.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Sequence, TypeVar
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from prune_flags.rewrite.context import RewriteContext
+from prune_flags.semantic.index import KEEP_PRAGMA
+
+Statements = Sequence[cst.BaseStatement]
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, *COMPREHENSIONS)
+Element = TypeVar("Element", cst.Param, cst.Arg, cst.WithItem, cst.BaseElement)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What becomes of one statement: the statements replacing it and the lines it leaves behind."""
+
+    statements: Statements = ()
+    carry: Sequence[cst.EmptyLine] = ()  # lines for the next statement kept (or the block's footer)
+    flattened: bool = False  # the statements come out of a folded branch
+    takes_docstring: bool = False  # a deleted field: the string documenting it right below goes too
+
+
+@dataclass
+class _BlockBuilder:
+    statements: list[cst.BaseStatement] = field(default_factory=list)
+    pending: list[cst.EmptyLine] = field(default_factory=list)
+    dropped_first: bool = (
+        False  # the block's first statement went: the new first needs no blank above
+    )
+    below_comment: bool = False  # ...unless a comment stays above the block (a module's header)
+    # The comment heading a paragraph whose first statements went, waiting for the first kept,
+    # and the names of what went (see heading_comment).
+    heading: list[cst.EmptyLine] = field(default_factory=list)
+    heading_names: set[str] = field(default_factory=set)
+
+    def add(self, statement: cst.BaseStatement) -> None:
+        lines = merge_lines(self.pending, list(statement.leading_lines))
+        if not self.statements and self.dropped_first and not self.below_comment:
+            lines = strip_leading_blanks(lines)
+        self.statements.append(statement.with_changes(leading_lines=lines))
+        self.pending = []
+
+    def carry(self, lines: Sequence[cst.EmptyLine]) -> None:
+        if not self.statements:
+            self.dropped_first = True
+        self.pending = merge_lines(self.pending, list(lines))
+
+    def drop_last(self) -> None:
+        """Take back the last statement added: its attached comments go with it, the lines above
+        them move on."""
+        dropped = self.statements.pop()
+        self.pending = merge_lines(detached_lines(dropped.leading_lines), self.pending)
+        if not self.statements:
+            self.dropped_first = True
+
+
+def is_blank(line: cst.EmptyLine) -> bool:
+    return line.comment is None
+
+
+def merge_lines(first: list[cst.EmptyLine], second: list[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    """Concatenate two runs of lines; the blank lines meeting at the seam count once, not twice."""
+    trailing = len(first) - len(strip_trailing_blanks(first))
+    leading = len(second) - len(strip_leading_blanks(second))
+    if trailing and leading:
+        return first[: len(first) - min(trailing, leading)] + second
+    return first + second
+
+
+def strip_leading_blanks(lines: list[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    index = 0
+    while index < len(lines) and is_blank(lines[index]):
+        index += 1
+    return lines[index:]
+
+
+def strip_trailing_blanks(lines: list[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    end = len(lines)
+    while end and is_blank(lines[end - 1]):
+        end -= 1
+    return lines[:end]
+
+
+def detached_lines(lines: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    """The lines above a statement minus the comment block attached directly to it."""
+    kept = list(lines)
+    while kept and not is_blank(kept[-1]):
+        kept.pop()
+    return kept
+
+
+def heading_comment(lines: Sequence[cst.EmptyLine], first: bool) -> list[cst.EmptyLine]:
+    """The comment block attached above a statement when it heads a paragraph: a blank line above
+    it, or nothing when the statement is the block's `first`."""
+    detached = detached_lines(lines)
+    attached = list(lines[len(detached) :])
+    return attached if attached and (detached or first) else []
+
+
+def descendants(node: cst.CSTNode, kinds: tuple[type[cst.CSTNode], ...]) -> list[cst.CSTNode]:
+    """The nodes of these kinds in a piece of code, itself included: libcst.matchers.findall
+    without the matchers' import, which costs most of a second of every run."""
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, kinds):
+            found.append(current)
+        stack.extend(current.children)
+    return found
+
+
+def names(node: cst.CSTNode) -> set[str]:
+    """The names (and attribute names) a piece of code spells."""
+    return {cst.ensure_type(name, cst.Name).value for name in descendants(node, (cst.Name,))}
+
+
+def name_words(name: str) -> set[str]:
+    """A name as a comment may speak of it: the name, and the longer words it joins
+    (`delay_grads_release`: also `delay`, `grads`, `release`), all lower case."""
+    lowered = name.lower()
+    return {lowered, *(part for part in lowered.split("_") if len(part) >= 4)}
+
+
+def comment_words(lines: Sequence[cst.EmptyLine]) -> set[str]:
+    return {
+        word
+        for line in lines
+        if line.comment is not None
+        for token in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", line.comment.value)
+        for word in name_words(token)
+    }
+
+
+def speaks_of(lines: Sequence[cst.EmptyLine], gone: set[str], kept: set[str]) -> bool:
+    """Whether comment lines speak of what went: a word of the `gone` names that none of the
+    `kept` names has."""
+    distinctive = {word for name in gone for word in name_words(name)} - {
+        word for name in kept for word in name_words(name)
+    }
+    return bool(comment_words(lines) & distinctive)
+
+
+def block_statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """A block's statements; a one-line suite becomes one simple statement line."""
+    if isinstance(block, cst.IndentedBlock):
+        return list(block.body)
+    assert isinstance(block, cst.SimpleStatementSuite)
+    if not block.body:
+        return []
+    return [cst.SimpleStatementLine(body=block.body, trailing_whitespace=block.trailing_whitespace)]
+
+
+def block_footer(block: cst.BaseSuite) -> list[cst.EmptyLine]:
+    return list(block.footer) if isinstance(block, cst.IndentedBlock) else []
+
+
+def is_empty(block: cst.BaseSuite) -> bool:
+    return not block.body
+
+
+def ends_flow(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and isinstance(
+        statement.body[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break)
+    )
+
+
+def is_bare_return(statement: cst.BaseSmallStatement) -> bool:
+    return isinstance(statement, cst.Return) and statement.value is None
+
+
+def is_continue(statement: cst.BaseSmallStatement) -> bool:
+    return isinstance(statement, cst.Continue)
+
+
+# Comments that speak for the whole file and must stay at its top whatever goes below them: an
+# encoding declaration (PEP 263), and the file-level directives of type checkers and linters.
+_FILE_DIRECTIVE = re.compile(
+    r"#(.*?coding[:=][ \t]*[-\w.]+| *(type: *ignore|mypy:|pyright:|pylint:|flake8:|isort:|ruff:|fmt:))"
+)
+
+UNREACHABLE = "removed-unreachable"  # the action of what follows an exit that folding exposed
+
+
+def has_keep_pragma(statement: cst.BaseStatement) -> bool:
+    """`# prune-flags: keep` on a statement's line, or on a block's header line."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        comment = statement.trailing_whitespace.comment
+    else:
+        body = getattr(statement, "body", None)
+        header = (
+            body.header
+            if isinstance(body, cst.IndentedBlock)
+            else getattr(body, "trailing_whitespace", None)
+        )
+        comment = header.comment if header is not None else None
+    return comment is not None and comment.value.replace(" ", "").startswith(
+        KEEP_PRAGMA.replace(" ", "")
+    )
+
+
+def is_attribute_docstring(statement: cst.BaseStatement) -> bool:
+    """A string right below a field, with no blank line between: the field's documentation."""
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and not statement.leading_lines
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def without_decorators(node: cst.FunctionDef, kept: Sequence[cst.Decorator]) -> cst.FunctionDef:
+    """A function with only the `kept` of its decorators. The comments right above a removed one
+    go with it; those above the first decorator stay (the function holds them), and without any
+    decorator left, so do those between the decorators and the `def`."""
+    if len(kept) == len(node.decorators):
+        return node
+    if kept:
+        return node.with_changes(decorators=kept)
+    leading = merge_lines(list(node.leading_lines), list(node.lines_after_decorators))
+    return node.with_changes(decorators=(), leading_lines=leading, lines_after_decorators=())
+
+
+def without_element(elements: Sequence[Element], index: int) -> list[Element]:
+    """Drop one comma-separated element; the new last one takes the old last one's comma,
+    so a trailing comma (and the line break before the closing bracket) stays as it was."""
+    kept = [element for position, element in enumerate(elements) if position != index]
+    if index == len(elements) - 1 and kept:
+        kept[-1] = kept[-1].with_changes(comma=elements[index].comma)
+    return kept
+
+
+def pass_block(block: cst.BaseSuite) -> cst.BaseSuite:
+    if isinstance(block, cst.IndentedBlock):
+        return block.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+    return block.with_changes(body=[cst.Pass()])
+
+
+class BodyEditor(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, context: RewriteContext) -> None:
+        super().__init__()
+        self.context = context
+        self.scopes: list[cst.CSTNode] = []  # enclosing scopes, innermost last
+        self._loop_bodies: set[int] = set()  # the statement lists of loops' bodies (by id)
+        # The contexts outside the classes and functions where a scoped flag's name is another
+        # definition's (see scoping), with the node each was left at.
+        self._outer: list[tuple[cst.CSTNode, RewriteContext]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.ClassDef, cst.FunctionDef, cst.Module)) and self.context.foreign:
+            self._hide_foreign(node)
+        if isinstance(node, SCOPES):
+            self.scopes.append(node)
+        if isinstance(node, (cst.For, cst.While)) and isinstance(node.body, cst.IndentedBlock):
+            self._loop_bodies.add(id(node.body.body))
+        if isinstance(node, cst.BaseCompoundStatement) and not self._relevant(node):
+            return False  # nothing in it names what this run changes: leave it as it is, unwalked
+        return super().on_visit(node)
+
+    def _hide_foreign(self, node: cst.ClassDef | cst.FunctionDef | cst.Module) -> None:
+        owner = "" if isinstance(node, cst.Module) else self.dotted(node.name.value)
+        hidden = frozenset(name for name, owners in self.context.foreign.items() if owner in owners)
+        if hidden:
+            self._outer.append((node, self.context))
+            self.context = self.context.without(hidden)
+
+    def _relevant(self, node: cst.CSTNode) -> bool:
+        lines = self.context.relevant_lines
+        if lines is None:
+            return True
+        span = self.get_metadata(PositionProvider, node)
+        return any(span.start.line <= line <= span.end.line for line in lines)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[no-untyped-def]
+        result = super().on_leave(original_node, updated_node)
+        if isinstance(original_node, SCOPES):
+            self.scopes.pop()
+        if self._outer and self._outer[-1][0] is original_node:
+            inner, (_, self.context) = self.context, self._outer.pop()
+            self.context.unreachable_outside_functions |= inner.unreachable_outside_functions
+        return result
+
+    def dotted(self, name: str) -> str:
+        """The dotted path inside the module (`Car.drive`) of `name` defined in the current scope."""
+        owners = [
+            scope.name.value
+            for scope in self.scopes
+            if isinstance(scope, (cst.ClassDef, cst.FunctionDef))
+        ]
+        return ".".join([*owners, name])
+
+    @property
+    def in_class_body(self) -> bool:
+        return bool(self.scopes) and isinstance(self.scopes[-1], cst.ClassDef)
+
+    @property
+    def at_module_level(self) -> bool:
+        return not self.scopes
+
+    # -- hooks for the passes -------------------------------------------------------------
+    def edit_statement(
+        self, original: cst.BaseStatement, updated: cst.BaseStatement
+    ) -> Edit | None:
+        return None
+
+    def edit_small_statement(
+        self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
+    ) -> list[cst.BaseSmallStatement] | None:
+        return None
+
+    def overwritten(
+        self,
+        kept: cst.BaseStatement,
+        kept_original: cst.BaseStatement,
+        first: cst.BaseStatement,
+        folded: cst.BaseStatement,
+    ) -> bool:
+        """Whether `kept`, the statement before a branch that the fold of `folded` flattened into
+        place, is a store that `first`, the flattened branch's first statement, overwrites
+        before anything reads it (and so goes; the pass saying so records it)."""
+        return False
+
+    # -- helpers ---------------------------------------------------------------------------
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).start.line
+
+    def record(self, node: cst.CSTNode, action: str, reason: str, flag: str) -> None:
+        self.context.record(self.line_of(node), action, reason, flag)
+
+    # -- rebuilding ------------------------------------------------------------------------
+    def leave_SimpleStatementSuite(
+        self, original_node: cst.SimpleStatementSuite, updated_node: cst.SimpleStatementSuite
+    ) -> cst.SimpleStatementSuite:
+        return updated_node.with_changes(body=self._small_statements(original_node, updated_node))
+
+    def _small_statements(
+        self,
+        original: cst.SimpleStatementLine | cst.SimpleStatementSuite,
+        updated: cst.SimpleStatementLine | cst.SimpleStatementSuite,
+    ) -> list[cst.BaseSmallStatement]:
+        result: list[cst.BaseSmallStatement] = []
+        for original_small, small in zip(original.body, updated.body):
+            replacement = self.edit_small_statement(original_small, small)
+            result.extend([small] if replacement is None else replacement)
+        if (
+            result
+            and result[-1].semicolon is not cst.MaybeSentinel.DEFAULT
+            and len(result) < len(updated.body)
+        ):
+            result[-1] = result[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        return result
+
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        body, footer = self._rebuild(original_node.body, updated_node.body)
+        return updated_node.with_changes(body=body, footer=footer + list(updated_node.footer))
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        # LibCST keeps the lines above a module's first statement in the module's header: the
+        # blank lines ending it and the comment block attached to the statement below them (never
+        # a block that opens the file, a licence or a shebang) are moved to the statement, to go
+        # or stay with it as everywhere else.
+        header = list(updated_node.header)
+        attached = len(header) - len(detached_lines(header))
+        statements = list(updated_node.body)
+        if statements and attached < len(header):
+            kept = len(strip_trailing_blanks(detached_lines(header)))
+            if not any(
+                line.comment and _FILE_DIRECTIVE.match(line.comment.value) for line in header[kept:]
+            ):
+                moved, header = header[kept:], header[:kept]
+                statements[0] = statements[0].with_changes(
+                    leading_lines=[*moved, *statements[0].leading_lines]
+                )
+        below_comment = bool(header) and not is_blank(header[-1])
+        body, footer = self._rebuild(original_node.body, statements, below_comment)
+        return updated_node.with_changes(
+            header=header, body=body, footer=footer + list(updated_node.footer)
+        )
+
+    def _rebuild(
+        self, originals: Statements, statements: Statements, below_comment: bool = False
+    ) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
+        block = _BlockBuilder(below_comment=below_comment)
+        documented = False
+        kept_from: cst.BaseStatement | None = None  # the original of the last statement kept
+        exposed: cst.BaseStatement | None = (
+            None  # the folded statement the block's last ones came from
+        )
+        for index, (original, statement) in enumerate(zip(originals, statements)):
+            if documented and is_attribute_docstring(statement):
+                block.carry(detached_lines(statement.leading_lines))
+                documented = False
+                if not _paragraph_goes_on(originals, index):
+                    block.heading = []
+                continue
+            edit = self._edit(original, statement)
+            documented = edit.takes_docstring
+            if not edit.statements:
+                self._hold_heading(block, originals, index, statement, edit)
+                block.carry(edit.carry)
+                continue
+            if (
+                edit.flattened
+                and block.statements
+                and kept_from is not None
+                and self.overwritten(block.statements[-1], kept_from, edit.statements[0], original)
+            ):
+                block.drop_last()
+            self._place_heading(block, original)
+            for new in edit.statements:
+                block.add(new)
+            kept_from = original
+            exposed = original if edit.flattened else None
+            block.carry(edit.carry)
+            if edit.flattened and edit.statements and ends_flow(edit.statements[-1]):
+                if index + 1 < len(originals):
+                    self.record(
+                        originals[index + 1],
+                        UNREACHABLE,
+                        "unreachable: it follows a return, raise, continue or break that folding exposed",
+                        self.context.flag_near(self.line_of(original)),
+                    )
+                    # A view holds a function whole; a module or class body maybe not (window.py).
+                    if not any(isinstance(scope, cst.FunctionDef) for scope in self.scopes):
+                        self.context.unreachable_outside_functions = True
+                break
+        if exposed is not None and self._function_body(originals):
+            self._drop_trailing_exit(
+                block,
+                exposed,
+                is_bare_return,
+                "removed-return",
+                "a bare return the fold left at the end of the function",
+            )
+        elif exposed is not None and id(originals) in self._loop_bodies:
+            self._drop_trailing_exit(
+                block,
+                exposed,
+                is_continue,
+                "removed-continue",
+                "a continue the fold left at the end of the loop's body",
+            )
+        footer = [line for line in block.pending if not is_blank(line)]
+        return block.statements, footer
+
+    def _hold_heading(
+        self,
+        block: _BlockBuilder,
+        originals: Statements,
+        index: int,
+        statement: cst.BaseStatement,
+        edit: Edit,
+    ) -> None:
+        """A deleted statement heading a paragraph leaves the comment above it for the next
+        statement kept; one further down the paragraph adds the names of what went."""
+        heading = heading_comment(statement.leading_lines, index == 0)
+        if isinstance(statement, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)) or any(
+            line is carried for line in heading for carried in edit.carry
+        ):
+            heading = (
+                []
+            )  # a definition's or a write's comment is about it; a carried one moves on anyway
+        if heading:
+            block.heading, block.heading_names = heading, set()
+        if block.heading:
+            block.heading_names |= names(originals[index])
+        if not _paragraph_goes_on(originals, index):
+            block.heading = []
+
+    def _place_heading(self, block: _BlockBuilder, kept: cst.BaseStatement) -> None:
+        """The held heading goes above `kept`, unless it speaks of what went: a flag or a name
+        that died, or a word of the deleted code that `kept` lacks."""
+        heading, block.heading = block.heading, []
+        if not heading:
+            return
+        dead = {
+            *self.context.flags,
+            *self.context.dead_names,
+            *self.context.dead_globals,
+            *self.context.dead_locals,
+        }
+        if not speaks_of(heading, block.heading_names | dead, names(kept)):
+            block.carry(heading)
+
+    def _function_body(self, originals: Statements) -> bool:
+        scope = self.scopes[-1] if self.scopes else None
+        return (
+            isinstance(scope, cst.FunctionDef)
+            and isinstance(scope.body, cst.IndentedBlock)
+            and scope.body.body is originals
+        )
+
+    def _drop_trailing_exit(
+        self,
+        block: _BlockBuilder,
+        folded: cst.BaseStatement,
+        is_exit: Callable[[cst.BaseSmallStatement], bool],
+        action: str,
+        reason: str,
+    ) -> None:
+        """A bare `return` that flattening `folded` left last in a function's body, or a `continue`
+        last in a loop's, says nothing the block's end does not: it goes (and the line holding
+        it, when it stands alone)."""
+        last = block.statements[-1]
+        if not (isinstance(last, cst.SimpleStatementLine) and is_exit(last.body[-1])):
+            return
+        if last.trailing_whitespace.comment is not None:
+            return
+        flag = self.context.flag_near(self.line_of(folded))
+        self.record(folded, action, reason, flag)
+        if len(last.body) == 1:
+            block.drop_last()
+        else:
+            rest = [
+                *last.body[:-2],
+                last.body[-2].with_changes(semicolon=cst.MaybeSentinel.DEFAULT),
+            ]
+            block.statements[-1] = last.with_changes(body=rest)
+
+    def _edit(self, original: cst.BaseStatement, statement: cst.BaseStatement) -> Edit:
+        if has_keep_pragma(original):
+            if not statement.deep_equals(original):
+                span = self.get_metadata(PositionProvider, original)
+                within = range(span.start.line, span.end.line + 1)
+                self.context.changes[:] = [c for c in self.context.changes if c.line not in within]
+                flag = self.context.flag_near(span.start.line)
+                self.record(original, "kept-by-pragma", f"`{KEEP_PRAGMA}` protects it", flag)
+            return Edit(statements=[original])
+        if isinstance(statement, cst.SimpleStatementLine):
+            # Small statements are edited here, not in leave_SimpleStatementLine: LibCST drops a
+            # line whose statements are all removed, which would hide the comments above it.
+            assert isinstance(original, cst.SimpleStatementLine)
+            statement = statement.with_changes(body=self._small_statements(original, statement))
+            if not statement.body:
+                field_level = self.in_class_body or self.at_module_level
+                return Edit(
+                    carry=detached_lines(statement.leading_lines), takes_docstring=field_level
+                )
+        edit = self.edit_statement(original, statement)
+        if edit is not None:
+            return edit
+        return Edit(statements=[fill_empty_blocks(statement)])
+
+
+def _paragraph_goes_on(originals: Statements, index: int) -> bool:
+    """Whether a statement follows the one at `index` with no blank line between."""
+    return index + 1 < len(originals) and not any(
+        is_blank(line) for line in originals[index + 1].leading_lines
+    )
+
+
+def fill_empty_blocks(statement: cst.BaseStatement) -> cst.BaseStatement:
+    """Give `pass` to any block of `statement` that editing emptied; drop an emptied `else`."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return statement
+    changes: dict[str, object] = {}
+    body = getattr(statement, "body", None)
+    if isinstance(body, cst.BaseSuite) and is_empty(body):
+        changes["body"] = pass_block(body)
+    orelse = getattr(statement, "orelse", None)
+    if isinstance(orelse, cst.Else) and is_empty(orelse.body):
+        changes["orelse"] = None
+    elif isinstance(orelse, cst.If):
+        changes["orelse"] = fill_empty_blocks(orelse)
+    handlers = getattr(statement, "handlers", None)
+    if handlers:
+        changes["handlers"] = [
+            h.with_changes(body=pass_block(h.body)) if is_empty(h.body) else h for h in handlers
+        ]
+    final = getattr(statement, "finalbody", None)
+    if isinstance(final, cst.Finally) and is_empty(final.body):
+        changes["finalbody"] = final.with_changes(body=pass_block(final.body))
+    return statement.with_changes(**changes) if changes else statement

@@ -1,0 +1,1 @@
+"""Facts of the code with `ast`: the index of names, bindings, modules, classes, the repository."""

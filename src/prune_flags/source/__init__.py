@@ -1,0 +1,1 @@
+"""Source files: finding them, reading and writing them byte-exactly, their words, parsing."""

@@ -1,0 +1,1 @@
+"""The `ast` vocabulary: values, expressions, statements, options, spellings, templates."""
