@@ -16,12 +16,13 @@ from typing import Callable
 import pytest
 from typer.testing import CliRunner
 
-from prune_flags.engine import driver as engine
-from prune_flags.source import parsing as deep
 from prune_flags.cli import app
 from prune_flags.config import load_config
-from prune_flags.rewrite.context import RewriteContext
+from prune_flags.engine import driver as engine
 from prune_flags.report import Report
+from prune_flags.rewrite.context import RewriteContext
+from prune_flags.source import parsing as deep
+from prune_flags.workers import runner
 
 
 def make_tree(root: Path, files: dict[str, str]) -> Path:
@@ -93,7 +94,7 @@ def test_a_file_that_fails_in_a_later_round_keeps_what_it_read(
     )
     root = make_tree(tmp_path / "repo", {"node.py": node, "reader.py": reader})
     calls = {"reader.py": 0}
-    original = engine.rewrite_outcome
+    original = runner.rewrite_outcome
 
     def second_fails(task: tuple) -> object:
         context = task[2]
@@ -103,7 +104,7 @@ def test_a_file_that_fails_in_a_later_round_keeps_what_it_read(
                 return "internal error while pruning fast: boom"
         return original(task)
 
-    monkeypatch.setattr(engine, "rewrite_outcome", second_fails)
+    monkeypatch.setattr(runner, "rewrite_outcome", second_fails)
     report = run(root, "fast=False")
     assert calls["reader.py"] == 2
     assert new_texts(report) == {}

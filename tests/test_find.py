@@ -25,7 +25,7 @@ from prune_flags.find.run import find
 from prune_flags.source.files import internal_module_names
 from prune_flags.find.scan import scan_file
 from prune_flags.find.command import find as find_command
-from prune_flags.semantic.index import Site
+from prune_flags.semantic.facts import Site
 
 if sys.version_info >= (3, 11):
     import tomllib

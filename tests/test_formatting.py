@@ -253,7 +253,7 @@ def test_empty_ranges_return_source_without_importing_black(tmp_path: Path) -> N
     script = textwrap.dedent(f"""
         import sys
         from pathlib import Path
-        from prune_flags.formatting import changed_line_ranges, format_lines, load_black_settings
+        from prune_flags.engine.formatting import changed_line_ranges, format_lines, load_black_settings
 
         settings = load_black_settings(Path({str(tmp_path)!r}))
         source = "x  =  1\\n"

@@ -215,7 +215,7 @@ def test_the_fuzzer_finds_the_precedence_bug_when_it_is_reintroduced(
 ) -> None:
     """With replacements no longer parenthesised for their place (the bug of issue 14, item 1:
     `not (FAST or x > 1 and f())` became `not x > 1 and f()`), the generator's programs find it."""
-    from prune_flags.rewrite.passes import parens
+    from prune_flags.rewrite.editors import expressions as parens
 
     monkeypatch.setattr(parens, "required_level", lambda parent, field: parens.Level.TUPLE)
     # The sample's programs of the bug's shape (the more idioms the generator has, the rarer a

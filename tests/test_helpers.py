@@ -1,4 +1,4 @@
-"""Helpers that fold to a constant (issue 5, step 2): the `ast` analysis (prune_flags.helpers),
+"""Helpers that fold to a constant (issue 5, step 2): the `ast` analysis (model/helpers.py),
 the LibCST pass that inlines their calls (passes/helpers.py) and the imports it adds
 (passes/imports.py `add_imports`). The engine's wiring is exercised by fixtures/deep_helper_*."""
 
@@ -14,8 +14,9 @@ from libcst.metadata import MetadataWrapper
 
 from prune_flags.config import Flag
 from prune_flags.model.helpers import Binding, Helper, Parameter, folded_helpers, helper_calls, module_name, module_names, method_calls, method_reach, rebound
-from prune_flags.semantic.index import NameFacts, Site, Write
-from prune_flags.rewrite.passes import RewriteContext, Rewriter
+from prune_flags.semantic.facts import NameFacts, Site, Write
+from prune_flags.rewrite.context import RewriteContext
+from prune_flags.rewrite.rewriter import Rewriter
 from prune_flags.rewrite.passes.imports import add_imports
 from prune_flags.rewrite.file import rewrite
 from prune_flags.syntax.values import UNKNOWN

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from prune_flags.model.defaults import empty_dict_is_default
-from prune_flags.syntax.shapes import option_arity
+from prune_flags.syntax.options import option_arity
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

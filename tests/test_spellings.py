@@ -17,8 +17,9 @@ from typer.testing import CliRunner
 
 from prune_flags.cli import app
 from prune_flags.source.files import lines_naming, mentions_any, names_in
-from prune_flags.semantic.index import scan
-from prune_flags.syntax.shapes import spellings, spells_option
+from prune_flags.semantic.scan import scan
+from prune_flags.syntax.spellings import spellings
+from prune_flags.syntax.options import spells_option
 
 
 def test_a_name_is_spelt_as_itself_and_dashed() -> None:

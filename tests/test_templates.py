@@ -13,7 +13,8 @@ import libcst as cst
 import pytest
 
 from prune_flags.rewrite.passes.lookups import cst_unfold
-from prune_flags.syntax.shapes import FlagNames, ShapeError, TemplateMatch, ast_unfold, module_writers, parse_template, parse_writer
+from prune_flags.syntax.spellings import FlagNames
+from prune_flags.syntax.templates import ShapeError, TemplateMatch, ast_unfold, module_writers, parse_template, parse_writer
 from test_fixtures import FIXTURES, program_output
 
 # template, expression, (identifier, the naming expression's source, negated) or None: no match

@@ -11,11 +11,17 @@ from typing import Callable, Iterator, List, Mapping, Optional
 
 import typer
 
+from prune_flags.batch.command import batch
 from prune_flags.config import ConfigError, load_config
 from prune_flags.exits import EXIT_CHANGES, EXIT_SKIPPED, usage_error, use_color
-from prune_flags.batch.command import batch
 from prune_flags.find.command import find
-from prune_flags.report import OVERRIDDEN, REMOVED_TEST, Report, explain_lines, render_diff
+from prune_flags.report import (
+    OVERRIDDEN,
+    REMOVED_TEST,
+    Report,
+    explain_lines,
+    render_diff,
+)
 
 app = typer.Typer(
     add_completion=False,
@@ -88,7 +94,7 @@ def _run(
     contents: Optional[Mapping[Path, bytes]] = None,
     strict: bool = False,
 ) -> Report:
-    from prune_flags.engine.driver import run  # libcst is imported only once the options are valid
+    from prune_flags.engine.driver import run
     from prune_flags.semantic.repository import NoPythonFiles
 
     targets = list(paths or [Path(".")])
@@ -258,8 +264,8 @@ app.command()(batch)
 
 def _review(report: Report, plan: Callable[[Mapping[Path, bytes]], Report]) -> Report:
     """Ask about every hunk; a declined one keeps its lines and what they read (see review.py)."""
-    from prune_flags.review import Hunk, review
     from prune_flags.report import FileResult
+    from prune_flags.review import Hunk, review
 
     def ask(result: FileResult, hunk: Hunk) -> str:
         typer.echo(f"{result.display}\n{hunk.render()}", nl=False)

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from prune_flags.syntax.shapes import ShapeError, parse_template, parse_writer
+from prune_flags.syntax.templates import ShapeError, parse_template, parse_writer
 
 if sys.version_info >= (3, 11):
     import tomllib

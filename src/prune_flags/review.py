@@ -24,8 +24,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
-from prune_flags.semantic.index import KEEP_PRAGMA, nested_blocks, statement_spans
 from prune_flags.report import Change, FileResult, Report
+from prune_flags.syntax.statements import KEEP_PRAGMA, nested_blocks, statement_spans
 
 # The virtual pragma on each statement a declined hunk keeps; taken out of the engine's output.
 DECLINED = f"  {KEEP_PRAGMA} (declined in review)"

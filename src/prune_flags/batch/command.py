@@ -11,10 +11,9 @@ from typing import Optional
 
 import typer
 
-from prune_flags.batch.executor_kind import ExecutorKind
+from prune_flags.batch.options import DEFAULT_REPORT_NAME, ExecutorKind
 
 DEFAULT_WORKDIR = Path("prune-flags-batch")
-DEFAULT_REPORT_NAME = "batch-report.jsonl"
 
 
 def batch(

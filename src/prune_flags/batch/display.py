@@ -31,7 +31,13 @@ def track(results: Iterable[RepoResult], total: int) -> Iterator[RepoResult]:
 
 def _progress_bar(results: Iterable[RepoResult], total: int) -> Iterator[RepoResult]:
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     counts: Counter[str] = Counter()
     columns = (

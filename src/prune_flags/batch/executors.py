@@ -11,8 +11,8 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
-from prune_flags.batch.executor_kind import ExecutorKind
 from prune_flags.batch.job import Campaign, failed, process_repo
+from prune_flags.batch.options import ExecutorKind
 from prune_flags.batch.repos import RepoSpec
 from prune_flags.batch.result import RepoResult
 from prune_flags.workers.pool import process_pool

@@ -103,7 +103,7 @@ class _Job:
             self.spec.source, "unchanged", head=head, config_hash=self.campaign.config_hash
         )
         self._check_out(default_branch, head)
-        from prune_flags.engine.driver import run  # libcst only where repositories are processed
+        from prune_flags.engine.driver import run
 
         report = run(config_for(self.campaign.config, self.clone), [self.clone], self.clone)
         result = replace(result, flags=report.verdicts)

@@ -12,12 +12,11 @@ from typing import ContextManager, Optional
 
 import typer
 
-from prune_flags.batch.command import DEFAULT_REPORT_NAME
 from prune_flags.batch.display import count_line, print_table, track
-from prune_flags.batch.executor_kind import ExecutorKind
 from prune_flags.batch.executors import ExecutorError, Runner, open_executor
 from prune_flags.batch.git import caller_identity, is_branch_name
 from prune_flags.batch.job import Campaign, failed
+from prune_flags.batch.options import DEFAULT_REPORT_NAME, ExecutorKind
 from prune_flags.batch.repos import RefusedLine, RepoSpec, read_repo_list
 from prune_flags.batch.result import RepoResult
 from prune_flags.batch.state import ReportLog, StateError, load_results

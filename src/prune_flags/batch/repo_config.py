@@ -14,7 +14,14 @@ from typing import Mapping
 
 # The config module's own readers, so that a repository's table is validated, and its errors
 # worded, exactly as for `apply`.
-from prune_flags.config import PYPROJECT, STANDALONE, Config, ConfigError, find_table, parse_table
+from prune_flags.config import (
+    PYPROJECT,
+    STANDALONE,
+    Config,
+    ConfigError,
+    find_table,
+    parse_table,
+)
 
 
 def config_for(campaign: Config, clone: Path) -> Config:

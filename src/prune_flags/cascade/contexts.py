@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Iterable
 
 from prune_flags.cascade.state import Learnt, Plan
-from prune_flags.rewrite.context import RewriteContext
 from prune_flags.model.defaults import empty_dict_is_default
-from prune_flags.source.files import mentions_any, names_in
 from prune_flags.model.plumbing import trees_naming
-from prune_flags.semantic.repository import Repository
 from prune_flags.model.scoping import HOOKS, droppable_hooks
-from prune_flags.syntax.shapes import ast_dotted
+from prune_flags.rewrite.context import RewriteContext
+from prune_flags.semantic.repository import Repository
+from prune_flags.source.files import mentions_any, names_in
+from prune_flags.syntax.expressions import ast_dotted
 
 
 class Contexts:

@@ -8,14 +8,25 @@ import ast
 from pathlib import Path
 from typing import Callable, Sequence
 
-from prune_flags.semantic.classes import classes_in
 from prune_flags.cascade.liveness import Liveness
 from prune_flags.cascade.state import Learnt
-from prune_flags.model.helpers import Helper, MethodReach, folded_helpers, helper_calls, made_shapes, method_calls, method_reach, module_names, rebound
-from prune_flags.semantic.index import NameFacts
+from prune_flags.model.helpers import (
+    Helper,
+    MethodReach,
+    folded_helpers,
+    helper_calls,
+    made_shapes,
+    method_calls,
+    method_reach,
+    module_names,
+    rebound,
+)
+from prune_flags.model.scoping import with_subclasses
 from prune_flags.report import Change
+from prune_flags.semantic.classes import classes_in
+from prune_flags.semantic.facts import NameFacts
+from prune_flags.semantic.owners import owner_spans
 from prune_flags.semantic.repository import Repository
-from prune_flags.model.scoping import owner_spans, with_subclasses
 
 
 class FoldedHelpers:

@@ -13,24 +13,21 @@ names may really go in cascade_liveness.py.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from prune_flags.cascade.contexts import Contexts
 from prune_flags.cascade.helpers import FoldedHelpers
 from prune_flags.cascade.liveness import Liveness
 from prune_flags.cascade.state import Learnt, Plan
 from prune_flags.config import Config, Flag
-from prune_flags.rewrite.context import Death, RewriteContext
-from prune_flags.semantic.index import NameFacts, Site, Write, module_level_names
-from prune_flags.model.library import KeywordPlace, LibraryDefault
 from prune_flags.model.build import Model
+from prune_flags.model.library import KeywordPlace, LibraryDefault
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST
+from prune_flags.rewrite.context import Death, RewriteTask, Rewritten
+from prune_flags.semantic.bindings import module_level_names
+from prune_flags.semantic.facts import NameFacts, Site, Write
 from prune_flags.semantic.repository import Repository
-
-if TYPE_CHECKING:
-    from prune_flags.engine.driver import Workers
 
 
 class Cascade:
@@ -41,11 +38,11 @@ class Cascade:
         repository: Repository,
         config: Config,
         model: Model,
-        workers: Workers,
+        rewrite: Callable[[list[RewriteTask]], list[Rewritten | str]],
         library_keywords: Mapping[Path, dict[KeywordPlace, LibraryDefault]],
     ) -> None:
         self.repository = repository
-        self.workers = workers
+        self.rewrite = rewrite  # each file's rewrite, or why it is left untouched
         self.plan = Plan.of(config, model, library_keywords)
         self.learnt = Learnt()
         self._inputs: dict[Path, object] = {}  # per file, what its last rewrite depended on
@@ -86,7 +83,7 @@ class Cascade:
         )
 
     def _rewrite_round(self) -> list[Path]:
-        tasks: list[tuple[Path, str, RewriteContext, bool]] = []
+        tasks: list[RewriteTask] = []
         for path in self.repository.mentioning(self._names(), original=True):
             source = self.repository.sources[path]  # decoded: it mentions a name
             # What the rewrite of this file depends on: a dead name its text never mentions changes nothing.
@@ -105,7 +102,7 @@ class Cascade:
                     (path, source.text, self.contexts.context(path), path.name == "__init__.py")
                 )
         changed = []
-        for path, outcome in zip([task[0] for task in tasks], self.workers.rewrite(tasks)):
+        for path, outcome in zip([task[0] for task in tasks], self.rewrite(tasks)):
             if isinstance(outcome, str):
                 self.repository.skipped[path] = outcome
                 self.learnt.results.pop(path, None)

@@ -41,12 +41,27 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from prune_flags.semantic.classes import DECORATED, KEYWORDS, UNDEFINED, UNNAMED_BASE, ancestry, class_statements
 from prune_flags.config import Config, ConfigError, Flag
-from prune_flags.semantic.index import ITSELF, NameFacts, literal
+from prune_flags.model.scoping import (
+    definitions,
+    qualified,
+    resolve,
+    scope_flag,
+    unrelated,
+    with_subclasses,
+)
 from prune_flags.report import OVERRIDDEN, Report
-from prune_flags.model.scoping import definitions, owner_spans, qualified, resolve, scope_flag, unrelated, with_subclasses
-from prune_flags.syntax.shapes import ast_dotted
+from prune_flags.semantic.classes import (
+    DECORATED,
+    KEYWORDS,
+    UNDEFINED,
+    UNNAMED_BASE,
+    ancestry,
+    class_statements,
+)
+from prune_flags.semantic.facts import ITSELF, NameFacts
+from prune_flags.semantic.owners import owner_spans
+from prune_flags.syntax.expressions import ast_dotted, literal
 from prune_flags.syntax.values import UNKNOWN, plain_value, same_value
 
 if TYPE_CHECKING:

@@ -1,36 +1,37 @@
-"""The driver: files in scope -> the model of the flags -> the cascade's rounds (cascade.py) ->
-format -> safety gate -> Report."""
+""""""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Mapping, Sequence
 
-from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.cascade.rounds import Cascade
-from prune_flags.source.files import SourceError, SourceFile, read_source, remove_stale_temporaries, write_atomic
-from prune_flags.semantic.index import parse_ast
-from prune_flags.rewrite.context import RewriteContext, Rewritten
-from prune_flags.model.library import LibraryKeywords, library_keywords, repository_names
+from prune_flags.config import Config, Flag, find_project_root
 from prune_flags.engine.derived import settle
-from prune_flags.workers import warm
-from prune_flags.workers.pool import process_pool
-from prune_flags.report import FileResult, FlagWarning, Report, Skipped
-from prune_flags.model.unmatched import appearances, unmatched
-from prune_flags.source.parsing import deeply, too_deep
 from prune_flags.model.build import build, resolve_flags
-from prune_flags.semantic.repository import Progress, Repository, load
+from prune_flags.model.library import (
+    LibraryKeywords,
+    library_keywords,
+    repository_names,
+)
+from prune_flags.model.unmatched import appearances, unmatched
 from prune_flags.model.verdicts import read_as_objects, still_written
+from prune_flags.report import FileResult, FlagWarning, Report, Skipped
+from prune_flags.semantic.repository import Progress, Repository, load
+from prune_flags.source.files import (
+    SourceError,
+    SourceFile,
+    read_source,
+    remove_stale_temporaries,
+    write_atomic,
+)
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
 
     from prune_flags.engine.formatting import BlackSettings
-
-
-Task = TypeVar("Task")
-Outcome = TypeVar("Outcome")
+from prune_flags.workers.runner import Workers
+from prune_flags.workers.tasks import recheck
 
 
 def run(
@@ -73,7 +74,7 @@ def _cleanup(
         # this ends.
         while True:
             repository.rewritten.clear()
-            cascade = Cascade(repository, config, model, workers, library.files)
+            cascade = Cascade(repository, config, model, workers.rewrite, library.files)
             active = cascade.plan.flags
             cascade.run()
             if cascade.unsettled:
@@ -229,78 +230,3 @@ def _finish(black: BlackSettings | None, source: SourceFile, text: str) -> str:
     from prune_flags.engine.formatting import format_lines, touched_line_ranges
 
     return format_lines(text, touched_line_ranges(source.text, text), black)
-
-
-def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
-    """The safety gate after the edit: the result parses, and a second run changes nothing.
-    (The context is not the original's: see Contexts.context.)"""
-    from prune_flags.rewrite.file import FileFailure, rewrite  # LibCST, in the process that rewrites (see warm)
-
-    text, context, is_package_init = task
-    flags = ", ".join(sorted(context.flags))
-    try:
-        parse_ast(text)
-        again = deeply(rewrite, text, context, is_package_init)
-    except (SyntaxError, FileFailure) as err:
-        return f"internal error while pruning {flags}: the result does not parse ({err}); left untouched"
-    except RecursionError:
-        return too_deep("run again for the safety gate")
-    except Exception as err:  # a bug of ours must cost one file, never the run
-        return f"internal error while pruning {flags}: {_brief(err)}; left untouched"
-    if again.text != text:
-        return f"internal error while pruning {flags}: a second run would change the result again; left untouched"
-    return None
-
-
-def rewrite_outcome(task: tuple[Path, str, RewriteContext, bool]) -> Rewritten | str:
-    """One file's rewrite, or why it is left untouched: a value, so that it crosses processes."""
-    from prune_flags.rewrite.file import FileFailure, rewrite  # LibCST, in the process that rewrites (see warm)
-
-    path, text, context, is_package_init = task
-    try:
-        return deeply(rewrite, text, context, is_package_init)
-    except FileFailure as failure:
-        return str(failure)
-    except RecursionError:
-        return too_deep("rewrite")
-    except Exception as error:  # a bug of ours must cost one file, never the run
-        return f"internal error while pruning {', '.join(sorted(context.flags))}: {_brief(error)}"
-
-
-class Workers:
-    """Rewrites in the process `warm` started, or in this one, or in a pool of processes once a
-    round has enough files to pay for starting one (the pool is started once, on first need,
-    and shut down with the run)."""
-
-    THRESHOLD = 16  # files in a round: below this the pool costs more than it saves
-
-    def __init__(self, jobs: int) -> None:
-        self.jobs = jobs
-        self._pool: ProcessPoolExecutor | None = None
-
-    def map(self, function: Callable[[Task], Outcome], tasks: list[Task]) -> list[Outcome]:
-        if self.jobs <= 1 or len(tasks) < self.THRESHOLD:
-            child = warm.rewriter()
-            outcomes = child.map(function, tasks) if child is not None and tasks else None
-            return outcomes if outcomes is not None else [function(task) for task in tasks]
-        if self._pool is None:
-            import prune_flags.rewrite.file  # noqa: F401  (imported once here, inherited by the forked workers)
-
-            self._pool = process_pool(self.jobs)
-        return list(
-            self._pool.map(function, tasks, chunksize=max(1, len(tasks) // (4 * self.jobs)))
-        )
-
-    def rewrite(self, tasks: list[tuple[Path, str, RewriteContext, bool]]) -> list[Rewritten | str]:
-        """Each file's rewrite, or why it is left untouched (rewrite_outcome)."""
-        return self.map(rewrite_outcome, tasks)
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-
-
-def _brief(error: Exception) -> str:
-    """An unexpected error in one line: its type and the start of its message."""
-    first = str(error).strip().split("\n", 1)[0]
-    return f"{type(error).__name__}: {first[:200]}"

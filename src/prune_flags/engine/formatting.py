@@ -27,8 +27,8 @@ if sys.version_info >= (3, 11):
 else:
     import tomli as tomllib
 
-from prune_flags.semantic.index import merged_spans
 from prune_flags.engine.precommit import CONFIG_NAME, Hook, hooks
+from prune_flags.syntax.statements import merged_spans
 
 if TYPE_CHECKING:
     import black

@@ -12,8 +12,8 @@ touched lines are formatted.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["CONFIG_NAME", "Hook", "hooks"]

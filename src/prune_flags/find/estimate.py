@@ -11,18 +11,25 @@ from concurrent.futures import Executor
 from dataclasses import replace
 from pathlib import Path
 
-from prune_flags.source.files import SourceError, read_source
-from prune_flags.find.facts import LITERAL_NAMES, PARAMETER, Candidate, FileFacts, Templates
+from prune_flags.find.facts import (
+    LITERAL_NAMES,
+    PARAMETER,
+    Candidate,
+    FileFacts,
+    Templates,
+)
 from prune_flags.find.syntax import (
     called_name,
     function_bindings,
     parameter_defaults,
     plain_literal,
 )
-from prune_flags.semantic.index import merged_spans, module_level_names, template_read
-from prune_flags.workers.pool import chunked_map
-from prune_flags.syntax.shapes import Template, ast_unfold
+from prune_flags.semantic.bindings import module_level_names
+from prune_flags.source.files import SourceError, read_source
+from prune_flags.syntax.statements import merged_spans
+from prune_flags.syntax.templates import Template, ast_unfold, template_read
 from prune_flags.syntax.values import UNKNOWN, same_value
+from prune_flags.workers.pool import chunked_map
 
 
 class _FoldCounter:

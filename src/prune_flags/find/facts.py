@@ -8,9 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from prune_flags.config import Config, Flag
-from prune_flags.semantic.index import Site
 from prune_flags.report import Refusal, Skipped
-from prune_flags.syntax.shapes import FlagNames, Template, parse_template, parse_writer
+from prune_flags.semantic.facts import Site
+from prune_flags.syntax.spellings import FlagNames
+from prune_flags.syntax.templates import Template, parse_template, parse_writer
 
 # Kinds of definition a candidate is listed with; "parameter" ones are also local bindings.
 ATTRIBUTE, CLASS_ATTRIBUTE, FIELD, MODULE_CONSTANT, PARAMETER = (

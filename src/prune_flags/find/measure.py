@@ -11,8 +11,8 @@ from pathlib import Path
 
 from prune_flags.config import Config
 from prune_flags.find.facts import Candidate
-from prune_flags.workers.pool import process_pool
 from prune_flags.report import Report
+from prune_flags.workers.pool import process_pool
 
 BRANCH_ACTIONS = frozenset(
     {"removed-branch", "folded-branch", "folded-branch-kept-call", "removed-loop"}
@@ -47,7 +47,7 @@ def measure(
     nothing. A named flag is kept whatever its counts (the engine decided it with the others),
     and counted over `files` (default: the index's, every file): it may be read where its name is
     not spelt (an accessor given a constant that holds it)."""
-    from prune_flags.engine.driver import run  # LibCST is loaded only when there is something to measure
+    from prune_flags.engine.driver import run
 
     config = replace(settings, flags=(candidate.flag(),))
     if candidate.named:

@@ -12,16 +12,23 @@ from dataclasses import replace
 from pathlib import Path
 
 from prune_flags.config import Config, find_project_root
-from prune_flags.source.files import discover_python_files, internal_module_names
 from prune_flags.find.candidates import discover
 from prune_flags.find.estimate import estimate_all
+from prune_flags.find.facts import (
+    SHAPE_KEYS,
+    Decided,
+    FileFacts,
+    FindResult,
+    Override,
+    Templates,
+)
 from prune_flags.find.judge import pruned_by_model
-from prune_flags.find.facts import SHAPE_KEYS, Decided, FileFacts, FindResult, Override, Templates
 from prune_flags.find.measure import MeasureIndex, measure, measure_all
 from prune_flags.find.scan import collector_paused, scan_file
-from prune_flags.semantic.index import Site
-from prune_flags.workers.pool import chunked_map, process_pool
 from prune_flags.report import OVERRIDDEN, Skipped
+from prune_flags.semantic.facts import Site
+from prune_flags.source.files import discover_python_files, internal_module_names
+from prune_flags.workers.pool import chunked_map, process_pool
 
 PARALLEL_MIN_BYTES = 2_000_000  # below this one process parses faster than a pool starts
 
@@ -88,7 +95,7 @@ def decide(settings: Config, paths: Sequence[Path], cwd: Path, jobs: int | None)
     """What apply does with the flags the user named: the engine's own run over the same files
     (nothing written, no black), so that find and apply cannot disagree. The refused flags come
     with apply's words; every other one with the writes it overrides."""
-    from prune_flags.engine.driver import run  # LibCST is loaded only when a flag is named
+    from prune_flags.engine.driver import run
 
     report = run(replace(settings, format="none"), paths, cwd, jobs=jobs)
     refused = {refusal.flag for refusal in report.refused}

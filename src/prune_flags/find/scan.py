@@ -14,11 +14,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
-from prune_flags.source.files import SourceError, read_source
 from prune_flags.find.facts import FileFacts, Templates
 from prune_flags.find.scan_bindings import Bindings
 from prune_flags.find.scan_calls import Calls
 from prune_flags.find.scan_definitions import Definitions
+from prune_flags.source.files import SourceError, read_source
 
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 

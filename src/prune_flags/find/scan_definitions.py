@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 
 from prune_flags.find.facts import PARAMETER, ClassFacts
-from prune_flags.find.scan_state import Scope, ScanState
+from prune_flags.find.scan_state import ScanState, Scope
 from prune_flags.find.syntax import called_name, parameter_defaults, plain_literal
-from prune_flags.semantic.index import first_line
+from prune_flags.syntax.statements import first_line
 from prune_flags.syntax.values import UNKNOWN
 
 # Class decorators that leave class-body literals as plain attributes or constructor fields.

@@ -8,8 +8,7 @@ import re
 from prune_flags.find.facts import LITERAL_NAMES, WRITER
 from prune_flags.find.scan_state import ScanState
 from prune_flags.find.syntax import called_name, plain_literal, root_name, string_values
-from prune_flags.semantic.index import template_read
-from prune_flags.syntax.shapes import Template
+from prune_flags.syntax.templates import Template, template_read
 from prune_flags.syntax.values import UNKNOWN
 
 _FLAG_STRING = re.compile(r"[\w.-]+")  # strings a template may read as a flag's name

@@ -9,16 +9,18 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from prune_flags.find.facts import (
+    ATTRIBUTE,
     CLASS_ATTRIBUTE,
     MODULE_CONSTANT,
-    ATTRIBUTE,
     ClassFacts,
     Definition,
     Templates,
 )
 from prune_flags.find.syntax import deciding_reads
-from prune_flags.semantic.index import Site, first_line, module_level_names
-from prune_flags.syntax.shapes import Template
+from prune_flags.semantic.bindings import module_level_names
+from prune_flags.semantic.facts import Site
+from prune_flags.syntax.statements import first_line
+from prune_flags.syntax.templates import Template
 from prune_flags.syntax.values import UNKNOWN
 
 # Builtins whose results are objects from outside the repository (open(f).closed), but

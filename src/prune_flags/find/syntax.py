@@ -7,7 +7,7 @@ import ast
 from collections.abc import Iterable
 from typing import Callable
 
-from prune_flags.semantic.index import literal
+from prune_flags.syntax.expressions import literal
 from prune_flags.syntax.values import UNKNOWN, plain_value
 
 # -- scanning one file -----------------------------------------------------------------------

@@ -16,12 +16,20 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from prune_flags.config import Config, Flag
-from prune_flags.semantic.index import NameFacts, Write
 from prune_flags.model.pinned import TestPlan
 from prune_flags.model.plumbing import Plumbing, plumbing
-from prune_flags.report import Refusal
 from prune_flags.model.scoping import string_named
-from prune_flags.model.verdicts import ambiguous_names, ambiguous_parameters, conflicts, overridden, pinning_plan, read_as_objects, scope_refusals
+from prune_flags.model.verdicts import (
+    ambiguous_names,
+    ambiguous_parameters,
+    conflicts,
+    overridden,
+    pinning_plan,
+    read_as_objects,
+    scope_refusals,
+)
+from prune_flags.report import Refusal
+from prune_flags.semantic.facts import NameFacts, Write
 
 if TYPE_CHECKING:
     from prune_flags.semantic.repository import Repository

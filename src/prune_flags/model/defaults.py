@@ -13,8 +13,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable
 
-from prune_flags.semantic.index import HARMLESS_DECORATORS
-from prune_flags.syntax.shapes import ast_dotted
+from prune_flags.syntax.expressions import HARMLESS_DECORATORS, ast_dotted
 
 
 def empty_dict_is_default(trees: Iterable[ast.Module], function: str, keyword: str) -> bool:

@@ -1,26 +1,4 @@
-"""Helpers that fold to a constant (issue 5, step 2): what the cleanup may inline at their calls.
-
-A helper is a module-level function, or a staticmethod of a module-level class, whose body
-(docstring aside) is one `return EXPR`, where EXPR either has no side effect and uses none of
-the parameters (`_get_channel(ctx)` -> `mlir.COLLECTIVE_CHANNEL_ID`), or is one of the
-parameters (`_maybe_cast(x)` -> `x`). Only a helper the cleanup made counts: a function that
-already had that shape is its author's business. A public name is inlined too (`should_skip`
-folded to `return False`), unless the module exports it (`__all__`) or a package's
-`__init__.py` re-exports it (the engine checks that): those are an interface for callers
-outside the repository. Dunders never are helpers.
-
-A method (an instance, class or static method of a module-level class) is a helper of the same
-shape, its `self` or `cls` neither used nor among its parameters (issue 17, item 1). A call
-reaches it only where the receiver's class makes that sure (`method_reach`, `method_calls`):
-anywhere when the repository defines the name once and no builtin answers to it, else through
-`self`, a local bound to `Class(...)` or the class itself, where no subclass overrides it.
-
-The engine asks two things, with `ast` only (like the index, this module never imports LibCST):
-`folded_helpers` over the files a round changed, and `helper_calls` over each file that mentions
-a helper: how the file spells a call of it, and the imports the expression needs there. A name
-the expression uses must be bound once, unconditionally, at the top of the helper's module; a
-file that binds it to something else, binds it conditionally or star-imports is left alone.
-"""
+""""""
 
 from __future__ import annotations
 
@@ -31,20 +9,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from prune_flags.semantic.bindings import parameter_names
 from prune_flags.semantic.classes import ancestry
-from prune_flags.semantic.index import NameFacts, is_string_statement, parameter_names
-from prune_flags.syntax.shapes import ast_dotted
-from prune_flags.syntax.values import FIELD_CONSTRUCTORS, PURE_BUILTINS
+from prune_flags.semantic.facts import NameFacts
+from prune_flags.syntax.expressions import ast_dotted
+from prune_flags.syntax.purity import pure_expression
+from prune_flags.syntax.statements import is_string_statement
 
-# Nodes whose evaluation computes a value and nothing else: the `ast` side of purity.is_pure
-# (calls are checked apart). Lambdas, comprehensions, `:=`, `await` and `yield` are not among
-# them: a helper returning one is not inlined.
-_VALUE_NODES = (
-    ast.Constant, ast.Name, ast.Attribute, ast.Subscript, ast.Slice, ast.BinOp, ast.BoolOp, ast.UnaryOp,
-    ast.Compare, ast.IfExp, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.JoinedStr, ast.FormattedValue,
-    ast.keyword, ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop,
-)  # fmt: skip
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
 # Writes of a helper's name that may rebind it where its callers look it up (a def of the same
 # name in another module, a parameter or a keyword does not).
 _HARMLESS_WRITES = frozenset({"module-def", "class-def", "parameter", "keyword"})
@@ -460,20 +434,6 @@ def _helper(
     )
 
 
-def pure_expression(expression: ast.expr) -> bool:
-    """Whether evaluating `expression` only computes a value, by the rules of purity.is_pure:
-    names, attribute reads, subscripts, operators, literals and calls of builtins that only compute.
-    """
-    for node in ast.walk(expression):
-        if isinstance(node, ast.Call):
-            builtin = isinstance(node.func, ast.Name) and node.func.id in PURE_BUILTINS
-            if not builtin and ast_dotted(node.func) not in FIELD_CONSTRUCTORS:
-                return False
-        elif not isinstance(node, _VALUE_NODES):
-            return False
-    return True
-
-
 def rebound(facts: NameFacts) -> bool:
     """Whether anything in the repository may give a helper's name another value (an attribute
     write, `setattr`, `mock.patch`, a module-level assignment, a decorated def of that name...):
@@ -573,6 +533,8 @@ class MethodReach:
 # own definition and same-named ones elsewhere (whose classes `method_reach` tells apart), and a
 # parameter or keyword of that name.
 _METHOD_WRITES = frozenset({"registered-def", "class-def", "module-def", "parameter", "keyword"})
+
+
 _DEFINITION_WRITES = frozenset({"registered-def", "class-def", "module-def"})
 
 

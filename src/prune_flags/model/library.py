@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, NamedTuple
 
-from prune_flags.source.files import internal_module_names
 from prune_flags.model.helpers import Binding, module_bindings
-from prune_flags.syntax.shapes import ast_dotted
+from prune_flags.source.files import internal_module_names
+from prune_flags.syntax.expressions import ast_dotted
 from prune_flags.syntax.values import same_value
 
 PROBE_TIMEOUT = 30.0  # seconds for the whole probe: importing every module it asks about

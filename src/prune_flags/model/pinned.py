@@ -23,14 +23,21 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Collection, Iterator, Mapping
-from typing import Any
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
+from typing import Any
 
 from prune_flags.config import Flag
-from prune_flags.semantic.index import KEEP_PRAGMA, NameFacts, Write, is_string_statement, literal, nested_blocks, patched
 from prune_flags.report import OVERRIDDEN, REMOVED_TEST, overrode
-from prune_flags.syntax.shapes import FlagNames, Template, ast_dotted, module_strings, module_writers
+from prune_flags.semantic.facts import NameFacts, Write
+from prune_flags.syntax.expressions import ast_dotted, literal, patched
+from prune_flags.syntax.spellings import FlagNames, module_strings
+from prune_flags.syntax.statements import (
+    KEEP_PRAGMA,
+    is_string_statement,
+    nested_blocks,
+)
+from prune_flags.syntax.templates import Template, module_writers
 from prune_flags.syntax.values import UNKNOWN, same_value
 
 # The index's kinds of the writes a test makes that a plan can carry out.

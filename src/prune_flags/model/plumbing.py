@@ -11,9 +11,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping
 
 from prune_flags.config import Flag
-from prune_flags.semantic.index import ITSELF, Argument, CallSite, NameFacts, Site, Write, keyword_forwards, parameter_places, scan_calls
 from prune_flags.model.scoping import class_bases, qualified, with_subclasses
-from prune_flags.syntax.shapes import ast_dotted
+from prune_flags.semantic.calls import keyword_forwards, parameter_places, scan_calls
+from prune_flags.semantic.facts import (
+    ITSELF,
+    Argument,
+    CallSite,
+    NameFacts,
+    Site,
+    Write,
+)
+from prune_flags.syntax.expressions import ast_dotted
 from prune_flags.syntax.values import UNKNOWN, same_value
 
 if TYPE_CHECKING:

@@ -1,16 +1,4 @@
-"""Whose a flag's name is. Definitions of one name that no chain of bases links (two classes'
-`fast`, two modules' `FAST`, two functions' `use_x` parameters) are different variables: a
-qualified key (`"pkg.mod.Class.fast" = false`) says which one the flag is, and the others are
-left alone.
-
-A scoped flag's home is its definition's class with its subclasses and ancestors that define
-the name (or its module with the modules importing the name from it, or its function). Every
-other definition is foreign, and so is every class or function that touches only foreign ones.
-A place that could be either (`car.fast` on a receiver of unknown class) is never guessed: the
-flag is refused as ambiguous, naming where. The engine hides a scoped flag from the index inside
-its foreign classes and functions (`foreign_spans`), and the passes leave them alone
-(`passes.body.BodyEditor`).
-"""
+""""""
 
 from __future__ import annotations
 
@@ -19,18 +7,32 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Callable, Mapping, NoReturn
 
-from prune_flags.semantic.classes import DOTTED_BASE, KEYWORDS, UNDEFINED, ancestry, base_name, class_statements, classes_in, flaws
 from prune_flags.config import ConfigError, Flag
-from prune_flags.semantic.index import ITSELF, NameFacts, Site, first_line, nested_blocks
 from prune_flags.report import Refusal
-from prune_flags.syntax.shapes import ast_dotted
+from prune_flags.semantic.classes import (
+    DOTTED_BASE,
+    KEYWORDS,
+    UNDEFINED,
+    ancestry,
+    base_name,
+    class_statements,
+    classes_in,
+    flaws,
+)
+from prune_flags.semantic.facts import ITSELF, NameFacts, Site
+from prune_flags.syntax.expressions import ast_dotted
 
 if TYPE_CHECKING:
     from prune_flags.semantic.repository import Repository
+from prune_flags.semantic.owners import (
+    Foreign,
+    FunctionNode,
+    Owner,
+    all_sites,
+    owner_spans,
+)
 
 HOME, FOREIGN, UNKNOWN = "home", "foreign", "unknown"
-FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
-Owner = ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def qualified(path: str, name: str) -> str:
@@ -317,64 +319,6 @@ def _bound(statement: ast.stmt) -> set[str]:
         return {statement.name}
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]  # type: ignore[attr-defined]
     return {t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)}
-
-
-def owner_spans(tree: ast.Module) -> list[tuple[str, int, int, Owner]]:
-    """Every class and function of a module with its dotted path inside the module (`Car`,
-    `Car.drive`, `tune`), its lines (decorators included) and itself; outer ones first."""
-    found = []
-
-    def walk(body: list[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, (ast.ClassDef, *FunctionNode.__args__)):
-                found.append(
-                    (prefix + node.name, first_line(node), node.end_lineno or node.lineno, node)
-                )
-                walk(node.body, prefix + node.name + ".")
-            else:
-                for block in nested_blocks(node):
-                    walk(block, prefix)
-
-    walk(tree.body, "")
-    return found
-
-
-def foreign_spans(tree: ast.Module, owners: frozenset[str]) -> list[tuple[int, int]]:
-    """The lines of the classes and functions named (by dotted path), "" standing for the module."""
-    if "" in owners:
-        return [(1, 1 << 30)]
-    return [(start, end) for path, start, end, _ in owner_spans(tree) if path in owners]
-
-
-def without_foreign(facts: NameFacts, spans: list[tuple[int, int]]) -> NameFacts:
-    """The facts less the sites inside the spans (of one file's facts)."""
-
-    def outside(site: Site) -> bool:
-        return not any(start <= site.line <= end for start, end in spans)
-
-    return NameFacts(
-        attribute_reads=[s for s in facts.attribute_reads if outside(s)],
-        name_reads=[s for s in facts.name_reads if outside(s)],
-        string_reads=[s for s in facts.string_reads if outside(s)],
-        table_mentions=[s for s in facts.table_mentions if outside(s)],
-        assert_reads=[r for r in facts.assert_reads if outside(r.site)],
-        writes=[w for w in facts.writes if outside(w.site)],
-        object_reads=[r for r in facts.object_reads if outside(r.site)],
-        passed=[w for w in facts.passed if outside(w.site)],
-    )
-
-
-def all_sites(facts: NameFacts) -> list[Site]:
-    return [
-        *facts.attribute_reads, *facts.name_reads, *facts.string_reads, *facts.table_mentions,
-        *(read.site for read in facts.assert_reads), *(write.site for write in facts.writes),
-        *(passed.site for passed in facts.passed),
-    ]  # fmt: skip
-
-
-Foreign = dict[
-    str, frozenset[str]
-]  # display path -> the dotted paths of the owners a flag is foreign in
 
 
 def scope_flag(

@@ -10,10 +10,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from prune_flags.model.helpers import pure_expression
-from prune_flags.semantic.index import Site
 from prune_flags.report import FlagWarning
-from prune_flags.syntax.shapes import ast_dotted, spells_option
+from prune_flags.semantic.facts import Site
+from prune_flags.syntax.expressions import ast_dotted
+from prune_flags.syntax.options import spells_option
+from prune_flags.syntax.purity import pure_expression
 
 SHOWN_PLACES = 3  # places named in a warning; the rest are counted
 _SHOWN_SOURCE = 50  # characters of a place's expression shown

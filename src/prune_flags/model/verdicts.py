@@ -10,12 +10,19 @@ import json
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from prune_flags.config import Config, Flag
-from prune_flags.semantic.index import ITSELF, NameFacts, Write, binds_everywhere
 from prune_flags.model.pinned import TEST_WRITES, TestPlan, is_test_path, plan_tests
 from prune_flags.model.plumbing import Plumbing, positional_fields, trees_naming
-from prune_flags.report import Refusal
-from prune_flags.model.scoping import definitions, qualified, resolve, scope_flag, unrelated
+from prune_flags.model.scoping import (
+    definitions,
+    qualified,
+    resolve,
+    scope_flag,
+    unrelated,
+)
 from prune_flags.model.unmatched import lookups_with_effects
+from prune_flags.report import Refusal
+from prune_flags.semantic.calls import binds_everywhere
+from prune_flags.semantic.facts import ITSELF, NameFacts, Write
 from prune_flags.syntax.values import UNKNOWN, same_value
 
 if TYPE_CHECKING:

@@ -7,6 +7,7 @@ The engine builds these without importing LibCST (see `warm`); only the passes r
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, NamedTuple
 
 from prune_flags.config import Flag
@@ -14,7 +15,7 @@ from prune_flags.model.helpers import HelperCall
 from prune_flags.model.library import KeywordPlace, LibraryDefault
 from prune_flags.model.pinned import TestEdits
 from prune_flags.report import Change
-from prune_flags.syntax.shapes import Template
+from prune_flags.syntax.templates import Template
 
 if TYPE_CHECKING:
     from libcst.metadata import CodeRange
@@ -189,3 +190,8 @@ class Rewritten:
     causes: Mapping[str, str] = field(default_factory=dict)
     # The helpers (functions and methods, by qualname) inlined at a call here.
     inlined_helpers: frozenset[str] = frozenset()
+
+
+# A file's rewrite as the workers are sent it: its path, its original text, what it is given,
+# and whether it is a package's `__init__.py`.
+RewriteTask = tuple[Path, str, RewriteContext, bool]

@@ -10,20 +10,25 @@ import ast
 import difflib
 import functools
 import re
-from dataclasses import replace
 from collections import Counter
+from dataclasses import replace
 from typing import Collection, Iterable, Iterator
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from prune_flags.source.files import lines_naming
-from prune_flags.semantic.index import TreeNames, nested_blocks, parse_ast, scan, statements_holding, tree_names
-from prune_flags.rewrite.context import Death, RewriteContext, Rewritten
-from prune_flags.rewrite.passes import RemoveUnusedImports, Rewriter
-from prune_flags.syntax.shapes import module_writers, spells_option
 from prune_flags.report import Change
+from prune_flags.rewrite.context import Death, RewriteContext, Rewritten
+from prune_flags.rewrite.passes.imports import RemoveUnusedImports
+from prune_flags.rewrite.rewriter import Rewriter
 from prune_flags.rewrite.view import View, view_of
+from prune_flags.semantic.scan import scan
+from prune_flags.semantic.trees import TreeNames, tree_names
+from prune_flags.source.files import lines_naming
+from prune_flags.source.parsing import parse_ast
+from prune_flags.syntax.options import spells_option
+from prune_flags.syntax.statements import nested_blocks, statements_holding
+from prune_flags.syntax.templates import module_writers
 
 # A function that can see its locals by name keeps every local alive.
 _LOCALS_INTROSPECTION = re.compile(r"\b(locals|vars|exec|eval)\s*\(")

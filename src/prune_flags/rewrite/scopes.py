@@ -8,9 +8,9 @@ import libcst as cst
 
 from prune_flags.config import Flag
 from prune_flags.rewrite.constants import constant_node, constant_value
-from prune_flags.syntax.values import same_value
 from prune_flags.rewrite.passes.options import click_flags
 from prune_flags.rewrite.purity import is_pure
+from prune_flags.syntax.values import same_value
 
 
 def flag_bindings(module: cst.Module, flags: Mapping[str, object]) -> dict[str, str]:

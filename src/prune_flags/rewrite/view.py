@@ -28,7 +28,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from prune_flags.semantic.index import is_string_statement, statement_spans
+from prune_flags.syntax.statements import is_string_statement, statement_spans
 
 # Marks where one run ends and the next begins; a file holding it is parsed whole.
 SEAM = "# prune-flags: seam between runs of the view\n"

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 from weakref import WeakKeyDictionary
 
-from prune_flags.semantic.index import definitions_in
-from prune_flags.syntax.shapes import ast_dotted
+from prune_flags.semantic.calls import definitions_in
+from prune_flags.syntax.expressions import ast_dotted
 
 if TYPE_CHECKING:
     from prune_flags.semantic.repository import Repository

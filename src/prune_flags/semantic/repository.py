@@ -15,11 +15,23 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from prune_flags.config import Config
-from prune_flags.source.parsing import deeply, too_deep
-from prune_flags.source.files import SourceError, SourceFile, decode_source, discover_python_files, mentions_any, names_in, read_bytes, text_words
-from prune_flags.semantic.index import CallSite, NameFacts, Site, parse_ast, scan, scan_calls
-from prune_flags.model.scoping import Foreign, foreign_spans, without_foreign
-from prune_flags.syntax.shapes import Template, module_strings, parse_template, parse_writer, spellings
+from prune_flags.semantic.calls import scan_calls
+from prune_flags.semantic.facts import CallSite, NameFacts, Site
+from prune_flags.semantic.owners import Foreign, foreign_spans, without_foreign
+from prune_flags.semantic.scan import scan
+from prune_flags.source.files import (
+    SourceError,
+    SourceFile,
+    decode_source,
+    discover_python_files,
+    mentions_any,
+    names_in,
+    read_bytes,
+    text_words,
+)
+from prune_flags.source.parsing import deeply, parse_ast, too_deep
+from prune_flags.syntax.spellings import module_strings, spellings
+from prune_flags.syntax.templates import Template, parse_template, parse_writer
 
 _FEW_NAMES = (
     16  # lookups answered by reading every file's bytes before the files' words are indexed

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from prune_flags.syntax.shapes import spellings
+from prune_flags.syntax.spellings import spellings
 
 if TYPE_CHECKING:
     from pathspec.pattern import Pattern

@@ -3,6 +3,8 @@ walking, and LibCST's rewrite, of a file that nests very deeply (generated code)
 
 from __future__ import annotations
 
+import ast
+import functools
 import sys
 import threading
 from typing import Callable, TypeVar
@@ -12,7 +14,11 @@ from typing import Callable, TypeVar
 # thread of its own with room for this many frames: 512 MiB of stack, about 17 KiB a frame, more
 # than a frame of LibCST or of the `ast` parser in C takes, so the limit is met before the stack ends.
 DEEP_RECURSION = 30_000
+
+
 DEEP_STACK = 512 * 1024 * 1024
+
+
 Result = TypeVar("Result")
 
 
@@ -52,3 +58,10 @@ def deeply(function: Callable[..., Result], *args: object) -> Result:
 
 def too_deep(what: str) -> str:
     return f"nests too deeply to {what}, even with a raised recursion limit; left untouched"
+
+
+@functools.lru_cache(maxsize=16)
+def parse_ast(text: str) -> ast.Module:
+    """The `ast` of a text, remembered: rounds and the safety gate parse the same texts again
+    (nothing mutates a tree)."""
+    return ast.parse(text)

@@ -111,8 +111,8 @@ def _serve(requests_fd: int, replies_fd: int) -> None:
         os.dup2(devnull, fd)
     code = 0
     try:
-        import prune_flags.engine.driver  # noqa: F401  (what the requests name)
         import prune_flags.rewrite.file  # noqa: F401  (LibCST: the point of this process)
+        import prune_flags.workers.tasks  # noqa: F401  (what the requests name)
 
         requests, replies = os.fdopen(requests_fd, "rb"), os.fdopen(replies_fd, "wb")
         while True:

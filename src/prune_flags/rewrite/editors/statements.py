@@ -31,7 +31,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from prune_flags.rewrite.context import RewriteContext
-from prune_flags.semantic.index import KEEP_PRAGMA
+from prune_flags.syntax.statements import KEEP_PRAGMA
 
 Statements = Sequence[cst.BaseStatement]
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)

@@ -7,7 +7,7 @@ effects, which goes with the call (`self.checker.should_skip([t])` -> `False`).
 Only where nothing can tell the difference: every argument is free of side effects, the call
 binds the parameters as Python would (a call that raises TypeError stays), and no enclosing
 scope rebinds a name the expression or the callee uses. Which spellings reach which helper, and
-the imports a file needs, the engine decides with `ast` (prune_flags.helpers).
+the imports a file needs, the engine decides with `ast` (model/helpers.py).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from libcst.metadata import PositionProvider
 
 from prune_flags.model.helpers import Helper, HelperCall
 from prune_flags.rewrite.context import RewriteContext
-from prune_flags.rewrite.passes.imports import add_imports
 from prune_flags.rewrite.editors.expressions import ExpressionEditor
-from prune_flags.rewrite.scopes import bound_names
+from prune_flags.rewrite.passes.imports import add_imports
 from prune_flags.rewrite.purity import dotted_name, is_pure
+from prune_flags.rewrite.scopes import bound_names
 
 
 @functools.lru_cache(maxsize=256)

@@ -14,9 +14,17 @@ from libcst.metadata import CodePosition, PositionProvider
 
 from prune_flags.rewrite.constants import constant_node, constant_value
 from prune_flags.rewrite.context import RewriteContext
-from prune_flags.syntax.values import same_value
 from prune_flags.rewrite.editors.expressions import ExpressionEditor
-from prune_flags.rewrite.scopes import Carried, bound_names, first_binding, flag_locals, flag_parameters, linked_flags, flag_bindings
+from prune_flags.rewrite.scopes import (
+    Carried,
+    bound_names,
+    first_binding,
+    flag_bindings,
+    flag_locals,
+    flag_parameters,
+    linked_flags,
+)
+from prune_flags.syntax.values import same_value
 
 
 class InlineFlags(ExpressionEditor):

@@ -12,8 +12,8 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from prune_flags.rewrite.constants import constant_value
 from prune_flags.model.library import same_default
+from prune_flags.rewrite.constants import constant_value
 from prune_flags.rewrite.editors.statements import BodyEditor, without_element
 from prune_flags.rewrite.purity import dotted_name
 from prune_flags.syntax.values import UNKNOWN

@@ -17,15 +17,20 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from prune_flags.config import Flag
-from prune_flags.rewrite.constants import bool_node, builtin_result, constant_node, constant_value
-from prune_flags.syntax.values import UNKNOWN
+from prune_flags.rewrite.constants import (
+    bool_node,
+    builtin_result,
+    constant_node,
+    constant_value,
+)
 from prune_flags.rewrite.context import RewriteContext
-from prune_flags.rewrite.editors.statements import BodyEditor
 from prune_flags.rewrite.editors.expressions import ExpressionEditor
-from prune_flags.rewrite.scopes import Carried
+from prune_flags.rewrite.editors.statements import BodyEditor
 from prune_flags.rewrite.passes.simplify import string_method
 from prune_flags.rewrite.purity import dotted_name, is_pure
-from prune_flags.syntax.shapes import FlagNames
+from prune_flags.rewrite.scopes import Carried
+from prune_flags.syntax.spellings import FlagNames
+from prune_flags.syntax.values import UNKNOWN
 
 _ENV_GETTERS = ("os.environ.get", "os.getenv", "environ.get", "getenv")
 _ENVIRON = ("os.environ", "environ")

@@ -14,7 +14,7 @@ import libcst as cst
 from prune_flags.rewrite.constants import constant_value
 from prune_flags.rewrite.editors.statements import BodyEditor, without_decorators
 from prune_flags.rewrite.purity import dotted_name
-from prune_flags.syntax.shapes import CLICK_OPTIONS, defines_option, option_dest
+from prune_flags.syntax.options import CLICK_OPTIONS, defines_option, option_dest
 
 
 def option_call_dest(call: cst.Call, wrappers: tuple[str, ...] = ()) -> str | None:

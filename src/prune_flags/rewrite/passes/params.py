@@ -14,12 +14,17 @@ from __future__ import annotations
 import libcst as cst
 
 from prune_flags.config import Flag
+from prune_flags.report import OVERRIDDEN
 from prune_flags.rewrite.constants import constant_value
 from prune_flags.rewrite.docstrings import without_parameter
 from prune_flags.rewrite.editors.statements import BodyEditor, without_element
 from prune_flags.rewrite.passes.prune import _overrode
-from prune_flags.rewrite.scopes import all_params, flag_parameters, linked_flags, mentions
-from prune_flags.report import OVERRIDDEN
+from prune_flags.rewrite.scopes import (
+    all_params,
+    flag_parameters,
+    linked_flags,
+    mentions,
+)
 from prune_flags.syntax.values import same_value
 
 

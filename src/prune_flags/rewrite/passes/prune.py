@@ -11,15 +11,20 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from prune_flags.rewrite.editors.statements import Edit, detached_lines, is_empty, without_decorators
+from prune_flags.config import Flag
+from prune_flags.report import OVERRIDDEN, overrode
+from prune_flags.rewrite.constants import constant_value
+from prune_flags.rewrite.context import Death
+from prune_flags.rewrite.editors.statements import (
+    Edit,
+    detached_lines,
+    is_empty,
+    without_decorators,
+)
 from prune_flags.rewrite.passes.lookups import FlagNaming, cst_unfold
 from prune_flags.rewrite.passes.withs import Record, WithItemEditor
-from prune_flags.rewrite.context import Death
-from prune_flags.config import Flag
-from prune_flags.rewrite.constants import constant_value
-from prune_flags.syntax.values import same_value
 from prune_flags.rewrite.purity import is_pure
-from prune_flags.report import OVERRIDDEN, overrode
+from prune_flags.syntax.values import same_value
 
 
 def _overrode(flag: Flag, value: cst.BaseExpression) -> str:

@@ -15,11 +15,19 @@ from typing import Callable
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from prune_flags.rewrite.constants import UNKNOWN, bool_node, builtin_result, builtin_types, constant_node, constant_value, truthiness
+from prune_flags.rewrite.constants import (
+    UNKNOWN,
+    bool_node,
+    builtin_result,
+    builtin_types,
+    constant_node,
+    constant_value,
+    truthiness,
+)
 from prune_flags.rewrite.context import RewriteContext
 from prune_flags.rewrite.editors.expressions import ExpressionEditor
-from prune_flags.rewrite.scopes import bound_names, truthy_names
 from prune_flags.rewrite.purity import is_pure
+from prune_flags.rewrite.scopes import bound_names, truthy_names
 
 _COMPARE: dict[type, Callable[[object, object], bool]] = {
     cst.Equal: operator.eq,

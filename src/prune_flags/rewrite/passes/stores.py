@@ -15,7 +15,15 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from prune_flags.rewrite.editors.statements import BodyEditor, Edit, block_footer, block_statements, descendants, merge_lines, names
+from prune_flags.rewrite.editors.statements import (
+    BodyEditor,
+    Edit,
+    block_footer,
+    block_statements,
+    descendants,
+    merge_lines,
+    names,
+)
 from prune_flags.rewrite.purity import is_pure
 
 

@@ -21,13 +21,13 @@ from typing import Sequence, TypeVar
 
 import libcst as cst
 
+from prune_flags.report import OVERRIDDEN, overrode
 from prune_flags.rewrite.constants import constant_value
 from prune_flags.rewrite.context import RewriteContext
 from prune_flags.rewrite.editors.statements import BodyEditor
 from prune_flags.rewrite.passes.params import without_element
 from prune_flags.rewrite.purity import dotted_name, is_pure
-from prune_flags.report import OVERRIDDEN, overrode
-from prune_flags.syntax.shapes import TYPE_DECLARATIONS, option_like, spells_option
+from prune_flags.syntax.options import TYPE_DECLARATIONS, option_like, spells_option
 from prune_flags.syntax.values import UNKNOWN, same_value
 
 Element = TypeVar("Element", cst.BaseElement, cst.BaseDictElement)

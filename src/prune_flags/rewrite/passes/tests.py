@@ -17,10 +17,15 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from prune_flags.rewrite.editors.statements import Edit, detached_lines, without_decorators, without_element
-from prune_flags.rewrite.passes.withs import Record, WithItemEditor
 from prune_flags.model.pinned import Removal, TestEdits
 from prune_flags.report import REMOVED_TEST
+from prune_flags.rewrite.editors.statements import (
+    Edit,
+    detached_lines,
+    without_decorators,
+    without_element,
+)
+from prune_flags.rewrite.passes.withs import Record, WithItemEditor
 
 
 class PruneTests(WithItemEditor):

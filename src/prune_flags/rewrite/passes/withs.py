@@ -11,7 +11,15 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from prune_flags.rewrite.editors.statements import BodyEditor, Edit, block_footer, block_statements, detached_lines, merge_lines, without_element
+from prune_flags.rewrite.editors.statements import (
+    BodyEditor,
+    Edit,
+    block_footer,
+    block_statements,
+    detached_lines,
+    merge_lines,
+    without_element,
+)
 
 Record = Callable[[], None]  # records the change of an item that goes
 

@@ -1,102 +1,25 @@
-"""Templates from the config: accessors (`features.has({name}, ...)`, `config.{name}.value`,
-`options[{name}]`, `{name} in opts.enabled`) and writers (`set_config({name}, ...)`,
-`override_settings({name}=...)`, `config.define_bool_state(name={name}, ...)`, `config.{name}(...)`),
-both `Template`.
-
-A template is parsed once, with `ast`, when the config loads; the passes match LibCST nodes against
-it (passes/lookups.py, prune.py), the index `ast` nodes (here), so that loading a config never
-imports LibCST. `{name}` stands for the flag's name: a string literal (or a constant holding one)
-in argument, subscript, keyword-value and membership positions, the keyword of a writer's keyword,
-an identifier in attribute positions; `...` for any further arguments.
-"""
+"""Accessor and writer templates from the config (`features.has({name}, ...)`,
+`config.{name}.value`, `set_config({name}, ...)`, `override_settings({name}=...)`), parsed once
+with `ast` when the config loads and matched against `ast` nodes here and LibCST nodes by the
+lookups pass. `{name}` stands for the flag's name (a string literal, or a constant holding one,
+in argument, subscript, keyword-value and membership positions; the keyword of a writer's
+keyword; an identifier in attribute positions); `...` for any further arguments."""
 
 from __future__ import annotations
 
 import ast
 import functools
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+
+from prune_flags.syntax.spellings import FlagNames
 
 _PLACEHOLDER = "__prune_flags_name__"
 
 
 class ShapeError(ValueError):
     pass
-
-
-@dataclass(frozen=True)
-class FlagNames:
-    """How a call of an accessor or a writer names a flag: a string literal, or a constant that
-    holds one: a bare name as this module binds it (to a string; to anything else, which names no
-    flag; as an alias of an imported constant), else (imported by name) as the repository's
-    constants hold it; an attribute (`flag_names.EXPRESS`) only the latter. The one resolution
-    of the index (for `ast`) and of the passes (for LibCST), so that a write and a read through
-    the same constant are seen alike."""
-
-    # The names this module assigns (see module_strings), and its aliases of the constants.
-    module: Mapping[str, str | None]
-    repository: Mapping[str, str]  # constants anywhere that hold a flag's name -> that name
-
-    @classmethod
-    def of_module(
-        cls,
-        assigned: Mapping[str, str | None],
-        imported: Iterable[tuple[str, str]],
-        repository: Mapping[str, str],
-    ) -> FlagNames:
-        """The names of a module with these top-level assignments and these imports (name,
-        alias): `from keys import FAST_KEY as FK` makes FK name what FAST_KEY names."""
-        module: dict[str, str | None] = {
-            alias: repository[name] for name, alias in imported if name in repository
-        }
-        module.update(assigned)
-        return cls(module, repository)
-
-    def holding(self, names: Collection[str]) -> dict[str, str]:
-        """The constants this module can see that hold one of the names -> that name."""
-        visible = {**self.repository, **self.module}
-        return {constant: name for constant, name in visible.items() if name in names}
-
-    def of(self, bare: str | None = None, attribute: str | None = None) -> str | None:
-        """The string a constant spelt `bare` or `….attribute` holds, if it is known."""
-        if bare is not None:
-            return self.module.get(bare, self.repository.get(bare))
-        return self.repository.get(attribute) if attribute is not None else None
-
-    def of_ast(self, node: ast.expr) -> object:
-        if isinstance(node, ast.Name):
-            return self.of(bare=node.id)
-        if isinstance(node, ast.Attribute):
-            return self.of(attribute=node.attr)
-        return node.value if isinstance(node, ast.Constant) else None
-
-
-def module_strings(tree: ast.Module) -> dict[str, str | None]:
-    """The names a module assigns at top level: the string each holds (`NAME = "..."`), or None
-    for anything else (`NAME = 3` shadows a constant of the same name elsewhere)."""
-    found: dict[str, str | None] = {}
-    for statement in tree.body:
-        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            value = statement.value.value if isinstance(statement.value, ast.Constant) else None
-            found.update(
-                (t.id, value if isinstance(value, str) else None)
-                for t in targets
-                if isinstance(t, ast.Name)
-            )
-    return found
-
-
-def ast_dotted(node: ast.expr) -> str:
-    """`a.b.c` for a chain of attributes; for a chain on something else (`f().b.c`), `b.c`."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 @dataclass(frozen=True)
@@ -403,6 +326,8 @@ def parse_writer(pattern: str) -> Template:
 
 
 DJANGO_WRITER = "override_settings({name}=...)"  # after `from django.test import override_settings`
+
+
 DJANGO_DOTTED_WRITERS = (
     "django.test.override_settings({name}=...)",
     "django.test.utils.override_settings({name}=...)",
@@ -436,106 +361,17 @@ def module_writers(tree: ast.Module, writers: tuple[Template, ...]) -> tuple[Tem
     return tuple(dict.fromkeys([*writers, *(parse_writer(pattern) for pattern in builtin)]))
 
 
-def spellings(name: str) -> tuple[str, ...]:
-    """The words that spell a name in source text: the name, and for a command-line option its
-    dashed form, which `--use-x` and `--no-use-x` hold as a whole word. Every search of text for
-    names goes through this (files.names_in, files.lines_naming, the engine's byte index), so that
-    a file naming a flag only as an option is never left out."""
-    dashed = name.replace("_", "-")
-    return (name,) if dashed == name else (name, dashed)
-
-
-def spells_option(text: str, name: str, strings: Collection[str] = ()) -> bool:
-    """Whether a string names the option of flag `name`: `use_x`, `--use-x`, `--use_x`,
-    `--no-use-x` (argparse's BooleanOptionalAction), `--group.use_x`, or one of the option's own
-    `strings` (`--turbo` with `dest="use_x"`)."""
-    if text == name or text in strings:
-        return True
-    if not text.startswith("-"):
-        return False
-    bare = text.lstrip("-").rpartition(".")[2]
-    words = spellings(name)
-    return bare in words or (bare.startswith(("no-", "no_")) and bare[3:] in words)
-
-
-def option_like(text: object) -> bool:
-    """A word argparse takes for an option string, not for a value: `-x`, `--size`, not `-1`."""
-    if not isinstance(text, str) or not text.startswith("-"):
-        return False
-    try:
-        float(text)
-    except ValueError:
-        return True
-    return False
-
-
-# Calls whose arguments declare types, not tables of names: `TypedDict("Extra", {"use_x": bool})`.
-TYPE_DECLARATIONS = ("TypedDict", "NamedTuple", "namedtuple", "make_dataclass")
-
-OPTION_METHODS = ("add_argument", "add_option")  # argparse, optparse
-CLICK_OPTIONS = ("click.option", "option", "click.argument")
-
-
-def defines_option(func: str, wrappers: Collection[str]) -> bool:
-    """Whether a statement call of the dotted `func` adds a command-line option as argparse's
-    `add_argument` does: that, optparse's `add_option`, or a project's wrapper of them that the
-    config's `option_calls` declares (`add_toggle`, `parser.add_flag`: a name matches a callee
-    that is it or ends with "." + it, as accessors' callees do)."""
-    return func.rsplit(".", 1)[-1] in OPTION_METHODS or any(
-        func == w or func.endswith("." + w) for w in wrappers
-    )
-
-
-# argparse actions that take no value on the command line (`argparse.BooleanOptionalAction` by its
-# last name), and those that take `nargs` of them.
-_SWITCH_ACTIONS = (
-    "store_true",
-    "store_false",
-    "store_const",
-    "append_const",
-    "count",
-    "help",
-    "version",
-    "BooleanOptionalAction",
-)
-_VALUE_ACTIONS = ("store", "append", "extend")
-
-
-def option_arity(
-    func: str, option_strings: Collection[str], keywords: Mapping[str, object]
-) -> int | None:
-    """How many command-line words follow an option's string in an argument list (`--size 3`: 1,
-    `--use-x`: 0), from the option call's keywords (literals, or an action's dotted name); None
-    when the call does not say it plainly (a variable `nargs`, `"?"`, a wrapper, a click option
-    that is not plainly a flag): argument lists are then left as they are."""
-    if func in CLICK_OPTIONS:
-        switch = (
-            any("/" in s for s in option_strings)
-            or keywords.get("is_flag") is True
-            or keywords.get("count") is True
-        )
-        return 0 if switch else None
-    if func.rsplit(".", 1)[-1] not in OPTION_METHODS:
-        return None  # a project's wrapper: what it passes on is not seen
-    action = keywords.get("action", "store")
-    if isinstance(action, str) and action.rsplit(".", 1)[-1] in _SWITCH_ACTIONS:
-        return 0
-    if action not in _VALUE_ACTIONS:
-        return None
-    nargs = keywords.get("nargs", 1)
-    return nargs if isinstance(nargs, int) and not isinstance(nargs, bool) else None
-
-
-def option_dest(option_strings: list[str], explicit: str | None) -> str | None:
-    """The attribute an argparse/click option fills: `dest=`, else the first long option
-    (`--use-x` -> use_x), else the first short one, else a positional name."""
-    if explicit:
-        return explicit
-    longs = [s for s in option_strings if s.startswith("--")]
-    if longs:
-        return longs[0][2:].replace("-", "_")
-    shorts = [s for s in option_strings if s.startswith("-")]
-    if shorts:
-        return shorts[0][1:].replace("-", "_")
-    plain = [s for s in option_strings if s.isidentifier()]
-    return plain[0] if plain else None
+def template_read(
+    templates: tuple[Template, ...], node: ast.expr, names: FlagNames
+) -> tuple[str, ast.expr, Template] | None:
+    """The flag an expression reads through an accessor template (`extra_args.get("x", ...)`,
+    `config.x.value`, `"x" in opts.enabled`), with the node that names it and the template; None
+    for any other."""
+    for template in templates:
+        found = template.match(node, ast_unfold)
+        if found is None:
+            continue
+        name = found.identifier if found.named is None else names.of_ast(found.named)  # type: ignore[arg-type]
+        if isinstance(name, str):
+            return name, found.node, template  # type: ignore[return-value]
+    return None

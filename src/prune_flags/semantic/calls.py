@@ -1,0 +1,205 @@
+"""Calls by their callee's last name, and what the definitions of a name take: the facts plumbing
+reads to link a flag's parameter to the arguments that pass it."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterable, NamedTuple
+from weakref import WeakKeyDictionary
+
+from prune_flags.semantic.facts import Argument, CallSite, Site
+from prune_flags.syntax.expressions import ast_dotted, literal
+from prune_flags.syntax.purity import pure_expression
+
+
+class _Forwarder(NamedTuple):
+    """A function with a `*args` parameter, as its calls of others see it."""
+
+    name: str
+    varargs: str  # its `*args` parameter's name
+    takes: int  # its positional parameters before `*args`, self counted
+    method: bool
+
+
+def scan_calls(tree: ast.AST, path: str, callees: frozenset[str]) -> list[CallSite]:
+    """Every call of a function named in `callees` (by its last name), with how it passes arguments."""
+    return [
+        _call_site(node, Site(path, node.lineno), callee, enclosing)
+        for callee, node, enclosing in _calls_in(tree)
+        if callee in callees
+    ]
+
+
+# Each tree's calls, walked once for as long as the tree is kept: the plumbing of every flag asks
+# for the calls of its own functions over the same files.
+_CALLS: WeakKeyDictionary[ast.AST, list[tuple[str, ast.Call, _Forwarder | None]]] = (
+    WeakKeyDictionary()
+)
+
+
+def _calls_in(tree: ast.AST) -> list[tuple[str, ast.Call, _Forwarder | None]]:
+    """Every call in a tree: its callee's last name, the call, and the enclosing function when that
+    has a `*args` parameter."""
+    if tree in _CALLS:
+        return _CALLS[tree]
+    found = []
+    stack: list[tuple[ast.AST, _Forwarder | None]] = [(tree, None)]
+    while stack:
+        node, enclosing = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            arguments = node.args
+            positional = [*arguments.posonlyargs, *arguments.args]
+            method = bool(positional) and positional[0].arg in ("self", "cls")
+            vararg = arguments.vararg
+            enclosing = (
+                _Forwarder(node.name, vararg.arg, len(positional), method)
+                if vararg is not None
+                else None
+            )
+        elif isinstance(node, ast.Lambda):
+            enclosing = None
+        if isinstance(node, ast.Call):
+            found.append((ast_dotted(node.func).rsplit(".", 1)[-1], node, enclosing))
+        stack.extend((child, enclosing) for child in ast.iter_child_nodes(node))
+    _CALLS[tree] = found
+    return found
+
+
+def _call_site(call: ast.Call, site: Site, callee: str, enclosing: _Forwarder | None) -> CallSite:
+    positional, forwarding = 0, None
+    for argument in call.args:
+        if not isinstance(argument, ast.Starred):
+            positional += 1
+        elif isinstance(argument.value, (ast.Tuple, ast.List)) and not any(
+            isinstance(element, ast.Starred) for element in argument.value.elts
+        ):
+            positional += len(argument.value.elts)
+        elif (
+            enclosing is not None
+            and isinstance(argument.value, ast.Name)
+            and argument.value.id == enclosing.varargs
+        ):
+            forwarding = enclosing
+    plain = []
+    for argument in call.args:
+        if isinstance(argument, ast.Starred):
+            break
+        plain.append(Argument(argument.lineno, literal(argument), pure_expression(argument)))
+    receiver = ast_dotted(call.func.value) if isinstance(call.func, ast.Attribute) else ""
+    return CallSite(
+        site,
+        callee,
+        positional,
+        isinstance(call.func, ast.Attribute),
+        forwarding.name if forwarding is not None else None,
+        forwarding.takes if forwarding is not None else 0,
+        forwarding is not None and forwarding.method,
+        tuple(plain),
+        len(plain) < len(call.args),
+        receiver.rsplit(".", 1)[-1][:1].isupper(),
+    )
+
+
+DefStatement = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+# Each tree's functions and classes by name, walked once for as long as the tree is kept.
+_DEFINITIONS: WeakKeyDictionary[ast.AST, dict[str, list[DefStatement]]] = WeakKeyDictionary()
+
+
+def definitions_in(tree: ast.AST) -> dict[str, list[DefStatement]]:
+    """A tree's functions, methods and classes (at any depth) by name, in `ast.walk`'s order."""
+    if tree not in _DEFINITIONS:
+        found: dict[str, list[DefStatement]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.setdefault(node.name, []).append(node)
+        _DEFINITIONS[tree] = found
+    return _DEFINITIONS[tree]
+
+
+def keyword_forwards(trees: Iterable[ast.Module], function: str) -> frozenset[str] | None:
+    """The callees (by last name) to which every function named `function` hands its `**kwargs`
+    on (`self._inner(x, **kwargs)`), when that is all it does with them: a keyword passed to
+    `function` lands there. None when there is no such function, when one is a class or has no
+    `**` parameter, or uses it otherwise too (`kwargs.get("fast")`, `dict(kwargs)`)."""
+    callees: set[str] = set()
+    found = False
+    for tree in trees:
+        for node in definitions_in(tree).get(function, ()):
+            if isinstance(node, ast.ClassDef):
+                return None
+            kwarg = node.args.kwarg
+            if kwarg is None:
+                return None
+            uses = sum(
+                isinstance(inner, ast.Name) and inner.id == kwarg.arg for inner in ast.walk(node)
+            )
+            handed = [
+                call
+                for call in ast.walk(node)
+                if isinstance(call, ast.Call)
+                for keyword in call.keywords
+                if keyword.arg is None
+                and isinstance(keyword.value, ast.Name)
+                and keyword.value.id == kwarg.arg
+            ]
+            if not handed or len(handed) != uses:
+                return None
+            callees.update(ast_dotted(call.func).rsplit(".", 1)[-1] for call in handed)
+            found = True
+    return frozenset(callees) if found else None
+
+
+def binds_everywhere(trees: Iterable[ast.Module], function: str, keyword: str) -> bool:
+    """Whether every definition named `function` in the trees (functions, methods, and classes
+    through their `__init__`) has a parameter named `keyword` of its own: a `keyword=` argument
+    then stays there, never travelling on through **kwargs. False when there is none."""
+    found = False
+    for tree in trees:
+        for node in definitions_in(tree).get(function, ()):
+            if isinstance(node, ast.ClassDef):
+                initializers = [
+                    s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+                ]
+                node = initializers[0] if initializers else node
+            if isinstance(node, ast.ClassDef):
+                return False  # its fields, or a base's __init__, take the keyword: not told here
+            arguments = node.args
+            if keyword not in {
+                a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+            }:
+                return False
+            found = True
+    return found
+
+
+def parameter_places(
+    trees: Iterable[ast.Module], function: str, name: str
+) -> set[tuple[int | None, bool]] | None:
+    """Where every definition named `function` has its parameter `name` (functions, methods, and
+    classes through their own `__init__`, whose self a call fills): its index among the positional
+    parameters as calls count it (None for a keyword-only one), and whether the function is a
+    method. None when one has no such parameter, or a class has no `__init__` of its own."""
+    places: set[tuple[int | None, bool]] = set()
+    for tree in trees:
+        for node in definitions_in(tree).get(function, ()):
+            constructor = isinstance(node, ast.ClassDef)
+            if isinstance(node, ast.ClassDef):
+                initializers = [
+                    s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+                ]
+                if not initializers:
+                    return None
+                node = initializers[0]
+            arguments = node.args
+            positional = [argument.arg for argument in (*arguments.posonlyargs, *arguments.args)]
+            method = bool(positional) and positional[0] in ("self", "cls")
+            if name in positional:
+                index = positional.index(name)
+                places.add((index - 1, False) if constructor else (index, method))
+            elif name in {argument.arg for argument in arguments.kwonlyargs}:
+                places.add((None, method and not constructor))
+            else:
+                return None
+    return places

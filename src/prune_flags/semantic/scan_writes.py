@@ -1,0 +1,187 @@
+"""The scanner's handlers of writes: assignments, deletions, loops, the environment."""
+
+from __future__ import annotations
+
+import ast
+
+from prune_flags.semantic.bindings import body_bindings, local_names, parameter_names
+from prune_flags.semantic.facts import Write
+from prune_flags.semantic.scan_state import ScanState
+from prune_flags.syntax.expressions import ENVIRON, ast_dotted, literal
+from prune_flags.syntax.templates import template_read
+from prune_flags.syntax.values import UNKNOWN
+
+
+class Writes(ScanState):
+    def _write(self, target: ast.expr, kind: str, value: object, node: ast.AST) -> None:
+        if isinstance(target, (ast.Subscript, ast.Attribute)) and self.accessors:
+            self._template_write(target, kind, node)
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._write(element, "unpack", UNKNOWN, node)
+        elif isinstance(target, ast.Starred):
+            self._write(target.value, "unpack", UNKNOWN, node)
+        elif isinstance(target, ast.Attribute):
+            if target.attr in self.names:
+                owner = self._receiver_class(target.value)
+                carried = (
+                    self._carried(node.value, target.attr)
+                    if isinstance(node, (ast.Assign, ast.AnnAssign))
+                    else ""
+                )
+                kind = kind if kind != "name" else "attribute"
+                write = Write(
+                    self._site(node),
+                    kind,
+                    value,
+                    owner,
+                    from_parameter=self._from_parameter(node),
+                    carried_from=carried,
+                )
+                self._of(target.attr).writes.append(write)
+            self.visit(target.value)
+        elif isinstance(target, ast.Name) and target.id in self.names:
+            scope = self._scopes[-1] if self._scopes else "module"
+            if scope == "function" and target.id in self._globals[-1]:
+                scope = "global"
+            if scope != "function":
+                owner = self._classes[-1] if scope == "class" and self._classes else ""
+                kind = kind if kind != "name" else scope
+                write = Write(
+                    self._site(node), kind, value, owner, from_parameter=self._from_parameter(node)
+                )
+                self._of(target.id).writes.append(write)
+        else:
+            self.visit(target)
+
+    def _template_write(
+        self, target: ast.Subscript | ast.Attribute, kind: str, node: ast.AST
+    ) -> None:
+        """A store through an accessor template (`options["x"] = v`, `config.x.value = v`, `del`,
+        `+=`): a write of kind "template", which no pass removes, so that one of another value is a
+        conflict (the reads after it would no longer see it)."""
+        read = template_read(self.accessors, target, self.flag_names)
+        if read is not None and read[0] in self.names:
+            assigned = kind == "name" and isinstance(node, (ast.Assign, ast.AnnAssign))
+            value = literal(node.value) if assigned else UNKNOWN  # type: ignore[union-attr]
+            self._of(read[0]).writes.append(Write(self._site(node), "template", value))
+
+    def _from_parameter(self, node: ast.AST | None) -> bool:
+        """Whether a value (or an assignment's) reads a parameter of an enclosing function (not
+        the method's `self` or `cls`)."""
+        assignment = isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+        value = node.value if assignment else node if isinstance(node, ast.expr) else None  # type: ignore[union-attr]
+        functions = [
+            scope
+            for scope in self._scope_nodes
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        ]
+        if value is None or not functions:
+            return False
+        receiver = self._methods[-1] if self._methods else ""
+        parameters = set()
+        for function in functions:
+            parameters.update(parameter_names(function))  # type: ignore[arg-type]
+        parameters.discard(receiver)
+        return any(
+            isinstance(inner, ast.Name) and inner.id in parameters for inner in ast.walk(value)
+        )
+
+    def _carried(self, value: ast.expr | None, name: str) -> str:
+        """The enclosing function whose own parameter `name` the value is, qualified as Write.scope
+        is, when the function never binds the name again (`helper(x, fast=fast)`); "" otherwise."""
+        if not (isinstance(value, ast.Name) and value.id == name):
+            return ""
+        for scope in reversed(self._scope_nodes):
+            if name not in local_names(scope):
+                continue
+            if isinstance(
+                scope, (ast.FunctionDef, ast.AsyncFunctionDef)
+            ) and name not in body_bindings(scope):
+                return self._function_names.get(id(scope), "")
+            return ""
+        return ""
+
+    def _receiver_class(self, receiver: ast.expr) -> str:
+        """The class whose own attribute `receiver.name` is, when the receiver is the `self` or
+        `cls` of a method of that class (its first parameter); "" for any other receiver."""
+        if not (isinstance(receiver, ast.Name) and self._classes and self._methods):
+            return ""
+        return self._classes[-1] if receiver.id == self._methods[-1] else ""
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._table_places.add(id(node.value))
+        if any(isinstance(t, ast.Name) and t.id in ("__all__", "__slots__") for t in node.targets):
+            for inner in ast.walk(node.value):  # the names exported or slotted are read by name
+                if (
+                    isinstance(inner, ast.Constant)
+                    and isinstance(inner.value, str)
+                    and inner.value in self.names
+                ):
+                    self._of(inner.value).string_reads.append(self._site(inner))
+            return
+        for target in node.targets:
+            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            self._write(target, "name", self._value(node.value, name), node)
+            if isinstance(target, ast.Subscript):
+                self._environment_write(target, node.value, node)
+        if not self._defines_constant(node):
+            self._defining_value(node.targets, node.value)
+
+    def _defines_constant(self, node: ast.Assign) -> bool:
+        """`FAST_KEY = "enable_fast"` at module level: a spelling of the flag, not a read of it
+        (the uses of FAST_KEY are)."""
+        target = node.targets[0]
+        return (
+            not self._scopes
+            and len(node.targets) == 1
+            and isinstance(target, ast.Name)
+            and isinstance(node.value, ast.Constant)
+            and self.constants.get(target.id) == node.value.value
+        )
+
+    def _environment_write(self, target: ast.Subscript, value: ast.expr, node: ast.AST) -> None:
+        """`os.environ["NAME"] = value` gives an environment flag a value."""
+        key = literal(target.slice)
+        if isinstance(key, str) and key in self.names and ast_dotted(target.value) in ENVIRON:
+            self._of(key).writes.append(Write(self._site(node), "environ", literal(value)))
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._table_places.add(id(node.value))
+        name = (
+            node.target.attr
+            if isinstance(node.target, ast.Attribute)
+            else getattr(node.target, "id", "")
+        )
+        self._write(node.target, "name", self._value(node.value, name), node)
+        self.visit(node.annotation)
+        if node.value is not None:
+            self._defining_value([node.target], node.value)
+
+    def _defining_value(self, targets: list[ast.expr], value: ast.expr) -> None:
+        """Visit the value a name is bound to. A module constant or class attribute spelling its
+        own name in it (`ENABLE_X = os.environ.get("ENABLE_X", False)`) does not read itself:
+        the string is how its value is computed, and goes with the definition."""
+        own = (
+            [t.id for t in targets if isinstance(t, ast.Name)]
+            if self._scopes[-1:] in ([], ["class"])
+            else []
+        )
+        self._defining, outer = frozenset(own), self._defining
+        self.visit(value)
+        self._defining = outer
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self._write(node.target, "augmented", UNKNOWN, node)
+        self.visit(node.value)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            self._write(target, "del", UNKNOWN, node)
+
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self._write(node.target, "unpack", UNKNOWN, node)
+        for child in (node.iter, *node.body, *node.orelse):
+            self.visit(child)
+
+    visit_AsyncFor = visit_For
