@@ -25,9 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
-
 from flag_programs import Finding, Program, check, idiom_names, programs, reduce  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
 
 def hunt(

@@ -8,7 +8,18 @@ from pathlib import Path
 from textwrap import dedent
 from typing import Callable
 
-from prune_flags.semantic.classes import DECORATED, DOTTED_BASE, KEYWORDS, SEVERAL, UNDEFINED, UNNAMED_BASE, UNREADABLE, Step, ancestry, class_statements
+from prune_flags.semantic.classes import (
+    DECORATED,
+    DOTTED_BASE,
+    KEYWORDS,
+    SEVERAL,
+    UNDEFINED,
+    UNNAMED_BASE,
+    UNREADABLE,
+    Step,
+    ancestry,
+    class_statements,
+)
 from prune_flags.semantic.repository import Repository
 
 

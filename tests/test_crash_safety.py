@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
+from prune_flags.config import Config, Flag
 from prune_flags.engine import driver as engine
 from prune_flags.source.files import STALE_TEMPORARY
-from prune_flags.config import Config, Flag
 
 pytestmark = [
     pytest.mark.slow,

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from test_fixtures import FIXTURES, checkout, invoke, program_output
+
+from prune_flags.semantic.modules import qualified
 from prune_flags.syntax.statements import KEEP_PRAGMA
-from prune_flags.model.scoping import qualified
 
 # Per fixture: (file, the original text, the same at the configured value).
 AT_CONFIGURED_VALUE = {

@@ -106,7 +106,7 @@ def test_a_method_called_through_cls_or_its_class_takes_its_instance_among_the_a
     are not read by the places an instance's call fills, so nothing is derived from them."""
     import ast
 
-    from prune_flags.engine.derived import _instance
+    from prune_flags.engine.derived_flags import _instance
 
     receivers = {
         text: _instance(ast.parse(text, mode="eval").body)

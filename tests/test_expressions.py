@@ -20,7 +20,6 @@ raises must be the same.
 from __future__ import annotations
 
 import io
-import os
 import tempfile
 import textwrap
 from contextlib import redirect_stdout
@@ -30,8 +29,8 @@ from typing import Sequence
 import pytest
 
 from prune_flags.config import Config, Flag
-from prune_flags.rewrite.context import RewriteContext
 from prune_flags.engine.driver import run
+from prune_flags.rewrite.context import RewriteContext
 from prune_flags.rewrite.file import rewrite
 
 

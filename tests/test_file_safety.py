@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from prune_flags.engine import driver as engine
-from prune_flags.source import files
 from prune_flags.cli import app
 from prune_flags.config import Config, Flag
+from prune_flags.engine import driver as engine
+from prune_flags.source import files
 
 BEFORE = """\
 import os

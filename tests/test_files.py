@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 import prune_flags.source.files as files
-from prune_flags.source.files import names_in, SourceError, SourceFile, discover_python_files, mentions_any, read_source, write_atomic
+import prune_flags.source.words as words
+from prune_flags.source.discovery import discover_python_files
+from prune_flags.source.files import SourceError, SourceFile, read_source, write_atomic
+from prune_flags.source.words import mentions_any, names_in
 
 
 def touch(path: Path, text: str = "") -> Path:
@@ -423,8 +426,8 @@ def test_mentions_any_without_names_is_false() -> None:
 def test_names_in_finds_whole_words_and_splits_each_text_once() -> None:
     text = "x = self.use_x  # use_xy\nparser.add_argument('--use-x')\nnaïve_use = 1\n"
     many = [f"name_{i}" for i in range(10_000)] + ["use_x", "use-x", "use", "naïve_use", "xy", "e"]
-    before = files._words.cache_info()
+    before = words._words.cache_info()
     assert names_in(text, many) == {"use_x", "use-x", "use", "naïve_use"}
     assert names_in(text, ["use_xy"]) == {"use_xy"} and not mentions_any(text, ["se_x", "name_1"])
-    after = files._words.cache_info()
+    after = words._words.cache_info()
     assert after.misses == before.misses + 1  # one split of the text, however many names

@@ -14,18 +14,18 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from prune_flags.find import estimate as find_module
-from prune_flags.find import run as find_run
 from prune_flags.cli import app as prune_flags_app
 from prune_flags.config import Config, Flag, load_config
+from prune_flags.find import estimate as find_module
+from prune_flags.find import run as find_run
+from prune_flags.find.candidates import discover
+from prune_flags.find.command import find as find_command
 from prune_flags.find.facts import Candidate, FindResult
 from prune_flags.find.render import config_toml, evidence
-from prune_flags.find.candidates import discover
 from prune_flags.find.run import find
-from prune_flags.source.files import internal_module_names
 from prune_flags.find.scan import scan_file
-from prune_flags.find.command import find as find_command
 from prune_flags.semantic.facts import Site
+from prune_flags.semantic.modules import internal_module_names
 
 if sys.version_info >= (3, 11):
     import tomllib

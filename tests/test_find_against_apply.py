@@ -21,8 +21,8 @@ import pytest
 
 from prune_flags.config import Config, load_config
 from prune_flags.engine.driver import run
-from prune_flags.find.run import find
 from prune_flags.find.measure import folded_branches
+from prune_flags.find.run import find
 from prune_flags.report import OVERRIDDEN, Report
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -17,12 +17,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_fixtures import CASES, FIXTURES, case_options, checkout, invoke, tree_bytes
 
 import prune_flags.rewrite.file
 from prune_flags.engine.formatting import BlackSettings, detect_formatting, format_lines
 from prune_flags.rewrite.editors.statements import BodyEditor
 from prune_flags.rewrite.view import View
-from test_fixtures import CASES, FIXTURES, case_options, checkout, invoke, tree_bytes
 
 if sys.version_info >= (3, 11):
     import tomllib

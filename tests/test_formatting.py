@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-import tempfile
 import sys
+import tempfile
 import textwrap
 from importlib import metadata
 from pathlib import Path
@@ -12,7 +12,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from prune_flags.engine.formatting import BlackSettings, Formatting, changed_line_ranges, detect_formatting, format_lines, load_black_settings, touched_line_ranges
+from prune_flags.engine.formatting import (
+    BlackSettings,
+    Formatting,
+    changed_line_ranges,
+    detect_formatting,
+    format_lines,
+    load_black_settings,
+    touched_line_ranges,
+)
 from prune_flags.engine.precommit import Hook, hooks
 
 

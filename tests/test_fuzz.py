@@ -17,9 +17,6 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
-
 from flag_programs import (
     HEADER,
     MAX_LINES,
@@ -32,6 +29,8 @@ from flag_programs import (
     programs,
     reduce,
 )
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
 FUZZ = settings(
     derandomize=True,

@@ -13,12 +13,21 @@ import pytest
 from libcst.metadata import MetadataWrapper
 
 from prune_flags.config import Flag
-from prune_flags.model.helpers import Binding, Helper, Parameter, folded_helpers, helper_calls, module_name, module_names, method_calls, method_reach, rebound
-from prune_flags.semantic.facts import NameFacts, Site, Write
+from prune_flags.model.helpers import (
+    Helper,
+    Parameter,
+    folded_helpers,
+    helper_calls,
+    rebound,
+)
+from prune_flags.model.methods import method_calls, method_reach
 from prune_flags.rewrite.context import RewriteContext
-from prune_flags.rewrite.rewriter import Rewriter
-from prune_flags.rewrite.passes.imports import add_imports
 from prune_flags.rewrite.file import rewrite
+from prune_flags.rewrite.passes.imports import add_imports
+from prune_flags.rewrite.rewriter import Rewriter
+from prune_flags.semantic.bindings import Binding
+from prune_flags.semantic.facts import NameFacts, Site, Write
+from prune_flags.semantic.modules import module_name, module_names
 from prune_flags.syntax.values import UNKNOWN
 
 FLAGS = {"use_x": Flag("use_x", True, "True")}

@@ -80,7 +80,9 @@ def imports(path: Path) -> set[str]:
 def graph() -> dict[str, set[str]]:
     """The import graph of prune_flags: each module -> the modules of prune_flags it imports."""
     known = modules()
-    return {name: {n for n in imports(path) if n in known and n != name} for name, path in known.items()}
+    return {
+        name: {n for n in imports(path) if n in known and n != name} for name, path in known.items()
+    }
 
 
 def layer(module: str) -> int:

@@ -9,7 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from prune_flags.model.library import LibraryDefault, Parameter, Target, keyword_calls, library_keywords, probe, repository_names, same_default
+from prune_flags.model.library import (
+    LibraryDefault,
+    Parameter,
+    Target,
+    keyword_calls,
+    library_keywords,
+    probe,
+    repository_names,
+    same_default,
+)
 
 FLAGS = frozenset({"fast"})
 

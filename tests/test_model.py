@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from prune_flags.config import Config, parse_flag_options
-from prune_flags.semantic.repository import load
 from prune_flags.model.build import Model, build, resolve_flags
 from prune_flags.report import Refusal
+from prune_flags.semantic.repository import load
 
 
 def model_of(

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from test_fixtures import FIXTURES, checkout, invoke
 
 from prune_flags.model.pinned import is_test_path
-from test_fixtures import FIXTURES, checkout, invoke
 
 
 def changes_of(report: Path, path: str) -> list[tuple[int, str]]:

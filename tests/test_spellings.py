@@ -16,10 +16,10 @@ import pytest
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
-from prune_flags.source.files import lines_naming, mentions_any, names_in
 from prune_flags.semantic.scan import scan
-from prune_flags.syntax.spellings import spellings
+from prune_flags.source.words import lines_naming, mentions_any, names_in
 from prune_flags.syntax.options import spells_option
+from prune_flags.syntax.spellings import spellings
 
 
 def test_a_name_is_spelt_as_itself_and_dashed() -> None:

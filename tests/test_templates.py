@@ -11,11 +11,18 @@ from typing import Callable
 
 import libcst as cst
 import pytest
+from test_fixtures import FIXTURES, program_output
 
 from prune_flags.rewrite.passes.lookups import cst_unfold
 from prune_flags.syntax.spellings import FlagNames
-from prune_flags.syntax.templates import ShapeError, TemplateMatch, ast_unfold, module_writers, parse_template, parse_writer
-from test_fixtures import FIXTURES, program_output
+from prune_flags.syntax.templates import (
+    ShapeError,
+    TemplateMatch,
+    ast_unfold,
+    module_writers,
+    parse_template,
+    parse_writer,
+)
 
 # template, expression, (identifier, the naming expression's source, negated) or None: no match
 MATCHES = [

@@ -9,11 +9,11 @@ import ast
 from pathlib import Path
 
 import pytest
+from test_fixture_properties import run_report
+from test_fixtures import FIXTURES, checkout, invoke
 
 import prune_flags.rewrite.file
 from prune_flags.rewrite.view import SEAM, View, view_of
-from test_fixture_properties import run_report
-from test_fixtures import FIXTURES, checkout, invoke
 
 MODULE = """\
 import os

@@ -10,11 +10,10 @@ from typing import Iterable
 
 from prune_flags.cascade.state import Learnt, Plan
 from prune_flags.model.defaults import empty_dict_is_default
-from prune_flags.model.plumbing import trees_naming
-from prune_flags.model.scoping import HOOKS, droppable_hooks
+from prune_flags.model.hooks import HOOKS, droppable_hooks
 from prune_flags.rewrite.context import RewriteContext
 from prune_flags.semantic.repository import Repository
-from prune_flags.source.files import mentions_any, names_in
+from prune_flags.source.words import mentions_any, names_in
 from prune_flags.syntax.expressions import ast_dotted
 
 
@@ -106,7 +105,7 @@ class Contexts:
         if pair not in self._empty_defaults:
             callee, keyword = pair
             self._empty_defaults[pair] = empty_dict_is_default(
-                trees_naming(self.repository, callee), callee, keyword
+                self.repository.trees_naming(callee), callee, keyword
             )
         return self._empty_defaults[pair]
 

@@ -12,19 +12,16 @@ from prune_flags.cascade.liveness import Liveness
 from prune_flags.cascade.state import Learnt
 from prune_flags.model.helpers import (
     Helper,
-    MethodReach,
     folded_helpers,
     helper_calls,
     made_shapes,
-    method_calls,
-    method_reach,
-    module_names,
     rebound,
 )
-from prune_flags.model.scoping import with_subclasses
+from prune_flags.model.methods import MethodReach, method_calls, method_reach
 from prune_flags.report import Change
-from prune_flags.semantic.classes import classes_in
+from prune_flags.semantic.classes import classes_in, with_subclasses
 from prune_flags.semantic.facts import NameFacts
+from prune_flags.semantic.modules import module_names
 from prune_flags.semantic.owners import owner_spans
 from prune_flags.semantic.repository import Repository
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from prune_flags.cascade.state import Learnt, Plan
-from prune_flags.model.helpers import reexports
 from prune_flags.model.pinned import is_test_path
-from prune_flags.model.scoping import qualified
 from prune_flags.semantic.facts import NameFacts, Site
+from prune_flags.semantic.modules import qualified, reexports
 from prune_flags.semantic.repository import Repository
 
 

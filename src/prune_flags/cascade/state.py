@@ -14,8 +14,9 @@ from pathlib import Path
 
 from prune_flags.config import Config, Flag
 from prune_flags.model.build import Model
-from prune_flags.model.helpers import Helper, HelperCall, MethodReach
+from prune_flags.model.helpers import Helper, HelperCall
 from prune_flags.model.library import KeywordPlace, LibraryDefault
+from prune_flags.model.methods import MethodReach
 from prune_flags.model.pinned import TestPlan
 from prune_flags.model.plumbing import Plumbing
 from prune_flags.rewrite.context import Death, Rewritten

@@ -1,4 +1,5 @@
-""""""
+"""The driver: files in scope -> the model of the flags -> the cascade's rounds (cascade.py) ->
+format -> safety gate -> Report."""
 
 from __future__ import annotations
 
@@ -26,12 +27,12 @@ from prune_flags.source.files import (
     remove_stale_temporaries,
     write_atomic,
 )
+from prune_flags.workers.runner import Workers
+from prune_flags.workers.tasks import recheck
 
 if TYPE_CHECKING:
 
     from prune_flags.engine.formatting import BlackSettings
-from prune_flags.workers.runner import Workers
-from prune_flags.workers.tasks import recheck
 
 
 def run(

@@ -18,7 +18,7 @@ from prune_flags.find.facts import (
     Override,
 )
 from prune_flags.find.merge import ScannedRepository
-from prune_flags.model.scoping import qualified
+from prune_flags.semantic.modules import qualified
 from prune_flags.syntax.values import same_value
 
 

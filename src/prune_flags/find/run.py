@@ -27,7 +27,8 @@ from prune_flags.find.measure import MeasureIndex, measure, measure_all
 from prune_flags.find.scan import collector_paused, scan_file
 from prune_flags.report import OVERRIDDEN, Skipped
 from prune_flags.semantic.facts import Site
-from prune_flags.source.files import discover_python_files, internal_module_names
+from prune_flags.semantic.modules import internal_module_names
+from prune_flags.source.discovery import discover_python_files
 from prune_flags.workers.pool import chunked_map, process_pool
 
 PARALLEL_MIN_BYTES = 2_000_000  # below this one process parses faster than a pool starts

@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, NamedTuple
 
-from prune_flags.model.helpers import Binding, module_bindings
-from prune_flags.source.files import internal_module_names
+from prune_flags.semantic.bindings import Binding, module_bindings
+from prune_flags.semantic.modules import internal_module_names
 from prune_flags.syntax.expressions import ast_dotted
 from prune_flags.syntax.values import same_value
 

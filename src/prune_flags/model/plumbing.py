@@ -6,22 +6,19 @@ by keyword, through `**kwargs`, or by position where no other argument shifts. A
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping
 
 from prune_flags.config import Flag
-from prune_flags.model.scoping import class_bases, qualified, with_subclasses
-from prune_flags.semantic.calls import keyword_forwards, parameter_places, scan_calls
+from prune_flags.model.positions import positional_passes
+from prune_flags.semantic.calls import keyword_forwards, parameter_places
+from prune_flags.semantic.classes import class_bases
 from prune_flags.semantic.facts import (
     ITSELF,
-    Argument,
-    CallSite,
     NameFacts,
-    Site,
     Write,
 )
-from prune_flags.syntax.expressions import ast_dotted
+from prune_flags.semantic.modules import qualified
 from prune_flags.syntax.values import UNKNOWN, same_value
 
 if TYPE_CHECKING:
@@ -67,7 +64,7 @@ def plumbing(
     when it defaults to the configured value, as before the config became the decision; otherwise
     when a chain of calls links it to the flag (see _linked_parameters), whatever its default, and
     every argument passing it goes: by keyword, through **kwargs, or by position where no other
-    argument shifts (see _positional_passes)."""
+    argument shifts (see positional_passes)."""
     parameters = [write for write in facts.writes if write.kind == "parameter"]
     if strict:
         flagged, unlinked = [
@@ -93,7 +90,7 @@ def plumbing(
     )
     owners |= forwarders
     functions = frozenset((write.site.path, write.scope) for write in flagged if write.scope)
-    problems, arguments, positions = _positional_passes(repository, flag, flagged, strict)
+    problems, arguments, positions = positional_passes(repository, flag, flagged, strict)
     keywords = _keywords_to_go(
         repository, flag, facts, frozenset(owners), fields | forwarders | {"__init__"}
     )
@@ -157,7 +154,7 @@ def _keywords_to_go(
             continue
         if write.owner not in taking:
             taking[write.owner] = (
-                parameter_places(trees_naming(repository, write.owner), write.owner, flag.name)
+                parameter_places(repository.trees_naming(write.owner), write.owner, flag.name)
                 is not None
             )
         if taking[write.owner]:
@@ -258,7 +255,7 @@ class _KeywordLanding:
             self._forwards[name] = (
                 None
                 if name in self.binding
-                else keyword_forwards(trees_naming(self.repository, name), name)
+                else keyword_forwards(self.repository.trees_naming(name), name)
             )
         return self._forwards[name]
 
@@ -296,223 +293,3 @@ def _keyword_forwarders(
                 found.add(name)
                 grown = True
     return frozenset(found)
-
-
-def trees_naming(repository: Repository, name: str) -> list[ast.Module]:
-    """The trees of the files that mention a name."""
-    trees = [
-        repository.tree(path, repository.text(path))
-        for path in repository.mentioning(frozenset([name]))
-    ]
-    return [tree for tree in trees if tree is not None]
-
-
-def _positional_passes(
-    repository: Repository, flag: Flag, parameters: list[Write], strict: bool
-) -> tuple[list[str], list[Write], dict[str, tuple[int, bool]]]:
-    """Calls that fill a flag parameter by position, and whether that argument can go with the
-    parameter: when it is the call's last positional argument, nothing starred after it, or when
-    every call of the function passes it at that place, it goes (and when it gives another value,
-    it is overridden); any other removal would shift the arguments after it onto other parameters,
-    or cannot be seen to be right: a conflict. Under strict every such call is a conflict. Only
-    arguments that reach its place count: a starred sequence of unknown length does not, unless it
-    forwards the `*args` of a function whose own callers reach that far.
-    Gives the conflicts, the arguments that go, and the callees that lose one."""
-    # One of each place: functions of one name share their calls.
-    positional = list(
-        {
-            (w.owner, w.position, w.method): w
-            for w in parameters
-            if w.position is not None and w.owner
-        }.values()
-    )
-    calls = repository.calls(frozenset(w.owner for w in positional)) if positional else []
-    forwarded = _forwarded(repository, calls, strict)
-    problems, arguments, positions = [], [], {}
-    for parameter in positional:
-        assert parameter.position is not None
-        owner = parameter.owner
-        # Calls are matched by last name: an argument goes only where every function of that name
-        # has the flag at that one place, and no skipped file may call one.
-        places = (
-            None if strict else parameter_places(trees_naming(repository, owner), owner, flag.name)
-        )
-        certain = places == {
-            (parameter.position, parameter.method)
-        } and not repository.skipped_holding(frozenset([owner]))
-        own = [call for call in calls if call.callee == owner]
-        for call in own:
-            offset = 1 if parameter.method and call.through_attribute else 0
-            extra = forwarded.get(call.forwarder, 0) if call.forwarder is not None else 0
-            if call.positional + offset + extra <= parameter.position:
-                continue
-            argument = _removable(call, parameter, own) if certain and not extra else None
-            if argument is None:
-                how = f" through {call.forwarder}'s *args" if extra else ""
-                problems.append(
-                    f"{call.site} (passes {parameter.owner}'s parameter by position{how})"
-                )
-                continue
-            positions[parameter.owner] = (parameter.position, parameter.method)
-            arguments.append(
-                Write(
-                    Site(call.site.path, argument.line), "argument", argument.value, parameter.owner
-                )
-            )
-        problems += _subclass_passes(repository, parameter)
-    return problems, arguments, positions
-
-
-def _subclass_passes(repository: Repository, parameter: Write) -> list[str]:
-    """Calls that fill a base's constructor parameter by position through a subclass (`Quick(x,
-    False)` with `Node.__init__(self, x, fast=False)`, when Quick inherits that `__init__`) or
-    from a subclass's own `__init__` (`super().__init__(x, False)`): no argument of them goes."""
-    assert parameter.position is not None
-    if not parameter.scope.endswith(f"{parameter.owner}.__init__"):
-        return []
-    subclasses = with_subclasses(repository, frozenset([parameter.owner])) - {parameter.owner}
-    inheriting, found = set(), []
-    for path in repository.mentioning(frozenset(subclasses)) if subclasses else []:
-        tree = repository.tree(path, repository.text(path))
-        for node in ast.walk(tree) if tree is not None else ():
-            if isinstance(node, ast.ClassDef) and node.name in subclasses:
-                initializers = [
-                    s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"
-                ]
-                if not initializers:
-                    inheriting.add(node.name)
-                for (
-                    initializer
-                ) in initializers:  # `super().__init__(...)`, `Base.__init__(self, ...)`
-                    found += scan_calls(
-                        initializer, repository.display(path), frozenset(["__init__"])
-                    )
-    found += repository.calls(frozenset(inheriting)) if inheriting else []
-    return [
-        f"{call.site} (passes {parameter.owner}'s parameter by position through {call.callee})"
-        for call in found
-        if call.positional > parameter.position or call.forwarder is not None
-    ]
-
-
-def _removable(call: CallSite, parameter: Write, calls: list[CallSite]) -> Argument | None:
-    """The argument a call fills a flag parameter with, when it can go (see _positional_passes):
-    it has no side effects, the call says whether a method's self is implied, and nothing after
-    it shifts or every call passes it there."""
-    assert parameter.position is not None
-    index = parameter.position - (1 if parameter.method and call.through_attribute else 0)
-    if (parameter.method and call.class_receiver) or index >= len(call.arguments):
-        return None
-    argument = call.arguments[index]
-    if not argument.pure:
-        return None
-    last = index == len(call.arguments) - 1 and not call.starred
-    if last or all(_fills_at(other, parameter) for other in calls):
-        return argument
-    return None
-
-
-def _fills_at(call: CallSite, parameter: Write) -> bool:
-    """Whether a call passes the parameter as one of its plain positional arguments, at its place."""
-    assert parameter.position is not None
-    offset = 1 if parameter.method and call.through_attribute else 0
-    return not (
-        parameter.method and call.class_receiver
-    ) and 0 <= parameter.position - offset < len(call.arguments)
-
-
-_UNSEEN = 1 << 20  # arguments forwarders that call each other in a cycle may pass on
-
-
-def _forwarded(repository: Repository, calls: list[CallSite], strict: bool) -> dict[str, int]:
-    """For each function forwarding its `*args` in one of the calls, how many positional arguments
-    its callers may put into them: what they pass beyond its own positional parameters (a method's
-    self implied through an attribute), and what a caller forwarding its own `*args` may put
-    there in turn. Under strict, every plain positional argument its callers pass, as before."""
-    signatures: dict[str, tuple[int, bool]] = (
-        {}
-    )  # forwarder -> the fewest parameters one of that name takes
-
-    def note(found: list[CallSite]) -> None:
-        for call in found:
-            if call.forwarder is not None:
-                takes, method = signatures.get(call.forwarder, (call.forwarder_takes, False))
-                signatures[call.forwarder] = (
-                    min(takes, call.forwarder_takes),
-                    method or call.forwarder_method,
-                )
-
-    reach: dict[str, int] = {}
-
-    def spill(name: str, seen: frozenset[str]) -> int:
-        if name in seen:
-            return _UNSEEN
-        if name not in reach:
-            takes, method = signatures[name]
-            found = repository.calls(frozenset([name]))
-            note(found)
-            most = 0
-            for call in found:
-                if strict:
-                    most = max(most, call.positional)
-                    continue
-                extra = spill(call.forwarder, seen | {name}) if call.forwarder is not None else 0
-                most = max(
-                    most,
-                    call.positional
-                    + extra
-                    + (1 if method and call.through_attribute else 0)
-                    - takes,
-                )
-            reach[name] = most
-        return reach[name]
-
-    note(calls)
-    return {name: spill(name, frozenset()) for name in list(signatures)}
-
-
-def positional_fields(repository: Repository, facts: NameFacts) -> list[str]:
-    """Calls that fill a flag's field by position (`Options(3, False)` of a dataclass or a
-    NamedTuple, or of a subclass): removing the field would shift them onto the next one."""
-    problems = []
-    by_display = repository.by_display()
-    for write in facts.writes:
-        path = by_display.get(write.site.path)
-        if (
-            write.kind != "class"
-            or not write.owner
-            or path is None
-            or repository.source(path) is None
-        ):
-            continue
-        tree = repository.tree(path, repository.text(path))
-        index = _field_index(tree, write.owner, write.site.line) if tree is not None else None
-        if index is None:
-            continue
-        for call in repository.calls(with_subclasses(repository, frozenset([write.owner]))):
-            if call.positional > index or call.forwarder is not None:
-                problems.append(f"{call.site} (passes {write.owner}'s field by position)")
-    return problems
-
-
-def _field_index(tree: ast.Module, owner: str, line: int) -> int | None:
-    """The position among the constructor's arguments of the annotated field at `line` of class
-    `owner` when the class's constructor takes its fields (a decorated class such as a dataclass,
-    or a NamedTuple, without an `__init__` of its own); None for any other class attribute."""
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.ClassDef) and node.name == owner):
-            continue
-        statements = [s for s in node.body if s.lineno <= line <= (s.end_lineno or s.lineno)]
-        if not statements or not isinstance(statements[0], ast.AnnAssign):
-            continue
-        named_tuple = any(
-            ast_dotted(base).rsplit(".", 1)[-1] == "NamedTuple" for base in node.bases
-        )
-        own_init = any(isinstance(s, ast.FunctionDef) and s.name == "__init__" for s in node.body)
-        if own_init or not (node.decorator_list or named_tuple):
-            return None
-        fields = [
-            s for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
-        ]
-        return fields.index(statements[0]) if statements[0] in fields else None
-    return None

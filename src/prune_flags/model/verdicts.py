@@ -10,19 +10,17 @@ import json
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from prune_flags.config import Config, Flag
-from prune_flags.model.pinned import TEST_WRITES, TestPlan, is_test_path, plan_tests
-from prune_flags.model.plumbing import Plumbing, positional_fields, trees_naming
-from prune_flags.model.scoping import (
-    definitions,
-    qualified,
-    resolve,
-    scope_flag,
-    unrelated,
-)
+from prune_flags.model.homes import scope_flag
+from prune_flags.model.pinned import TEST_WRITES, TestPlan, is_test_path
+from prune_flags.model.plumbing import Plumbing
+from prune_flags.model.positions import positional_fields
+from prune_flags.model.scoping import definitions, resolve, unrelated
+from prune_flags.model.test_file import plan_tests
 from prune_flags.model.unmatched import lookups_with_effects
 from prune_flags.report import Refusal
 from prune_flags.semantic.calls import binds_everywhere
 from prune_flags.semantic.facts import ITSELF, NameFacts, Write
+from prune_flags.semantic.modules import qualified
 from prune_flags.syntax.values import UNKNOWN, same_value
 
 if TYPE_CHECKING:
@@ -77,7 +75,7 @@ def conflicts(
                 continue
             if write.kind == "keyword" and write.owner not in pipes.owners:
                 # A keyword a function binds to its own parameter (another variable) goes no further.
-                trees = trees_naming(repository, write.owner)
+                trees = repository.trees_naming(write.owner)
                 own = binds_everywhere(trees, write.owner, flag.name)
                 if repository.defines(write.owner) and not own:
                     problems.append(

@@ -24,8 +24,8 @@ from prune_flags.rewrite.rewriter import Rewriter
 from prune_flags.rewrite.view import View, view_of
 from prune_flags.semantic.scan import scan
 from prune_flags.semantic.trees import TreeNames, tree_names
-from prune_flags.source.files import lines_naming
 from prune_flags.source.parsing import parse_ast
+from prune_flags.source.words import lines_naming
 from prune_flags.syntax.options import spells_option
 from prune_flags.syntax.statements import nested_blocks, statements_holding
 from prune_flags.syntax.templates import module_writers

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
+
+from prune_flags.semantic.modules import absolute_module
+from prune_flags.syntax.statements import DefinitionNode
 
 
 def module_level_names(tree: ast.Module) -> set[str]:
@@ -65,3 +69,107 @@ def _bindings(body: list[ast.AST]) -> set[str]:
             names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
         stack.extend(ast.iter_child_nodes(node))
     return names - declared
+
+
+@dataclass(frozen=True)
+class Binding:
+    """How a module binds a top-level name: comparable across modules, and the import that gives
+    another module the same binding."""
+
+    name: str
+    key: tuple[
+        str, ...
+    ]  # ("import", "a.b"), ("import-as", "a.b"), ("from", "M", "Y"), ("builtin",)
+    statement: str = ""  # `from M import Y`; empty for a builtin
+    conditional: bool = False  # inside an if/try/with/loop at the top, or rebound through `global`
+
+
+def module_bindings(
+    tree: ast.Module, module: str, is_package: bool = False
+) -> tuple[dict[str, list[Binding]], bool]:
+    """Every binding of each top-level name of a module, and whether it star-imports."""
+    found: dict[str, list[Binding]] = {}
+    star = False
+
+    def bind(binding: Binding) -> None:
+        found.setdefault(binding.name, []).append(binding)
+
+    def walk(statements: list[ast.stmt], conditional: bool) -> None:
+        nonlocal star
+        for statement in statements:
+            if isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    if alias.asname:
+                        key, text = (
+                            "import-as",
+                            alias.name,
+                        ), f"import {alias.name} as {alias.asname}"
+                        bind(Binding(alias.asname, key, text, conditional))
+                    else:
+                        root, key = alias.name.split(".")[0], ("import", alias.name)
+                        bind(Binding(root, key, f"import {alias.name}", conditional))
+            elif isinstance(statement, ast.ImportFrom):
+                source = absolute_module(statement, module, is_package)
+                for alias in statement.names:
+                    if alias.name == "*":
+                        star = True
+                    elif source is not None and source != "__future__":
+                        local = alias.asname or alias.name
+                        text = f"from {source} import {alias.name}" + (
+                            f" as {local}" if local != alias.name else ""
+                        )
+                        bind(Binding(local, ("from", source, alias.name), text, conditional))
+                    else:
+                        bind(Binding(alias.asname or alias.name, ("unknown",), "", conditional))
+            elif isinstance(statement, DefinitionNode):
+                bind(_own(statement.name, module, conditional))
+                continue
+            else:
+                simple = isinstance(
+                    statement, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Delete)
+                )
+                for node in top_level_stores(statement):
+                    bind(_own(node, module, conditional or not simple))
+            for block in ("body", "orelse", "finalbody"):
+                walk(getattr(statement, block, []), True)
+            for handler in getattr(statement, "handlers", []):
+                walk(handler.body, True)
+            for case in getattr(statement, "cases", []):
+                for pattern in ast.walk(case.pattern):
+                    for name in (getattr(pattern, "name", None), getattr(pattern, "rest", None)):
+                        if name:
+                            bind(_own(name, module, True))
+                walk(case.body, True)
+
+    walk(tree.body, False)
+    for node in ast.walk(tree):  # `global x` in a function rebinds the module's x when it runs
+        if isinstance(node, ast.Global):
+            for name in node.names:
+                bind(Binding(name, ("global",), "", True))
+    return found, star
+
+
+def _own(name: str, module: str, conditional: bool) -> Binding:
+    return Binding(name, ("from", module, name), f"from {module} import {name}", conditional)
+
+
+def top_level_stores(statement: ast.stmt) -> list[str]:
+    """Names a top-level statement binds outside its nested blocks and scopes."""
+    roots: list[ast.AST] = []
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        roots = [statement]
+    elif isinstance(statement, (ast.For, ast.AsyncFor)):
+        roots = [statement.target, statement.iter]
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        roots = list(statement.items)
+    elif isinstance(statement, (ast.If, ast.While)):
+        roots = [statement.test]
+    elif isinstance(statement, (ast.Expr, ast.Delete, ast.Return)):
+        roots = [statement]
+    names = []
+    for root in roots:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                names.append(node.id)
+    names += [h.name for h in getattr(statement, "handlers", []) if h.name]
+    return names

@@ -10,6 +10,7 @@ from weakref import WeakKeyDictionary
 from prune_flags.semantic.facts import Argument, CallSite, Site
 from prune_flags.syntax.expressions import ast_dotted, literal
 from prune_flags.syntax.purity import pure_expression
+from prune_flags.syntax.statements import DefinitionNode
 
 
 class _Forwarder(NamedTuple):
@@ -100,17 +101,14 @@ def _call_site(call: ast.Call, site: Site, callee: str, enclosing: _Forwarder | 
     )
 
 
-DefStatement = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-
-
 # Each tree's functions and classes by name, walked once for as long as the tree is kept.
-_DEFINITIONS: WeakKeyDictionary[ast.AST, dict[str, list[DefStatement]]] = WeakKeyDictionary()
+_DEFINITIONS: WeakKeyDictionary[ast.AST, dict[str, list[DefinitionNode]]] = WeakKeyDictionary()
 
 
-def definitions_in(tree: ast.AST) -> dict[str, list[DefStatement]]:
+def definitions_in(tree: ast.AST) -> dict[str, list[DefinitionNode]]:
     """A tree's functions, methods and classes (at any depth) by name, in `ast.walk`'s order."""
     if tree not in _DEFINITIONS:
-        found: dict[str, list[DefStatement]] = {}
+        found: dict[str, list[DefinitionNode]] = {}
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 found.setdefault(node.name, []).append(node)

@@ -25,7 +25,14 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
+from functools import partial
+from typing import (
+    TYPE_CHECKING,
+    Callable,
+    Iterable,
+    Iterator,
+    Sequence,
+)
 from weakref import WeakKeyDictionary
 
 from prune_flags.semantic.calls import definitions_in
@@ -34,14 +41,28 @@ from prune_flags.syntax.expressions import ast_dotted
 if TYPE_CHECKING:
     from prune_flags.semantic.repository import Repository
 
+
 # What may not be plain about a step of the chain.
 UNDEFINED = "undefined"  # no file that parses defines a class of the name
+
+
 SEVERAL = "several"  # more than one class statement of the name
+
+
 UNREADABLE = "unreadable"  # a file naming the class does not parse: it may define one
+
+
 DECORATED = "decorated"
+
+
 KEYWORDS = "keywords"  # a metaclass or another class keyword
+
+
 DOTTED_BASE = "dotted-base"  # a base that is not a plain name: `models.Base`, `Generic[T]`
+
+
 UNNAMED_BASE = "unnamed-base"  # a base spelt by no name, not even a dotted one: `Generic[T]`
+
 
 # The class statements of a name, each with None for a file that names it but does not parse.
 Statements = Callable[[str], Sequence[ast.ClassDef | None]]
@@ -123,3 +144,31 @@ def classes_in(tree: ast.Module) -> dict[str, list[ast.ClassDef]]:
             if (classes := [node for node in nodes if isinstance(node, ast.ClassDef)])
         }
     return _CLASSES[tree]
+
+
+def class_bases(repository: Repository, names: frozenset[str]) -> dict[str, set[str]]:
+    """The bases' last names of each class named (every class statement of that name in the
+    files in scope), and of their bases in turn, as far as the repository defines them."""
+    steps = ancestry(sorted(names), partial(class_statements, repository))
+    return {
+        step.name: {base_name(base) for node in step.definitions for base in node.bases}
+        for step in steps
+    }
+
+
+def with_subclasses(repository: Repository, names: frozenset[str]) -> frozenset[str]:
+    """Classes' names and those of the classes the repository derives from them, at any depth
+    (by the bases' last names)."""
+    found, frontier = set(names), set(names)
+    while frontier:
+        derived = set()
+        for path in repository.mentioning(frozenset(frontier)):
+            tree = repository.tree(path, repository.text(path))
+            for name, nodes in classes_in(tree).items() if tree is not None else ():
+                if name not in found and any(
+                    base_name(base) in frontier for node in nodes for base in node.bases
+                ):
+                    derived.add(name)
+        found |= derived
+        frontier = derived
+    return frozenset(found)

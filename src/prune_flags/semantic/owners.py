@@ -6,15 +6,15 @@ from __future__ import annotations
 import ast
 
 from prune_flags.semantic.facts import NameFacts, Site
-from prune_flags.syntax.statements import first_line, nested_blocks
+from prune_flags.syntax.statements import (
+    DefinitionNode,
+    FunctionNode,
+    first_line,
+    nested_blocks,
+)
 
-FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
-
-Owner = ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
-
-
-def owner_spans(tree: ast.Module) -> list[tuple[str, int, int, Owner]]:
+def owner_spans(tree: ast.Module) -> list[tuple[str, int, int, DefinitionNode]]:
     """Every class and function of a module with its dotted path inside the module (`Car`,
     `Car.drive`, `tune`), its lines (decorators included) and itself; outer ones first."""
     found = []

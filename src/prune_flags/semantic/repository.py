@@ -19,17 +19,10 @@ from prune_flags.semantic.calls import scan_calls
 from prune_flags.semantic.facts import CallSite, NameFacts, Site
 from prune_flags.semantic.owners import Foreign, foreign_spans, without_foreign
 from prune_flags.semantic.scan import scan
-from prune_flags.source.files import (
-    SourceError,
-    SourceFile,
-    decode_source,
-    discover_python_files,
-    mentions_any,
-    names_in,
-    read_bytes,
-    text_words,
-)
+from prune_flags.source.discovery import discover_python_files
+from prune_flags.source.files import SourceError, SourceFile, decode_source, read_bytes
 from prune_flags.source.parsing import deeply, parse_ast, too_deep
+from prune_flags.source.words import mentions_any, names_in, text_words
 from prune_flags.syntax.spellings import module_strings, spellings
 from prune_flags.syntax.templates import Template, parse_template, parse_writer
 
@@ -200,6 +193,11 @@ class Repository:
             if tree is not None:
                 found += scan_calls(tree, self.display(path), callees)
         return found
+
+    def trees_naming(self, name: str) -> list[ast.Module]:
+        """The trees of the files that mention a name, as they now read."""
+        trees = [self.tree(path, self.text(path)) for path in self.mentioning(frozenset([name]))]
+        return [tree for tree in trees if tree is not None]
 
     def tree(self, path: Path, text: str) -> ast.Module | None:
         key = (path, text)

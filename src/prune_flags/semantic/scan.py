@@ -10,7 +10,7 @@ from prune_flags.semantic.facts import NameFacts
 from prune_flags.semantic.scan_calls import Calls
 from prune_flags.semantic.scan_reads import Reads
 from prune_flags.semantic.scan_writes import Writes
-from prune_flags.source.files import lines_naming
+from prune_flags.source.words import lines_naming
 from prune_flags.syntax.spellings import FlagNames, module_strings
 from prune_flags.syntax.statements import kept_by_pragma, statements_holding
 from prune_flags.syntax.templates import Template, module_writers

@@ -14,6 +14,11 @@ KEEP_PRAGMA = "# prune-flags: keep"
 _KEEP_PRAGMA_TEXT = re.compile(" *".join(map(re.escape, KEEP_PRAGMA.replace(" ", ""))))
 
 
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+# What defines a name in a scope of its own: its statements are its own.
+DefinitionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
 def kept_by_pragma(body: list[ast.stmt], text: str) -> Iterator[ast.stmt]:
     """The statements a `# prune-flags: keep` protects: a simple statement with the pragma on one
     of its lines, a compound one with the pragma on its header (up to its first nested statement).

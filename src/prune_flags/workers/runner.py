@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 from prune_flags.rewrite.context import RewriteTask, Rewritten
 from prune_flags.workers import warm
 from prune_flags.workers.pool import process_pool
+from prune_flags.workers.tasks import rewrite_outcome
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
-from prune_flags.workers.tasks import rewrite_outcome
 
 Task = TypeVar("Task")
 

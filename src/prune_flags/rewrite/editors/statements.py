@@ -23,20 +23,36 @@ engineer follows by hand:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import Callable, Sequence, TypeVar
+from typing import Callable, Sequence
 
 import libcst as cst
 from libcst.metadata import PositionProvider
 
 from prune_flags.rewrite.context import RewriteContext
+from prune_flags.rewrite.editors.lines import (
+    FILE_DIRECTIVE,
+    detached_lines,
+    has_keep_pragma,
+    heading_comment,
+    is_blank,
+    merge_lines,
+    strip_leading_blanks,
+    strip_trailing_blanks,
+)
+from prune_flags.rewrite.editors.shapes import (
+    SCOPES,
+    UNREACHABLE,
+    Statements,
+    ends_flow,
+    fill_empty_blocks,
+    is_attribute_docstring,
+    is_bare_return,
+    is_continue,
+    names,
+    speaks_of,
+)
 from prune_flags.syntax.statements import KEEP_PRAGMA
-
-Statements = Sequence[cst.BaseStatement]
-COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
-SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, *COMPREHENSIONS)
-Element = TypeVar("Element", cst.Param, cst.Arg, cst.WithItem, cst.BaseElement)
 
 
 @dataclass(frozen=True)
@@ -81,188 +97,6 @@ class _BlockBuilder:
         self.pending = merge_lines(detached_lines(dropped.leading_lines), self.pending)
         if not self.statements:
             self.dropped_first = True
-
-
-def is_blank(line: cst.EmptyLine) -> bool:
-    return line.comment is None
-
-
-def merge_lines(first: list[cst.EmptyLine], second: list[cst.EmptyLine]) -> list[cst.EmptyLine]:
-    """Concatenate two runs of lines; the blank lines meeting at the seam count once, not twice."""
-    trailing = len(first) - len(strip_trailing_blanks(first))
-    leading = len(second) - len(strip_leading_blanks(second))
-    if trailing and leading:
-        return first[: len(first) - min(trailing, leading)] + second
-    return first + second
-
-
-def strip_leading_blanks(lines: list[cst.EmptyLine]) -> list[cst.EmptyLine]:
-    index = 0
-    while index < len(lines) and is_blank(lines[index]):
-        index += 1
-    return lines[index:]
-
-
-def strip_trailing_blanks(lines: list[cst.EmptyLine]) -> list[cst.EmptyLine]:
-    end = len(lines)
-    while end and is_blank(lines[end - 1]):
-        end -= 1
-    return lines[:end]
-
-
-def detached_lines(lines: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
-    """The lines above a statement minus the comment block attached directly to it."""
-    kept = list(lines)
-    while kept and not is_blank(kept[-1]):
-        kept.pop()
-    return kept
-
-
-def heading_comment(lines: Sequence[cst.EmptyLine], first: bool) -> list[cst.EmptyLine]:
-    """The comment block attached above a statement when it heads a paragraph: a blank line above
-    it, or nothing when the statement is the block's `first`."""
-    detached = detached_lines(lines)
-    attached = list(lines[len(detached) :])
-    return attached if attached and (detached or first) else []
-
-
-def descendants(node: cst.CSTNode, kinds: tuple[type[cst.CSTNode], ...]) -> list[cst.CSTNode]:
-    """The nodes of these kinds in a piece of code, itself included: libcst.matchers.findall
-    without the matchers' import, which costs most of a second of every run."""
-    found, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, kinds):
-            found.append(current)
-        stack.extend(current.children)
-    return found
-
-
-def names(node: cst.CSTNode) -> set[str]:
-    """The names (and attribute names) a piece of code spells."""
-    return {cst.ensure_type(name, cst.Name).value for name in descendants(node, (cst.Name,))}
-
-
-def name_words(name: str) -> set[str]:
-    """A name as a comment may speak of it: the name, and the longer words it joins
-    (`delay_grads_release`: also `delay`, `grads`, `release`), all lower case."""
-    lowered = name.lower()
-    return {lowered, *(part for part in lowered.split("_") if len(part) >= 4)}
-
-
-def comment_words(lines: Sequence[cst.EmptyLine]) -> set[str]:
-    return {
-        word
-        for line in lines
-        if line.comment is not None
-        for token in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", line.comment.value)
-        for word in name_words(token)
-    }
-
-
-def speaks_of(lines: Sequence[cst.EmptyLine], gone: set[str], kept: set[str]) -> bool:
-    """Whether comment lines speak of what went: a word of the `gone` names that none of the
-    `kept` names has."""
-    distinctive = {word for name in gone for word in name_words(name)} - {
-        word for name in kept for word in name_words(name)
-    }
-    return bool(comment_words(lines) & distinctive)
-
-
-def block_statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
-    """A block's statements; a one-line suite becomes one simple statement line."""
-    if isinstance(block, cst.IndentedBlock):
-        return list(block.body)
-    assert isinstance(block, cst.SimpleStatementSuite)
-    if not block.body:
-        return []
-    return [cst.SimpleStatementLine(body=block.body, trailing_whitespace=block.trailing_whitespace)]
-
-
-def block_footer(block: cst.BaseSuite) -> list[cst.EmptyLine]:
-    return list(block.footer) if isinstance(block, cst.IndentedBlock) else []
-
-
-def is_empty(block: cst.BaseSuite) -> bool:
-    return not block.body
-
-
-def ends_flow(statement: cst.BaseStatement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and isinstance(
-        statement.body[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break)
-    )
-
-
-def is_bare_return(statement: cst.BaseSmallStatement) -> bool:
-    return isinstance(statement, cst.Return) and statement.value is None
-
-
-def is_continue(statement: cst.BaseSmallStatement) -> bool:
-    return isinstance(statement, cst.Continue)
-
-
-# Comments that speak for the whole file and must stay at its top whatever goes below them: an
-# encoding declaration (PEP 263), and the file-level directives of type checkers and linters.
-_FILE_DIRECTIVE = re.compile(
-    r"#(.*?coding[:=][ \t]*[-\w.]+| *(type: *ignore|mypy:|pyright:|pylint:|flake8:|isort:|ruff:|fmt:))"
-)
-
-UNREACHABLE = "removed-unreachable"  # the action of what follows an exit that folding exposed
-
-
-def has_keep_pragma(statement: cst.BaseStatement) -> bool:
-    """`# prune-flags: keep` on a statement's line, or on a block's header line."""
-    if isinstance(statement, cst.SimpleStatementLine):
-        comment = statement.trailing_whitespace.comment
-    else:
-        body = getattr(statement, "body", None)
-        header = (
-            body.header
-            if isinstance(body, cst.IndentedBlock)
-            else getattr(body, "trailing_whitespace", None)
-        )
-        comment = header.comment if header is not None else None
-    return comment is not None and comment.value.replace(" ", "").startswith(
-        KEEP_PRAGMA.replace(" ", "")
-    )
-
-
-def is_attribute_docstring(statement: cst.BaseStatement) -> bool:
-    """A string right below a field, with no blank line between: the field's documentation."""
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and not statement.leading_lines
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
-
-
-def without_decorators(node: cst.FunctionDef, kept: Sequence[cst.Decorator]) -> cst.FunctionDef:
-    """A function with only the `kept` of its decorators. The comments right above a removed one
-    go with it; those above the first decorator stay (the function holds them), and without any
-    decorator left, so do those between the decorators and the `def`."""
-    if len(kept) == len(node.decorators):
-        return node
-    if kept:
-        return node.with_changes(decorators=kept)
-    leading = merge_lines(list(node.leading_lines), list(node.lines_after_decorators))
-    return node.with_changes(decorators=(), leading_lines=leading, lines_after_decorators=())
-
-
-def without_element(elements: Sequence[Element], index: int) -> list[Element]:
-    """Drop one comma-separated element; the new last one takes the old last one's comma,
-    so a trailing comma (and the line break before the closing bracket) stays as it was."""
-    kept = [element for position, element in enumerate(elements) if position != index]
-    if index == len(elements) - 1 and kept:
-        kept[-1] = kept[-1].with_changes(comma=elements[index].comma)
-    return kept
-
-
-def pass_block(block: cst.BaseSuite) -> cst.BaseSuite:
-    if isinstance(block, cst.IndentedBlock):
-        return block.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
-    return block.with_changes(body=[cst.Pass()])
 
 
 class BodyEditor(cst.CSTTransformer):
@@ -398,7 +232,7 @@ class BodyEditor(cst.CSTTransformer):
         if statements and attached < len(header):
             kept = len(strip_trailing_blanks(detached_lines(header)))
             if not any(
-                line.comment and _FILE_DIRECTIVE.match(line.comment.value) for line in header[kept:]
+                line.comment and FILE_DIRECTIVE.match(line.comment.value) for line in header[kept:]
             ):
                 moved, header = header[kept:], header[:kept]
                 statements[0] = statements[0].with_changes(
@@ -580,27 +414,3 @@ def _paragraph_goes_on(originals: Statements, index: int) -> bool:
     return index + 1 < len(originals) and not any(
         is_blank(line) for line in originals[index + 1].leading_lines
     )
-
-
-def fill_empty_blocks(statement: cst.BaseStatement) -> cst.BaseStatement:
-    """Give `pass` to any block of `statement` that editing emptied; drop an emptied `else`."""
-    if isinstance(statement, cst.SimpleStatementLine):
-        return statement
-    changes: dict[str, object] = {}
-    body = getattr(statement, "body", None)
-    if isinstance(body, cst.BaseSuite) and is_empty(body):
-        changes["body"] = pass_block(body)
-    orelse = getattr(statement, "orelse", None)
-    if isinstance(orelse, cst.Else) and is_empty(orelse.body):
-        changes["orelse"] = None
-    elif isinstance(orelse, cst.If):
-        changes["orelse"] = fill_empty_blocks(orelse)
-    handlers = getattr(statement, "handlers", None)
-    if handlers:
-        changes["handlers"] = [
-            h.with_changes(body=pass_block(h.body)) if is_empty(h.body) else h for h in handlers
-        ]
-    final = getattr(statement, "finalbody", None)
-    if isinstance(final, cst.Finally) and is_empty(final.body):
-        changes["finalbody"] = final.with_changes(body=pass_block(final.body))
-    return statement.with_changes(**changes) if changes else statement

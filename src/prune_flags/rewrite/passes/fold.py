@@ -12,17 +12,14 @@ from libcst.metadata import PositionProvider
 
 from prune_flags.rewrite.constants import bool_node, truthiness
 from prune_flags.rewrite.editors.expressions import standing_alone
-from prune_flags.rewrite.editors.statements import (
-    BodyEditor,
-    Edit,
+from prune_flags.rewrite.editors.lines import detached_lines, is_blank, merge_lines
+from prune_flags.rewrite.editors.shapes import (
     block_footer,
     block_statements,
-    detached_lines,
     fill_empty_blocks,
-    is_blank,
     is_empty,
-    merge_lines,
 )
+from prune_flags.rewrite.editors.statements import BodyEditor, Edit
 from prune_flags.rewrite.purity import is_pure
 
 

@@ -14,7 +14,8 @@ from typing import Mapping, Sequence
 import libcst as cst
 
 from prune_flags.rewrite.context import RewriteContext
-from prune_flags.rewrite.editors.statements import BodyEditor, strip_leading_blanks
+from prune_flags.rewrite.editors.lines import strip_leading_blanks
+from prune_flags.rewrite.editors.statements import BodyEditor
 from prune_flags.rewrite.purity import dotted_name
 
 

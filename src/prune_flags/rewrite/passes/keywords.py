@@ -14,7 +14,8 @@ from libcst.metadata import PositionProvider
 
 from prune_flags.model.library import same_default
 from prune_flags.rewrite.constants import constant_value
-from prune_flags.rewrite.editors.statements import BodyEditor, without_element
+from prune_flags.rewrite.editors.shapes import without_element
+from prune_flags.rewrite.editors.statements import BodyEditor
 from prune_flags.rewrite.purity import dotted_name
 from prune_flags.syntax.values import UNKNOWN
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import libcst as cst
 
 from prune_flags.rewrite.constants import constant_value
-from prune_flags.rewrite.editors.statements import BodyEditor, without_decorators
+from prune_flags.rewrite.editors.shapes import without_decorators
+from prune_flags.rewrite.editors.statements import BodyEditor
 from prune_flags.rewrite.purity import dotted_name
 from prune_flags.syntax.options import CLICK_OPTIONS, defines_option, option_dest
 

@@ -17,7 +17,8 @@ from prune_flags.config import Flag
 from prune_flags.report import OVERRIDDEN
 from prune_flags.rewrite.constants import constant_value
 from prune_flags.rewrite.docstrings import without_parameter
-from prune_flags.rewrite.editors.statements import BodyEditor, without_element
+from prune_flags.rewrite.editors.shapes import without_element
+from prune_flags.rewrite.editors.statements import BodyEditor
 from prune_flags.rewrite.passes.prune import _overrode
 from prune_flags.rewrite.scopes import (
     all_params,

@@ -15,12 +15,9 @@ from prune_flags.config import Flag
 from prune_flags.report import OVERRIDDEN, overrode
 from prune_flags.rewrite.constants import constant_value
 from prune_flags.rewrite.context import Death
-from prune_flags.rewrite.editors.statements import (
-    Edit,
-    detached_lines,
-    is_empty,
-    without_decorators,
-)
+from prune_flags.rewrite.editors.lines import detached_lines
+from prune_flags.rewrite.editors.shapes import is_empty, without_decorators
+from prune_flags.rewrite.editors.statements import Edit
 from prune_flags.rewrite.passes.lookups import FlagNaming, cst_unfold
 from prune_flags.rewrite.passes.withs import Record, WithItemEditor
 from prune_flags.rewrite.purity import is_pure

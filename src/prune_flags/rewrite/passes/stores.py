@@ -15,15 +15,14 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from prune_flags.rewrite.editors.statements import (
-    BodyEditor,
-    Edit,
+from prune_flags.rewrite.editors.lines import merge_lines
+from prune_flags.rewrite.editors.shapes import (
     block_footer,
     block_statements,
     descendants,
-    merge_lines,
     names,
 )
+from prune_flags.rewrite.editors.statements import BodyEditor, Edit
 from prune_flags.rewrite.purity import is_pure
 
 

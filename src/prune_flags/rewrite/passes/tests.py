@@ -19,12 +19,9 @@ from libcst.metadata import PositionProvider
 
 from prune_flags.model.pinned import Removal, TestEdits
 from prune_flags.report import REMOVED_TEST
-from prune_flags.rewrite.editors.statements import (
-    Edit,
-    detached_lines,
-    without_decorators,
-    without_element,
-)
+from prune_flags.rewrite.editors.lines import detached_lines
+from prune_flags.rewrite.editors.shapes import without_decorators, without_element
+from prune_flags.rewrite.editors.statements import Edit
 from prune_flags.rewrite.passes.withs import Record, WithItemEditor
 
 

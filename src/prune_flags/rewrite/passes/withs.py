@@ -11,15 +11,13 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from prune_flags.rewrite.editors.statements import (
-    BodyEditor,
-    Edit,
+from prune_flags.rewrite.editors.lines import detached_lines, merge_lines
+from prune_flags.rewrite.editors.shapes import (
     block_footer,
     block_statements,
-    detached_lines,
-    merge_lines,
     without_element,
 )
+from prune_flags.rewrite.editors.statements import BodyEditor, Edit
 
 Record = Callable[[], None]  # records the change of an item that goes
 

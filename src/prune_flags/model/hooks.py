@@ -1,0 +1,122 @@
+"""The `__post_init__`/`__del__` hooks a cleanup may drop once emptied: those no base can define."""
+
+from __future__ import annotations
+
+import ast
+from functools import partial
+from typing import TYPE_CHECKING, Callable
+
+from prune_flags.semantic.classes import (
+    DOTTED_BASE,
+    KEYWORDS,
+    UNDEFINED,
+    ancestry,
+    base_name,
+    class_statements,
+    flaws,
+    with_subclasses,
+)
+from prune_flags.semantic.owners import owner_spans
+
+if TYPE_CHECKING:
+    from prune_flags.semantic.repository import Repository
+
+
+HOOKS = ("__post_init__", "__del__")  # methods only the runtime calls: emptied, they may go
+
+
+def droppable_hooks(
+    repository: Repository,
+    tree: ast.Module,
+    folding: Callable[[ast.FunctionDef | ast.AsyncFunctionDef], bool],
+) -> frozenset[str]:
+    """The hooks of a module's classes (`Config.__post_init__`, by dotted path) whose method may go
+    once its body folds away: nothing in the repository names the hook but its definitions (no
+    `super().__del__()` in a class derived from it, that would then find none), and no ancestor
+    defines it, which the class's
+    bases (plain names or `object`, each defined in the repository) show. A base from outside the
+    repository might define it, and then the empty method was what overrode it. Only hooks that
+    `folding` says the cleanup may empty are looked at."""
+    classes = {
+        dotted: node for dotted, _, _, node in owner_spans(tree) if isinstance(node, ast.ClassDef)
+    }
+    found = set()
+    for dotted, node in classes.items():
+        hooks = [
+            s.name
+            for s in node.body
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and s.name in HOOKS
+            and folding(s)
+        ]
+        for hook in hooks:
+            if _inherits(repository, node, hook):
+                continue
+            # `super().__post_init__()` reaches the class's hook only from a class derived from it.
+            derived = with_subclasses(repository, frozenset([node.name])) != {node.name}
+            if not _hook_named_elsewhere(repository, hook, derived):
+                found.add(f"{dotted}.{hook}")
+    return frozenset(found)
+
+
+def _hook_named_elsewhere(repository: Repository, hook: str, through_super: bool) -> bool:
+    """Whether any file names the hook other than by defining it: a call, a string, a store;
+    a call through `super()` only when `through_super` (a class derived from the hook's may make it).
+    """
+    for path in repository.mentioning(frozenset([hook])):
+        tree = repository.tree(path, repository.text(path))
+        if tree is None:
+            return True
+        for node in ast.walk(tree):
+            if (
+                (
+                    isinstance(node, ast.Attribute)
+                    and node.attr == hook
+                    and (through_super or not _of_super(node))
+                )
+                or (isinstance(node, ast.Name) and node.id == hook)
+                or (isinstance(node, ast.Constant) and node.value == hook)
+            ):
+                return True
+    return False
+
+
+def _of_super(node: ast.Attribute) -> bool:
+    """`super().name`, `super(Cls, self).name`."""
+    value = node.value
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "super"
+    )
+
+
+def _inherits(repository: Repository, node: ast.ClassDef, hook: str) -> bool:
+    """Whether an ancestor of the class may define the hook: one the repository does not define,
+    or gives a metaclass (which may hand the class anything), or not by a plain name, may; one it
+    defines does when its body binds the hook."""
+    if flaws([node]) & {KEYWORDS, DOTTED_BASE}:
+        return True
+    return any(
+        step.flaws & {UNDEFINED, KEYWORDS, DOTTED_BASE}
+        or any(_binds_hook(definition, hook) for definition in step.definitions)
+        for step in ancestry(
+            [base_name(base) for base in node.bases], partial(class_statements, repository)
+        )
+    )
+
+
+def _binds_hook(node: ast.ClassDef, hook: str) -> bool:
+    return any(
+        isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign, ast.AnnAssign))
+        and hook in _bound(s)
+        for s in node.body
+    )
+
+
+def _bound(statement: ast.stmt) -> set[str]:
+    """The names a class-body statement binds."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {statement.name}
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]  # type: ignore[attr-defined]
+    return {t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)}
