@@ -215,7 +215,7 @@ def _method_receiver(enclosing: list[tuple[str, DefinitionNode]]) -> tuple[str |
         return None, ""
     cls = enclosing[classes[-1]][1]
     method = enclosing[classes[-1] + 1][1] if classes[-1] + 1 < len(enclosing) else None
-    if not isinstance(method, FunctionNode.__args__):
+    if not isinstance(method, FunctionNode):
         return cls.name, ""
     arguments = [*method.args.posonlyargs, *method.args.args]
     static = any(ast_dotted(decorator) == "staticmethod" for decorator in method.decorator_list)
@@ -256,7 +256,7 @@ def _receiver_class(receiver: ast.expr, enclosing: list[tuple[str, DefinitionNod
     if not isinstance(receiver, ast.Name):
         return None
     for _, node in reversed(enclosing):
-        if isinstance(node, FunctionNode.__args__):
+        if isinstance(node, FunctionNode):
             arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
             parameter = next((a for a in arguments if a.arg == receiver.id), None)
             if parameter is not None:

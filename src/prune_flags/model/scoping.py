@@ -24,7 +24,7 @@ from prune_flags.semantic.classes import (
 )
 from prune_flags.semantic.facts import ITSELF, NameFacts, Site
 from prune_flags.semantic.modules import names_module, qualified
-from prune_flags.syntax.statements import DefinitionNode, FunctionNode
+from prune_flags.syntax.statements import DefinitionNode
 
 if TYPE_CHECKING:
     from prune_flags.semantic.repository import Repository
@@ -116,7 +116,7 @@ def _owner(body: list[ast.stmt], path: list[str]) -> DefinitionNode | None:
         (
             s
             for s in body
-            if isinstance(s, (ast.ClassDef, *FunctionNode.__args__)) and s.name == path[0]
+            if isinstance(s, DefinitionNode) and s.name == path[0]
         ),
         None,
     )

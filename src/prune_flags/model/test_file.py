@@ -33,6 +33,7 @@ from prune_flags.syntax.expressions import ast_dotted, literal, patched
 from prune_flags.syntax.spellings import FlagNames, module_strings
 from prune_flags.syntax.statements import (
     KEEP_PRAGMA,
+    DefinitionNode,
     FunctionNode,
     is_string_statement,
     nested_blocks,
@@ -367,7 +368,7 @@ class TestFile:
                         )
                 yield from self._nested_writes(statement.body, whole and len(statement.body) == 1)
                 continue
-            if not isinstance(statement, (*FunctionNode, ast.ClassDef)):
+            if not isinstance(statement, DefinitionNode):
                 for block in nested_blocks(statement):
                     yield from self._nested_writes(block, False)
 

@@ -8,7 +8,6 @@ import ast
 from prune_flags.semantic.facts import NameFacts, Site
 from prune_flags.syntax.statements import (
     DefinitionNode,
-    FunctionNode,
     first_line,
     nested_blocks,
 )
@@ -21,7 +20,7 @@ def owner_spans(tree: ast.Module) -> list[tuple[str, int, int, DefinitionNode]]:
 
     def walk(body: list[ast.stmt], prefix: str) -> None:
         for node in body:
-            if isinstance(node, (ast.ClassDef, *FunctionNode.__args__)):
+            if isinstance(node, DefinitionNode):
                 found.append(
                     (prefix + node.name, first_line(node), node.end_lineno or node.lineno, node)
                 )
