@@ -23,7 +23,8 @@ from prune_flags.config import Config, load_config
 from prune_flags.engine.driver import run
 from prune_flags.find.measure import folded_branches
 from prune_flags.find.run import find
-from prune_flags.report import OVERRIDDEN, Report
+from prune_flags.report import Report
+from prune_flags.vocabulary import Action
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 ALL = sorted(path.name for path in FIXTURES.iterdir() if (path / "before").is_dir())
@@ -39,7 +40,7 @@ def overridden_sites(report: Report, flag: str) -> list[str]:
         f"{changed.display}:{change.line}"
         for changed in report.changed_files
         for change in changed.changes
-        if change.flag == flag and change.action == OVERRIDDEN
+        if change.flag == flag and change.action == Action.OVERRIDDEN
     )
 
 

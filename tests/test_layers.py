@@ -15,6 +15,7 @@ PACKAGE = SOURCE / "prune_flags"
 # The pipeline, from the bottom: a module may import from its own part and from those before it.
 # A part is a package of prune_flags or a top-level module.
 LAYERS = (
+    "vocabulary",
     "syntax",
     "report",
     "exits",

@@ -15,13 +15,8 @@ from prune_flags.batch.command import batch
 from prune_flags.config import ConfigError, load_config
 from prune_flags.exits import EXIT_CHANGES, EXIT_SKIPPED, usage_error, use_color
 from prune_flags.find.command import find
-from prune_flags.report import (
-    OVERRIDDEN,
-    REMOVED_TEST,
-    Report,
-    explain_lines,
-    render_diff,
-)
+from prune_flags.report import Report, explain_lines, render_diff
+from prune_flags.vocabulary import Action
 
 app = typer.Typer(
     add_completion=False,
@@ -158,8 +153,8 @@ def _finish(report: Report, report_file: Optional[Path], explain: bool, quiet: b
     for result in report.changed_files:
         for change in sorted(result.changes, key=lambda change: change.line):
             if change.action in (
-                OVERRIDDEN,
-                REMOVED_TEST,
+                Action.OVERRIDDEN,
+                Action.REMOVED_TEST,
             ):  # the config's decision changed what the code said
                 typer.echo(
                     f"prune-flags: {result.display}:{change.line}: {change.reason}", err=True

@@ -8,10 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-OVERRIDDEN = "overridden"  # the action of a removed write that gave a flag another value
-REMOVED_TEST = (
-    "removed-test"  # the action of a deleted test that existed only to exercise another value
-)
+from prune_flags.vocabulary import Action, RefusalReason
+
 PRUNED = "pruned"  # a flag's verdict when nothing refused it (Report.verdicts)
 _SHOWN_VALUE = 60  # characters of an overridden value's source shown in its reason
 
@@ -31,7 +29,7 @@ class Change:
 
     line: int  # in the original file
     flag: str
-    action: str  # short kebab-case word
+    action: Action  # short kebab-case word
     reason: str
 
 
@@ -62,9 +60,7 @@ class Refusal:
     """A flag left alone everywhere, why (a kebab-case word), and where (`path:line`)."""
 
     flag: str
-    # "another-value": something gives it another value (under strict, or where the write cannot
-    # go); "ambiguous": unrelated definitions carry its name; "read-as-object": `FLAG.value`
-    why: str
+    why: RefusalReason
     locations: tuple[str, ...]
     message: str  # the sentence on stderr, naming the locations
     scope_with: tuple[str, ...] = ()  # qualified keys that would scope an ambiguous flag

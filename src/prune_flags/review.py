@@ -26,10 +26,10 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from prune_flags.report import Change, FileResult, Report
 from prune_flags.syntax.statements import KEEP_PRAGMA, nested_blocks, statement_spans
+from prune_flags.vocabulary import Action
 
 # The virtual pragma on each statement a declined hunk keeps; taken out of the engine's output.
 DECLINED = f"  {KEEP_PRAGMA} (declined in review)"
-KEPT = "kept-in-review"  # the action of a change the review declined
 
 
 @dataclass(frozen=True)
@@ -220,9 +220,11 @@ def unmarked(
     changes = tuple(
         (
             replace(
-                change, action=KEPT, reason="declined in review: kept as it is, with what it reads"
+                change,
+                action=Action.KEPT_IN_REVIEW,
+                reason="declined in review: kept as it is, with what it reads",
             )
-            if change.action == "kept-by-pragma" and change.line in kept_at
+            if change.action == Action.KEPT_BY_PRAGMA and change.line in kept_at
             else change
         )
         for change in result.changes

@@ -11,6 +11,7 @@ from prune_flags.model.pinned import is_test_path
 from prune_flags.semantic.facts import NameFacts, Site
 from prune_flags.semantic.modules import qualified, reexports
 from prune_flags.semantic.repository import Repository
+from prune_flags.vocabulary import Action, WriteKind
 
 
 class Liveness:
@@ -30,7 +31,7 @@ class Liveness:
         definitions = [
             write
             for write in facts.writes
-            if write.kind in ("registered-def", "class-def", "module-def")
+            if write.kind in (WriteKind.REGISTERED_DEF, WriteKind.CLASS_DEF, WriteKind.MODULE_DEF)
         ]
         if len(definitions) != 1:
             return False
@@ -76,7 +77,7 @@ class Liveness:
         if name not in self.plan.flags or facts.writes or facts.name_reads or facts.object_reads:
             return False
         return any(
-            c.flag == name and c.action == "inlined"
+            c.flag == name and c.action == Action.INLINED
             for result in self.learnt.results.values()
             for c in result.changes
         )
@@ -117,9 +118,9 @@ class Liveness:
     def protected(self, name: str, facts: NameFacts) -> bool:
         """Never deleted: what something outside the code may call (but a method helper, whose
         calls all went), and what `keep` names."""
-        if any(write.kind == "registered-def" for write in facts.writes) and not self.lone_method(
-            name, facts
-        ):
+        if any(
+            write.kind == WriteKind.REGISTERED_DEF for write in facts.writes
+        ) and not self.lone_method(name, facts):
             return True
         return self.named_by_keep(name, facts)
 
@@ -148,8 +149,8 @@ class Liveness:
             for write in facts[name].writes:
                 path = by_display[write.site.path]
                 if write.kind in (
-                    "module",
-                    "module-def",
+                    WriteKind.MODULE,
+                    WriteKind.MODULE_DEF,
                 ) and name not in self.learnt.dead_globals.get(path, {}):
                     found.setdefault(name, []).append(path)
         return found

@@ -23,11 +23,11 @@ from prune_flags.cascade.state import Learnt, Plan
 from prune_flags.config import Config, Flag
 from prune_flags.model.build import Model
 from prune_flags.model.library import KeywordPlace, LibraryDefault
-from prune_flags.report import OVERRIDDEN, REMOVED_TEST
 from prune_flags.rewrite.context import Death, RewriteTask, Rewritten
 from prune_flags.semantic.bindings import module_level_names
 from prune_flags.semantic.facts import NameFacts, Site, Write
 from prune_flags.semantic.repository import Repository
+from prune_flags.vocabulary import Action, WriteKind
 
 
 class Cascade:
@@ -195,7 +195,7 @@ class Cascade:
                         [
                             write.site.path
                             for write in original[name].writes
-                            if write.kind != "parameter"
+                            if write.kind != WriteKind.PARAMETER
                         ]
                         + [read.site.path for read in original[name].assert_reads]
                     )
@@ -271,22 +271,22 @@ class Cascade:
 # The actions of a removed write: the prune and parameter passes', and the tests pass's (a write
 # in a deleted test).
 _WRITE_REMOVALS = (
-    OVERRIDDEN,
-    "removed-write",
-    "removed-write-kept-value",
-    "removed-parameter",
-    "removed-argument",
-    REMOVED_TEST,
+    Action.OVERRIDDEN,
+    Action.REMOVED_WRITE,
+    Action.REMOVED_WRITE_KEPT_VALUE,
+    Action.REMOVED_PARAMETER,
+    Action.REMOVED_ARGUMENT,
+    Action.REMOVED_TEST,
 )
 _FIELD_WRITES = (
-    "attribute",
-    "class",
-    "parameter",
-    "keyword",
-    "option",
-    "class-def",
-    "setattr",
-    "writer",
+    WriteKind.ATTRIBUTE,
+    WriteKind.CLASS,
+    WriteKind.PARAMETER,
+    WriteKind.KEYWORD,
+    WriteKind.OPTION,
+    WriteKind.CLASS_DEF,
+    WriteKind.SETATTR,
+    WriteKind.WRITER,
 )
 
 
@@ -299,4 +299,4 @@ def _constructed(facts: NameFacts) -> bool:
     """A class-level field also passed by keyword (`Config(field=...)`, a dataclass) cannot go
     while the constructor calls still pass it; only a flag's own keywords are removed with it."""
     kinds = {write.kind for write in facts.writes}
-    return "class" in kinds and "keyword" in kinds
+    return WriteKind.CLASS in kinds and WriteKind.KEYWORD in kinds

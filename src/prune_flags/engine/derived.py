@@ -42,8 +42,9 @@ from typing import TYPE_CHECKING, Callable
 
 from prune_flags.config import Config
 from prune_flags.engine.derived_flags import Derived, derived_field, derived_parameters
-from prune_flags.report import OVERRIDDEN, Report
+from prune_flags.report import Report
 from prune_flags.syntax.expressions import ast_dotted
+from prune_flags.vocabulary import Action
 
 if TYPE_CHECKING:
     from prune_flags.cascade.rounds import Cascade
@@ -60,7 +61,12 @@ _ROUNDS = 4  # derivations on derivations: each round is a run of the cleanup
 
 # A derived flag's own changes, whose reason is why it is a flag; an "overridden" write or argument
 # gave it what the cleanup made its value, and becomes the plain removal.
-_OWN_ACTIONS = ("inlined", "removed-write", "removed-parameter", "removed-argument")
+_OWN_ACTIONS = (
+    Action.INLINED,
+    Action.REMOVED_WRITE,
+    Action.REMOVED_PARAMETER,
+    Action.REMOVED_ARGUMENT,
+)
 
 
 def settle(
@@ -113,7 +119,7 @@ def _credited(report: Report, config: Config, derived: dict[str, Derived]) -> Re
         for change in result.changes:
             found = derived.get(change.flag)
             if found is not None:
-                action = found.removal if change.action == OVERRIDDEN else change.action
+                action = found.removal if change.action == Action.OVERRIDDEN else change.action
                 reason = found.reason if action in _OWN_ACTIONS else change.reason
                 change = replace(change, flag=found.cause, action=action, reason=reason)
             changes.append(change)

@@ -28,6 +28,7 @@ from prune_flags.semantic.modules import qualified
 from prune_flags.semantic.owners import owner_spans
 from prune_flags.syntax.expressions import ast_dotted, literal
 from prune_flags.syntax.values import UNKNOWN, plain_value, same_value
+from prune_flags.vocabulary import Action, WriteKind
 
 if TYPE_CHECKING:
     from prune_flags.cascade.rounds import Cascade
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 class Derived:
     flag: Flag
     reason: str  # why it is a flag: `field quiet is always False after the cleanup`
-    removal: str  # the action of a removed write or argument of it
+    removal: Action  # the action of a removed write or argument of it
     cause: str = ""  # the configured flag whose cleanup made it constant
 
 
@@ -50,7 +51,7 @@ def derived_field(repository: Repository, cascade: Cascade, name: str) -> Derive
     if repository.skipped_holding(frozenset([name])):
         return None  # a file the run left as it is may write or read it in ways no index shows
     facts = repository.facts(frozenset([name]))[name]
-    value = _one_literal(facts, ("attribute", "class"))
+    value = _one_literal(facts, (WriteKind.ATTRIBUTE, WriteKind.CLASS))
     if value is UNKNOWN or not facts.attribute_reads:
         return None
     if (
@@ -62,7 +63,7 @@ def derived_field(repository: Repository, cascade: Cascade, name: str) -> Derive
     ):
         return None
     original = repository.facts(frozenset([name]), original=True)[name]
-    if _one_literal(original, ("attribute", "class")) is not UNKNOWN:
+    if _one_literal(original, (WriteKind.ATTRIBUTE, WriteKind.CLASS)) is not UNKNOWN:
         return None  # constant before the run: its author's business
     keys, classes = definitions(name, facts)
     groups = unrelated(repository, list(keys), classes)
@@ -82,10 +83,10 @@ def derived_field(repository: Repository, cascade: Cascade, name: str) -> Derive
     if not _scoped(repository, flag, facts):
         return None
     reason = f"field {name} is always {flag.source} after the cleanup"
-    return Derived(flag, reason, "removed-write")
+    return Derived(flag, reason, Action.REMOVED_WRITE)
 
 
-def _one_literal(facts: NameFacts, kinds: tuple[str, ...]) -> object:
+def _one_literal(facts: NameFacts, kinds: tuple[WriteKind, ...]) -> object:
     """The one literal every write of a name gives, each a class's own of one of the kinds; else UNKNOWN."""
     values = []
     for write in facts.writes:
@@ -186,7 +187,7 @@ def derived_parameters(repository: Repository, cascade: Cascade, callee: str) ->
         )
         if _scoped(repository, flag, repository.facts(frozenset([name]))[name]):
             reason = f"parameter {name} of {callee}() is passed {flag.source} at every call after the cleanup"
-            yield Derived(flag, reason, "removed-argument")
+            yield Derived(flag, reason, Action.REMOVED_ARGUMENT)
 
 
 def _the_function(

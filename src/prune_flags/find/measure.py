@@ -12,12 +12,17 @@ from pathlib import Path
 from prune_flags.config import Config
 from prune_flags.find.facts import Candidate
 from prune_flags.report import Report
+from prune_flags.vocabulary import Action
 from prune_flags.workers.pool import process_pool
 
 BRANCH_ACTIONS = frozenset(
-    {"removed-branch", "folded-branch", "folded-branch-kept-call", "removed-loop"}
+    {
+        Action.REMOVED_BRANCH,
+        Action.FOLDED_BRANCH,
+        Action.FOLDED_BRANCH_KEPT_CALL,
+        Action.REMOVED_LOOP,
+    }
 )
-INLINED = "inlined"  # the engine's action for a read that became the constant
 
 
 @dataclass(frozen=True)
@@ -103,7 +108,7 @@ def _with_counts(candidate: Candidate, report: Report) -> Candidate | None:
     if not candidate.scope:
         return counted
     changes = [change for changed in report.changed_files for change in changed.changes]
-    reads = sum(change.action == INLINED for change in changes)
+    reads = sum(change.action == Action.INLINED for change in changes)
     return replace(counted, reads=reads, condition_reads=branches)
 
 

@@ -25,10 +25,11 @@ from prune_flags.find.facts import (
 from prune_flags.find.judge import pruned_by_model
 from prune_flags.find.measure import MeasureIndex, measure, measure_all
 from prune_flags.find.scan import collector_paused, scan_file
-from prune_flags.report import OVERRIDDEN, Skipped
+from prune_flags.report import Skipped
 from prune_flags.semantic.facts import Site
 from prune_flags.semantic.modules import internal_module_names
 from prune_flags.source.discovery import discover_python_files
+from prune_flags.vocabulary import Action
 from prune_flags.workers.pool import chunked_map, process_pool
 
 PARALLEL_MIN_BYTES = 2_000_000  # below this one process parses faster than a pool starts
@@ -105,7 +106,7 @@ def decide(settings: Config, paths: Sequence[Path], cwd: Path, jobs: int | None)
     }
     for result in report.changed_files:
         for change in result.changes:
-            if change.action == OVERRIDDEN and change.flag in overridden:
+            if change.action == Action.OVERRIDDEN and change.flag in overridden:
                 site = Site(result.display, change.line)
                 overridden[change.flag].append(Override(site, change.reason))
     pruned = tuple(

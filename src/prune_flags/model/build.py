@@ -30,6 +30,7 @@ from prune_flags.model.verdicts import (
 )
 from prune_flags.report import Refusal
 from prune_flags.semantic.facts import NameFacts, Write
+from prune_flags.vocabulary import RefusalReason
 
 if TYPE_CHECKING:
     from prune_flags.semantic.repository import Repository
@@ -109,10 +110,12 @@ def build(repository: Repository, config: Config) -> Model:
     unless something keeps them), tests pinning another value, names and parameters unrelated
     definitions carry, flags read as objects that something also gives another value."""
     names = frozenset(flag.name for flag in config.flags)
-    repository.flag_constants, ambiguous = repository.name_constants(names)
+    constants, ambiguous = repository.name_constants(names)
+    repository.read_names_through(constants)
     facts = repository.facts(names)
-    refused = scope_refusals(repository, config.flags, facts)
-    if repository.foreign:
+    refused, foreign = scope_refusals(repository, config.flags, facts)
+    if foreign:
+        repository.leave_out(foreign)
         facts = repository.facts(names)  # without what is other definitions'
     plumbings = {
         flag.name: plumbing(repository, flag, facts[flag.name], config.strict)
@@ -131,7 +134,12 @@ def build(repository: Repository, config: Config) -> Model:
             if config.strict:
                 message += " (strict: a flag given another value is refused)"
             refused.append(
-                Refusal(name, "another-value", tuple(site.split(" ")[0] for site in sites), message)
+                Refusal(
+                    name,
+                    RefusalReason.ANOTHER_VALUE,
+                    tuple(site.split(" ")[0] for site in sites),
+                    message,
+                )
             )
     if not config.strict:
         named = {refusal.flag for refusal in refused}

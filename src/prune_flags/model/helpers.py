@@ -39,10 +39,13 @@ from prune_flags.semantic.modules import exported_names
 from prune_flags.syntax.expressions import ast_dotted
 from prune_flags.syntax.purity import pure_expression
 from prune_flags.syntax.statements import DefinitionNode, is_string_statement
+from prune_flags.vocabulary import WriteKind
 
 # Writes of a helper's name that may rebind it where its callers look it up (a def of the same
 # name in another module, a parameter or a keyword does not).
-_HARMLESS_WRITES = frozenset({"module-def", "class-def", "parameter", "keyword"})
+_HARMLESS_WRITES = frozenset(
+    {WriteKind.MODULE_DEF, WriteKind.CLASS_DEF, WriteKind.PARAMETER, WriteKind.KEYWORD}
+)
 
 
 @dataclass(frozen=True)

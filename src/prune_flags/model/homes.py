@@ -17,12 +17,10 @@ from prune_flags.semantic.modules import names_module, qualified
 from prune_flags.semantic.owners import Foreign, all_sites, owner_spans
 from prune_flags.syntax.expressions import ast_dotted
 from prune_flags.syntax.statements import DefinitionNode, FunctionNode
+from prune_flags.vocabulary import Place, RefusalReason, WriteKind
 
 if TYPE_CHECKING:
     from prune_flags.semantic.repository import Repository
-
-
-HOME, FOREIGN, UNKNOWN = "home", "foreign", "unknown"
 
 
 def scope_flag(
@@ -34,11 +32,15 @@ def scope_flag(
     foreign: dict[str, set[str]] = {}
     unsure: list[str] = []
     for (path, owner), seen in sorted(verdicts.items()):
-        mixed = bool(seen[HOME]) and bool(seen[FOREIGN])
-        if seen[UNKNOWN] or mixed or (seen[FOREIGN] and owner == "" and _homes_in(verdicts, path)):
-            unsure += sorted(f"{path}:{line}" for line in seen[UNKNOWN] | seen[FOREIGN])
+        mixed = bool(seen[Place.HOME]) and bool(seen[Place.FOREIGN])
+        if (
+            seen[Place.UNKNOWN]
+            or mixed
+            or (seen[Place.FOREIGN] and owner == "" and _homes_in(verdicts, path))
+        ):
+            unsure += sorted(f"{path}:{line}" for line in seen[Place.UNKNOWN] | seen[Place.FOREIGN])
             continue
-        if seen[FOREIGN]:
+        if seen[Place.FOREIGN]:
             foreign.setdefault(path, set()).add(owner)
     if unsure:
         unsure.sort(key=lambda site: (site.rpartition(":")[0], int(site.rpartition(":")[2])))
@@ -48,21 +50,21 @@ def scope_flag(
             "leaves other definitions' classes and functions alone); name the receiver's class plainly there "
             "(an annotation, or the class itself)"
         )
-        return Refusal(flag.name, "ambiguous", tuple(unsure), message, (flag.key,))
+        return Refusal(flag.name, RefusalReason.AMBIGUOUS, tuple(unsure), message, (flag.key,))
     return {path: frozenset(owners) for path, owners in foreign.items()}
 
 
-def _homes_in(verdicts: Mapping[tuple[str, str], Mapping[str, set[int]]], path: str) -> bool:
-    return any(seen[HOME] for (where, _), seen in verdicts.items() if where == path)
+def _homes_in(verdicts: Mapping[tuple[str, str], Mapping[Place, set[int]]], path: str) -> bool:
+    return any(seen[Place.HOME] for (where, _), seen in verdicts.items() if where == path)
 
 
 def _verdicts(
     repository: Repository, flag: Flag, scope: Scope, facts: NameFacts
-) -> dict[tuple[str, str], dict[str, set[int]]]:
+) -> dict[tuple[str, str], dict[Place, set[int]]]:
     """For each (file, innermost class or function, "" at module level) where the name is used:
     the lines where it is the flag's, another definition's, or could be either's."""
     judge = _Judge(repository, flag, scope, facts)
-    verdicts: dict[tuple[str, str], dict[str, set[int]]] = {}
+    verdicts: dict[tuple[str, str], dict[Place, set[int]]] = {}
     by_display = repository.by_display()
     lines: dict[str, set[int]] = {}
     for site in all_sites(facts):
@@ -82,7 +84,7 @@ def _verdicts(
             if verdict is not None:
                 verdicts.setdefault((display, owner), {}).setdefault(verdict, set()).add(line)
     for seen in verdicts.values():
-        for verdict in (HOME, FOREIGN, UNKNOWN):
+        for verdict in (Place.HOME, Place.FOREIGN, Place.UNKNOWN):
             seen.setdefault(verdict, set())
     return verdicts
 
@@ -110,17 +112,17 @@ class _Judge:
             self.foreign_modules = frozenset(
                 qualified(w.site.path, "")
                 for w in facts.writes
-                if w.kind == "module" and w.site.path != scope.path
+                if w.kind == WriteKind.MODULE and w.site.path != scope.path
             )
         # Parameters of the name outside the home's classes are other functions' variables.
         self.parameters = {
-            (w.site.path, w.site.line) for w in facts.writes if w.kind == "parameter"
+            (w.site.path, w.site.line) for w in facts.writes if w.kind == WriteKind.PARAMETER
         }
         self._aliases: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
 
     def verdict(
         self, path: str, tree: ast.Module, enclosing: list[tuple[str, DefinitionNode]], line: int
-    ) -> str | None:
+    ) -> Place | None:
         owners = [owner for owner, _ in enclosing]
         if self.scope.parameter:
             return self._parameter_verdict(path, tree, owners, line)
@@ -132,7 +134,9 @@ class _Judge:
             if cls is not None:
                 return self._class_verdict(cls)  # the class body's own definition
             # A bare name (another module's constant) or a parameter (another function's).
-            return FOREIGN if self.foreign_modules or (path, line) in self.parameters else None
+            return (
+                Place.FOREIGN if self.foreign_modules or (path, line) in self.parameters else None
+            )
         # `self.fast` is its class's; `other.fast`, even inside a class, is whatever `other` is.
         found = {
             (
@@ -142,17 +146,23 @@ class _Judge:
             )
             for node in receivers
         }
-        return found.pop() if len(found) == 1 else UNKNOWN
+        return found.pop() if len(found) == 1 else Place.UNKNOWN
 
-    def _class_verdict(self, name: str) -> str:
-        return HOME if name in self.home else FOREIGN if name in self.foreign else UNKNOWN
+    def _class_verdict(self, name: str) -> Place:
+        return (
+            Place.HOME
+            if name in self.home
+            else Place.FOREIGN if name in self.foreign else Place.UNKNOWN
+        )
 
-    def _parameter_verdict(self, path: str, tree: ast.Module, owners: list[str], line: int) -> str:
+    def _parameter_verdict(
+        self, path: str, tree: ast.Module, owners: list[str], line: int
+    ) -> Place:
         """Inside the function, the parameter; a keyword at a call of a function of its name, the
         parameter passed (as the cleanup matches calls, by the callee's last name); anything
         else is another function's parameter or an attribute that only shares the name."""
         if path == self.scope.path and self.scope.owner in owners:
-            return HOME
+            return Place.HOME
         callee = self.scope.owner.rsplit(".", 1)[-1]
         callees = {
             ast_dotted(call.func).rsplit(".", 1)[-1]
@@ -162,13 +172,13 @@ class _Judge:
         }
         if callee == "__init__":
             callee = self.scope.owner.split(".")[0]  # the class is called
-        return HOME if callee in callees else FOREIGN
+        return Place.HOME if callee in callees else Place.FOREIGN
 
-    def _module_verdict(self, path: str, tree: ast.Module, line: int) -> str:
+    def _module_verdict(self, path: str, tree: ast.Module, line: int) -> Place:
         if path == self.scope.path:
-            return HOME
+            return Place.HOME
         if self._foreign_module(qualified(path, "")):
-            return FOREIGN
+            return Place.FOREIGN
         if path not in self._aliases:  # a file's imports, once for all its lines
             self._aliases[path] = _module_aliases(tree, path)
         sources, modules = self._aliases[path]
@@ -181,15 +191,17 @@ class _Judge:
         )
         found = {
             (
-                HOME
+                Place.HOME
                 if module and names_module(self.scope.path, module)
-                else FOREIGN if module and self._foreign_module(module) else UNKNOWN
+                else Place.FOREIGN if module and self._foreign_module(module) else Place.UNKNOWN
             )
             for module in named
         }
-        if found == {UNKNOWN} and not self.foreign_modules:
-            return HOME  # no other module defines it: whatever reads it reads the flag, as unscoped
-        return found.pop() if len(found) == 1 else UNKNOWN
+        if found == {Place.UNKNOWN} and not self.foreign_modules:
+            return (
+                Place.HOME
+            )  # no other module defines it: whatever reads it reads the flag, as unscoped
+        return found.pop() if len(found) == 1 else Place.UNKNOWN
 
     def _foreign_module(self, module: str) -> bool:
         return any(
@@ -198,13 +210,13 @@ class _Judge:
 
     def _receiver_verdict(
         self, receiver: ast.expr, enclosing: list[tuple[str, DefinitionNode]]
-    ) -> str:
+    ) -> Place:
         cls = _receiver_class(receiver, enclosing)
         if cls in self.home:
-            return HOME
+            return Place.HOME
         if cls in self.foreign:
-            return FOREIGN
-        return UNKNOWN
+            return Place.FOREIGN
+        return Place.UNKNOWN
 
 
 def _method_receiver(enclosing: list[tuple[str, DefinitionNode]]) -> tuple[str | None, str]:

@@ -24,6 +24,7 @@ from prune_flags.semantic.bindings import (
 from prune_flags.semantic.classes import ancestry
 from prune_flags.semantic.facts import NameFacts
 from prune_flags.syntax.statements import DefinitionNode
+from prune_flags.vocabulary import WriteKind
 
 # Names any builtin object answers to (`d.get(k)`, `s.count(x)`, `f.close()`): a method of one of
 # these names is never reached by its name alone, whatever the repository defines.
@@ -52,10 +53,20 @@ class MethodReach:
 # What may be written of a method helper's name without giving a call of it another target: its
 # own definition and same-named ones elsewhere (whose classes `method_reach` tells apart), and a
 # parameter or keyword of that name.
-_METHOD_WRITES = frozenset({"registered-def", "class-def", "module-def", "parameter", "keyword"})
+_METHOD_WRITES = frozenset(
+    {
+        WriteKind.REGISTERED_DEF,
+        WriteKind.CLASS_DEF,
+        WriteKind.MODULE_DEF,
+        WriteKind.PARAMETER,
+        WriteKind.KEYWORD,
+    }
+)
 
 
-_DEFINITION_WRITES = frozenset({"registered-def", "class-def", "module-def"})
+_DEFINITION_WRITES = frozenset(
+    {WriteKind.REGISTERED_DEF, WriteKind.CLASS_DEF, WriteKind.MODULE_DEF}
+)
 
 
 def method_reach(

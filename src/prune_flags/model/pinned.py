@@ -26,9 +26,16 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from prune_flags.semantic.facts import NameFacts, Write
+from prune_flags.vocabulary import Action, WriteKind
 
 # The index's kinds of the writes a test makes that a plan can carry out.
-TEST_WRITES = ("patch", "writer", "setattr", "attribute", "keyword")
+TEST_WRITES = (
+    WriteKind.PATCH,
+    WriteKind.WRITER,
+    WriteKind.SETATTR,
+    WriteKind.ATTRIBUTE,
+    WriteKind.KEYWORD,
+)
 
 
 Position = tuple[int, int]  # (line, column in characters) of a node in the original text
@@ -53,7 +60,7 @@ class Removal:
 
     line: int
     flag: str
-    action: str
+    action: Action
     reason: str
 
 

@@ -20,6 +20,7 @@ from prune_flags.semantic.facts import (
 )
 from prune_flags.semantic.modules import qualified
 from prune_flags.syntax.values import UNKNOWN, same_value
+from prune_flags.vocabulary import WriteKind
 
 if TYPE_CHECKING:
     from prune_flags.semantic.repository import Repository
@@ -65,7 +66,7 @@ def plumbing(
     when a chain of calls links it to the flag (see _linked_parameters), whatever its default, and
     every argument passing it goes: by keyword, through **kwargs, or by position where no other
     argument shifts (see positional_passes)."""
-    parameters = [write for write in facts.writes if write.kind == "parameter"]
+    parameters = [write for write in facts.writes if write.kind == WriteKind.PARAMETER]
     if strict:
         flagged, unlinked = [
             write for write in parameters if same_value(write.value, flag.value)
@@ -75,7 +76,7 @@ def plumbing(
     fields = frozenset(
         w.owner
         for w in facts.writes
-        if w.kind == "class" and (not strict or same_value(w.value, flag.value))
+        if w.kind == WriteKind.CLASS and (not strict or same_value(w.value, flag.value))
     )
     owners = {write.owner for write in flagged} | fields
     if owners:
@@ -150,7 +151,7 @@ def _keywords_to_go(
     }  # owner -> whether every definition of its name takes the flag
     found = []
     for write in facts.writes:
-        if write.kind != "keyword" or write.owner not in owners or not write.statement:
+        if write.kind != WriteKind.KEYWORD or write.owner not in owners or not write.statement:
             continue
         if write.owner not in taking:
             taking[write.owner] = (
@@ -192,12 +193,12 @@ def _linked_parameters(
             by_owner.setdefault(write.owner, []).append(write)
     landing = _KeywordLanding(repository, frozenset(by_owner))
     for write in facts.writes:
-        if write.kind == "keyword" and (write.value is ITSELF or write.carried_from):
+        if write.kind == WriteKind.KEYWORD and (write.value is ITSELF or write.carried_from):
             source = _FLAG_NODE if write.value is ITSELF else (write.site.path, write.carried_from)
             for callee in landing.callees(write):
                 for parameter in by_owner.get(callee, ()):
                     link(source, (parameter.site.path, parameter.scope))
-        elif write.kind in ("attribute", "class") and write.carried_from:
+        elif write.kind in (WriteKind.ATTRIBUTE, WriteKind.CLASS) and write.carried_from:
             link(_FLAG_NODE, (write.site.path, write.carried_from))
     for passed in facts.passed:  # `helper(x, fast)`: the callee's parameter at that place
         for parameter in by_owner.get(passed.owner, ()):
@@ -229,7 +230,7 @@ def _linked_parameters(
     elsewhere = (
         facts.attribute_reads
         or facts.name_reads
-        or any(w.kind not in ("parameter", "keyword") for w in facts.writes)
+        or any(w.kind not in (WriteKind.PARAMETER, WriteKind.KEYWORD) for w in facts.writes)
     )
     if len(others) == 1 and not elsewhere and len(flagged) == 0:
         flagged, others = others[0], []  # all that carries the name: the config names it
@@ -282,7 +283,9 @@ def _keyword_forwarders(
     depth (`_apply(x, compact_ids=True)` with `def _apply(self, x, **kwargs): return
     self._inner(x, **kwargs)`): the keyword lands on the flag, and goes at their calls too."""
     landing = _KeywordLanding(repository, frozenset(binding))
-    candidates = sorted({w.owner for w in facts.writes if w.kind == "keyword"} - owners - binding)
+    candidates = sorted(
+        {w.owner for w in facts.writes if w.kind == WriteKind.KEYWORD} - owners - binding
+    )
     found: set[str] = set()
     grown = True
     while grown:

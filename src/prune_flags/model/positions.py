@@ -17,6 +17,7 @@ from prune_flags.semantic.facts import (
     Write,
 )
 from prune_flags.syntax.expressions import ast_dotted
+from prune_flags.vocabulary import WriteKind
 
 if TYPE_CHECKING:
     from prune_flags.semantic.repository import Repository
@@ -71,7 +72,10 @@ def positional_passes(
             positions[parameter.owner] = (parameter.position, parameter.method)
             arguments.append(
                 Write(
-                    Site(call.site.path, argument.line), "argument", argument.value, parameter.owner
+                    Site(call.site.path, argument.line),
+                    WriteKind.ARGUMENT,
+                    argument.value,
+                    parameter.owner,
                 )
             )
         problems += _subclass_passes(repository, parameter)
@@ -194,7 +198,7 @@ def positional_fields(repository: Repository, facts: NameFacts) -> list[str]:
     for write in facts.writes:
         path = by_display.get(write.site.path)
         if (
-            write.kind != "class"
+            write.kind != WriteKind.CLASS
             or not write.owner
             or path is None
             or repository.source(path) is None

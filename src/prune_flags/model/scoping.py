@@ -25,6 +25,7 @@ from prune_flags.semantic.classes import (
 from prune_flags.semantic.facts import ITSELF, NameFacts, Site
 from prune_flags.semantic.modules import names_module, qualified
 from prune_flags.syntax.statements import DefinitionNode
+from prune_flags.vocabulary import WriteKind
 
 if TYPE_CHECKING:
     from prune_flags.semantic.repository import Repository
@@ -113,11 +114,7 @@ def _key_error(flag: Flag, message: str) -> NoReturn:
 
 def _owner(body: list[ast.stmt], path: list[str]) -> DefinitionNode | None:
     found = next(
-        (
-            s
-            for s in body
-            if isinstance(s, DefinitionNode) and s.name == path[0]
-        ),
+        (s for s in body if isinstance(s, DefinitionNode) and s.name == path[0]),
         None,
     )
     if found is None or len(path) == 1:
@@ -133,9 +130,9 @@ def definitions(name: str, facts: NameFacts) -> tuple[dict[str, list[Site]], dic
     for write in facts.writes:
         if write.value is ITSELF:
             continue  # `self.fast = config.fast` carries the flag itself along
-        if write.kind == "module":
+        if write.kind == WriteKind.MODULE:
             found.setdefault(qualified(write.site.path, name), []).append(write.site)
-        elif write.kind in ("class", "attribute") and write.owner:
+        elif write.kind in (WriteKind.CLASS, WriteKind.ATTRIBUTE) and write.owner:
             key = qualified(write.site.path, f"{write.owner}.{name}")
             found.setdefault(key, []).append(write.site)
             classes[key] = write.owner

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -18,6 +18,7 @@ from prune_flags.model.pinned import (
 )
 from prune_flags.model.test_shapes import (
     Parametrized,
+    TestWrite,
     asserts_something,
     binds_for_later,
     fixture_functions,
@@ -28,7 +29,7 @@ from prune_flags.model.test_shapes import (
     parametrized_parameters,
     test_functions,
 )
-from prune_flags.report import OVERRIDDEN, REMOVED_TEST, overrode
+from prune_flags.report import overrode
 from prune_flags.syntax.expressions import ast_dotted, literal, patched
 from prune_flags.syntax.spellings import FlagNames, module_strings
 from prune_flags.syntax.statements import (
@@ -40,6 +41,7 @@ from prune_flags.syntax.statements import (
 )
 from prune_flags.syntax.templates import Template, module_writers
 from prune_flags.syntax.values import UNKNOWN, same_value
+from prune_flags.vocabulary import Action
 
 
 def plan_tests(
@@ -67,24 +69,6 @@ def plan_tests(
                 ((flag, path, line), change) for (flag, line), change in handled.items()
             )
     return plan
-
-
-@dataclass(frozen=True)
-class _Write:
-    """A write of a flag a test makes, where it is, and whether it holds for the whole test."""
-
-    flag: Flag
-    value: ast.expr | None  # the expression written; None: a mock stands in
-    node: ast.AST  # the call, assignment or keyword that writes (its line is the index's)
-    place: str  # "decorator", "with", "statement", "keyword"
-    key: Any  # where it is, as TestEdits keys it with its place
-    pinning: bool  # it sets the flag for the test's whole body
-    binds: bool = False  # a `with` item binding a name (`as m`): it cannot go alone
-
-    @property
-    def line(self) -> int:
-        """The line of its change when it goes alone: its own (for a `with` item, the `with`'s)."""
-        return self.key if isinstance(self.key, int) else self.key[0]
 
 
 _HOW = {
@@ -156,7 +140,7 @@ class TestFile:
                 f"removed {cls.name}, whose tests exist only to exercise {flag.name} = {self._source(value)} "
                 f"(set by a decorator of the class); the config fixes it at {flag.source}"
             )
-            self.deleted[cls] = Removal(cls.lineno, flag.name, REMOVED_TEST, reason)
+            self.deleted[cls] = Removal(cls.lineno, flag.name, Action.REMOVED_TEST, reason)
             self.handled[(flag.name, decorator.lineno)] = cls.lineno
             for test in (m for m in cls.body if isinstance(m, FunctionNode)):
                 for write in self._writes(test):
@@ -203,9 +187,9 @@ class TestFile:
     def _delete_blocks(
         self,
         test: ast.FunctionDef | ast.AsyncFunctionDef,
-        writes: list[_Write],
+        writes: list[TestWrite],
         kinds: Mapping[int, str],
-    ) -> list[_Write]:
+    ) -> list[TestWrite]:
         """A `with` of another value around part of a test that checks something inside it and
         binds nothing the rest of the test reads exists only to exercise that value: it goes
         whole (unwrapped, its checks would check the removed behaviour). The writes it holds go
@@ -230,7 +214,7 @@ class TestFile:
                     f"{self._source(why.value)} (it checks that value's behaviour); the config fixes it at {why.flag.source}"
                 )
                 self.removals[("block", statement.lineno)] = Removal(
-                    statement.lineno, why.flag.name, REMOVED_TEST, reason
+                    statement.lineno, why.flag.name, Action.REMOVED_TEST, reason
                 )
                 gone.append(statement)
         inside = {id(node) for block in gone for node in ast.walk(block)}
@@ -242,8 +226,8 @@ class TestFile:
     def _delete_test(
         self,
         test: ast.FunctionDef | ast.AsyncFunctionDef,
-        writes: list[_Write],
-        why: _Write,
+        writes: list[TestWrite],
+        why: TestWrite,
         how: str,
         value: str = "",
     ) -> None:
@@ -253,7 +237,7 @@ class TestFile:
             f"removed {test.name}, which exists only to exercise {flag.name} = {value} (set {how}); "
             f"the config fixes it at {flag.source}"
         )
-        self.deleted[test] = Removal(test.lineno, flag.name, REMOVED_TEST, reason)
+        self.deleted[test] = Removal(test.lineno, flag.name, Action.REMOVED_TEST, reason)
         for write in writes:
             self.handled[(write.flag.name, write.node.lineno)] = test.lineno  # type: ignore[attr-defined]
 
@@ -262,7 +246,7 @@ class TestFile:
         test: ast.FunctionDef | ast.AsyncFunctionDef,
         cases: Parametrized,
         index: int,
-        write: _Write,
+        write: TestWrite,
     ) -> None:
         values = parametrize_entries(cases.decorator)
         assert values is not None
@@ -272,10 +256,12 @@ class TestFile:
             f"{flag.name} = {cases.values[index]!r}; the config fixes it at {flag.source}"
         )
         key = ("entry", (cases.decorator.lineno, index))
-        self.removals[key] = Removal(values.elts[index].lineno, flag.name, REMOVED_TEST, reason)
+        self.removals[key] = Removal(
+            values.elts[index].lineno, flag.name, Action.REMOVED_TEST, reason
+        )
 
     def _remove_alone(
-        self, test: ast.FunctionDef | ast.AsyncFunctionDef, write: _Write, kind: str
+        self, test: ast.FunctionDef | ast.AsyncFunctionDef, write: TestWrite, kind: str
     ) -> None:
         """A write that goes on its own, reported as possibly pinning when it gave another value.
         One whose value is not known, or a `with` item binding a name, stays (a conflict). Of the
@@ -291,16 +277,16 @@ class TestFile:
         if kind == "same":
             reason = f"it sets {flag.name} to the value it is fixed at, {flag.source}"
             self.removals[(write.place, write.key)] = Removal(
-                write.line, flag.name, "removed-write", reason
+                write.line, flag.name, Action.REMOVED_WRITE, reason
             )
             return  # (not a write of another value: nothing waits for it to go)
         if kind == "configured":
-            action = "removed-write"
+            action = Action.REMOVED_WRITE
             reason = f"it sets {flag.name} to a parameter its entries left give as {flag.source}, the value it is fixed at"
         else:
             what = "exists to exercise that value" if write.pinning else "also checks other things"
             setting = '; tests = "report" keeps it' if write.pinning and not self.delete else ""
-            action = OVERRIDDEN
+            action = Action.OVERRIDDEN
             reason = (
                 f"{overrode(flag.name, self._source(write.value), flag.source)}; {test.name} {what} "
                 f"and may pin the removed behaviour (possibly pinning{setting})"
@@ -308,7 +294,7 @@ class TestFile:
         self.removals[(write.place, write.key)] = Removal(write.line, flag.name, action, reason)
         self.handled[(flag.name, write.node.lineno)] = write.line  # type: ignore[attr-defined]
 
-    def _kind(self, write: _Write, parameters: Mapping[str, Parametrized]) -> str:
+    def _kind(self, write: TestWrite, parameters: Mapping[str, Parametrized]) -> str:
         """The value written: "other" or "same" as the configured one, "param" (a parametrize
         parameter), or "unknown"."""
         value = literal(write.value) if write.value is not None else UNKNOWN
@@ -327,11 +313,11 @@ class TestFile:
         )
 
     # -- the writes of a test ---------------------------------------------------------------
-    def _writes(self, test: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[_Write]:
+    def _writes(self, test: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[TestWrite]:
         for decorator in test.decorator_list:
             written = self._written(decorator)
             if written is not None:
-                yield _Write(*written, decorator, "decorator", decorator.lineno, True)
+                yield TestWrite(*written, decorator, "decorator", decorator.lineno, True)
         body = [s for index, s in enumerate(test.body) if index or not is_string_statement(s)]
         leading = True
         for statement in body:
@@ -346,7 +332,7 @@ class TestFile:
                 statement, pinning=index == 0 and not nested_blocks(statement)
             )
 
-    def _nested_writes(self, statements: list[ast.stmt], whole: bool) -> Iterator[_Write]:
+    def _nested_writes(self, statements: list[ast.stmt], whole: bool) -> Iterator[TestWrite]:
         """The writes in statements at any depth; a `with` that is all of a test's body (or all
         of such a `with`'s body) sets the flag for the whole test."""
         for statement in statements:
@@ -358,7 +344,7 @@ class TestFile:
                     written = self._written(item.context_expr)
                     if written is not None:
                         key = (statement.lineno, index)
-                        yield _Write(
+                        yield TestWrite(
                             *written,
                             item.context_expr,
                             "with",
@@ -372,16 +358,16 @@ class TestFile:
                 for block in nested_blocks(statement):
                     yield from self._nested_writes(block, False)
 
-    def _statement_write(self, statement: ast.stmt) -> _Write | None:
+    def _statement_write(self, statement: ast.stmt) -> TestWrite | None:
         node = statement.value if isinstance(statement, ast.Expr) else statement
         written = self._written(node) if isinstance(node, (ast.Call, ast.Assign)) else None
         return (
-            _Write(*written, node, "statement", self._position(statement), False)
+            TestWrite(*written, node, "statement", self._position(statement), False)
             if written
             else None
         )
 
-    def _keywords(self, statement: ast.stmt, pinning: bool) -> Iterator[_Write]:
+    def _keywords(self, statement: ast.stmt, pinning: bool) -> Iterator[TestWrite]:
         """The flag's keywords at calls of its owners (`run(fast=True)`); in a test's first
         statement, a simple one, they set it for the whole test."""
         for node in ast.walk(statement):
@@ -391,7 +377,7 @@ class TestFile:
             for keyword in node.keywords:
                 flag = self.flags.get(keyword.arg or "")
                 if flag is not None and callee in self.owners.get(flag.name, ()):
-                    yield _Write(
+                    yield TestWrite(
                         flag, keyword.value, keyword, "keyword", self._position(keyword), pinning
                     )
 
@@ -465,7 +451,7 @@ class TestFile:
                 )
                 reason = f"fixture {fixture.name} was used only by tests this cleanup removed ({', '.join(users)})"
                 self.deleted[fixture] = Removal(
-                    fixture.lineno, cause.flag, "removed-fixture", reason
+                    fixture.lineno, cause.flag, Action.REMOVED_FIXTURE, reason
                 )
         used = names_used(self.tree, frozenset(self.deleted))
         for statement in self.tree.body:
@@ -482,7 +468,7 @@ class TestFile:
             if inside and not left and statement.name not in used:
                 reason = f"test class {statement.name} has no test left"
                 self.deleted[statement] = Removal(
-                    statement.lineno, inside[0].flag, "removed-class", reason
+                    statement.lineno, inside[0].flag, Action.REMOVED_CLASS, reason
                 )
 
     # -- text -------------------------------------------------------------------------------

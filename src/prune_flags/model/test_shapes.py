@@ -7,7 +7,9 @@ import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
+from prune_flags.config import Flag
 from prune_flags.syntax.expressions import ast_dotted, literal
 from prune_flags.syntax.statements import (
     FunctionNode,
@@ -238,3 +240,21 @@ def _entry_value(entry: ast.expr, index: int, count: int) -> object:
     if index >= len(elements) or any(isinstance(element, ast.Starred) for element in elements):
         return UNKNOWN
     return literal(elements[index])
+
+
+@dataclass(frozen=True)
+class TestWrite:
+    """A write of a flag a test makes, where it is, and whether it holds for the whole test."""
+
+    flag: Flag
+    value: ast.expr | None  # the expression written; None: a mock stands in
+    node: ast.AST  # the call, assignment or keyword that writes (its line is the index's)
+    place: str  # "decorator", "with", "statement", "keyword"
+    key: Any  # where it is, as TestEdits keys it with its place
+    pinning: bool  # it sets the flag for the test's whole body
+    binds: bool = False  # a `with` item binding a name (`as m`): it cannot go alone
+
+    @property
+    def line(self) -> int:
+        """The line of its change when it goes alone: its own (for a `with` item, the `with`'s)."""
+        return self.key if isinstance(self.key, int) else self.key[0]

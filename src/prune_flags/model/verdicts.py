@@ -21,7 +21,9 @@ from prune_flags.report import Refusal
 from prune_flags.semantic.calls import binds_everywhere
 from prune_flags.semantic.facts import ITSELF, NameFacts, Write
 from prune_flags.semantic.modules import qualified
+from prune_flags.semantic.owners import Foreign
 from prune_flags.syntax.values import UNKNOWN, same_value
+from prune_flags.vocabulary import RefusalReason, WriteKind
 
 if TYPE_CHECKING:
     from prune_flags.semantic.repository import Repository
@@ -34,8 +36,8 @@ def overridable(write: Write) -> bool:
     parameter of the enclosing function carries."""
     if write.from_parameter:
         return False  # `self.fast = fast`: plumbing, which a caller decides
-    return write.kind in ("attribute", "class", "module") or (
-        write.kind in ("setattr", "writer") and write.statement
+    return write.kind in (WriteKind.ATTRIBUTE, WriteKind.CLASS, WriteKind.MODULE) or (
+        write.kind in (WriteKind.SETATTR, WriteKind.WRITER) and write.statement
     )
 
 
@@ -67,13 +69,13 @@ def conflicts(
         pipes = plumbings[flag.name]
         problems = []
         for write in flag_facts.writes:
-            if write.value is ITSELF or write.kind == "parameter":
+            if write.value is ITSELF or write.kind == WriteKind.PARAMETER:
                 continue  # a parameter not linked to the flag is a local that only shares the name
             if not strict and (
                 overridable(write) or write in pipes.overridden or _carries(write, pipes)
             ):
                 continue
-            if write.kind == "keyword" and write.owner not in pipes.owners:
+            if write.kind == WriteKind.KEYWORD and write.owner not in pipes.owners:
                 # A keyword a function binds to its own parameter (another variable) goes no further.
                 trees = repository.trees_naming(write.owner)
                 own = binds_everywhere(trees, write.owner, flag.name)
@@ -125,7 +127,7 @@ def pinning_plan(
 
 def _why_it_stays(write: Write) -> str:
     """Why a keyword of another value at a call of an owner cannot go (see _keywords_to_go)."""
-    if write.kind != "keyword":
+    if write.kind != WriteKind.KEYWORD:
         return ""
     if not write.statement:
         return " (its value may have side effects)"
@@ -137,7 +139,7 @@ def _carries(write: Write, pipes: Plumbing) -> bool:
     to a function whose parameter is the flag too): after inlining it gives the flag its own value.
     """
     carried = (write.site.path, write.carried_from) in pipes.functions
-    return carried and (write.kind != "keyword" or write.owner in pipes.owners)
+    return carried and (write.kind != WriteKind.KEYWORD or write.owner in pipes.owners)
 
 
 def still_written(flag: Flag, writes: list[Write]) -> Refusal:
@@ -149,13 +151,13 @@ def still_written(flag: Flag, writes: list[Write]) -> Refusal:
     said = [f"it is given another value at {', '.join(given)}"] if given else []
     said += [f"it is passed or taken at {', '.join(passed)}"] if passed else []
     message = f"{flag.name}: not pruned: {', and '.join(said)}, and not every read of it, or not every such write, could go"
-    return Refusal(flag.name, "another-value", tuple(sites), message)
+    return Refusal(flag.name, RefusalReason.ANOTHER_VALUE, tuple(sites), message)
 
 
 def _gives_another_value(flag: Flag, write: Write) -> bool:
     """Whether a write gives the flag another value than the configured one: not one passing the
     flag on, nor a parameter without a literal default (it holds what its callers pass)."""
-    if write.value is ITSELF or (write.kind == "parameter" and write.value is UNKNOWN):
+    if write.value is ITSELF or (write.kind == WriteKind.PARAMETER and write.value is UNKNOWN):
         return False
     return not same_value(write.value, flag.value)
 
@@ -184,7 +186,7 @@ def ambiguous_names(
             {
                 str(w.site)
                 for w in flag_facts.writes
-                if w.kind in ("attribute", "setattr") and not w.owner
+                if w.kind in (WriteKind.ATTRIBUTE, WriteKind.SETATTR) and not w.owner
             }
         )
         scope_with = tuple(sorted(defined))
@@ -196,7 +198,11 @@ def ambiguous_names(
         )
         found.append(
             Refusal(
-                flag.name, "ambiguous", tuple(sorted({*sites, *unattributed})), message, scope_with
+                flag.name,
+                RefusalReason.AMBIGUOUS,
+                tuple(sorted({*sites, *unattributed})),
+                message,
+                scope_with,
             )
         )
     return found
@@ -238,25 +244,25 @@ def ambiguous_parameters(flags: Sequence[Flag], plumbings: Mapping[str, Plumbing
             "it, give each the configured value as its default (a parameter that agrees is the flag), or scope the "
             f'flag with a qualified key, e.g. "{scope_with[0]}" = {_toml(flag)}'
         )
-        found.append(Refusal(flag.name, "ambiguous", tuple(sites), message, scope_with))
+        found.append(Refusal(flag.name, RefusalReason.AMBIGUOUS, tuple(sites), message, scope_with))
     return found
 
 
 def scope_refusals(
     repository: Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]
-) -> list[Refusal]:
-    """Scoped flags (qualified keys): where their names are other definitions' (kept from the
-    index from now on, see Repository.scanned), or the refusal of one still ambiguous. A key that
-    names nothing is a config error (raised)."""
-    refused = []
+) -> tuple[list[Refusal], dict[str, Foreign]]:
+    """Scoped flags (qualified keys): the refusal of each one still ambiguous, and where the
+    others' names are other definitions' (which the index is to leave out, see
+    Repository.leave_out). A key that names nothing is a config error (raised)."""
+    refused, foreign = [], {}
     for flag in flags:
         if flag.scope:
             scoped = scope_flag(repository, flag, resolve(repository, flag), facts[flag.name])
             if isinstance(scoped, Refusal):
                 refused.append(scoped)
             elif scoped:
-                repository.foreign[flag.name] = scoped
-    return refused
+                foreign[flag.name] = scoped
+    return refused, foreign
 
 
 def read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
@@ -285,7 +291,7 @@ def read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
         found.append(
             Refusal(
                 name,
-                "read-as-object",
+                RefusalReason.READ_AS_OBJECT,
                 tuple(dict.fromkeys(str(read.site) for read in reads)),
                 message,
             )

@@ -16,6 +16,7 @@ from prune_flags.model.library import KeywordPlace, LibraryDefault
 from prune_flags.model.pinned import TestEdits
 from prune_flags.report import Change
 from prune_flags.syntax.templates import Template
+from prune_flags.vocabulary import Action
 
 if TYPE_CHECKING:
     from libcst.metadata import CodeRange
@@ -143,7 +144,7 @@ class RewriteContext:
             },
         )
 
-    def record(self, line: int, action: str, reason: str, flag: str) -> None:
+    def record(self, line: int, action: Action, reason: str, flag: str) -> None:
         self.changes.append(Change(line=line, flag=flag, action=action, reason=reason))
 
     def flags_within(self, span: CodeRange) -> list[str]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from prune_flags.vocabulary import WriteKind
+
 
 @dataclass(frozen=True)
 class Site:
@@ -18,10 +20,7 @@ class Site:
 @dataclass(frozen=True)
 class Write:
     site: Site
-    kind: str  # "attribute", "class", "module", "global", "setattr", "augmented", "del", "unpack",
-    # "keyword" (name=... at a call), "parameter" (a parameter, its default the value), "environ",
-    # "argument" (a positional argument passing a flag parameter, plumbing.plumbing), "template" (a
-    # store through an accessor template, `options["x"] = v`)
+    kind: WriteKind
     value: object  # the literal written, ITSELF, or UNKNOWN
     # Whose the write is: for a parameter, its function; for a class-level field, its class;
     # for a keyword, the callee's (last) name. A keyword reaches a flag only through an owner.
@@ -143,7 +142,7 @@ class NameFacts:
 
     @property
     def is_option(self) -> bool:
-        return any(write.kind == "option" for write in self.writes)
+        return any(write.kind == WriteKind.OPTION for write in self.writes)
 
     @property
     def option_strings(self) -> frozenset[str]:
@@ -151,7 +150,7 @@ class NameFacts:
         return frozenset(
             string
             for write in self.writes
-            if write.kind == "option"
+            if write.kind == WriteKind.OPTION
             for string in write.option_strings
         )
 
@@ -159,7 +158,7 @@ class NameFacts:
     def option_arity(self) -> int | None:
         """The words every option defining the name takes after its string; None when one does not
         say or they differ."""
-        arities = {write.option_arity for write in self.writes if write.kind == "option"}
+        arities = {write.option_arity for write in self.writes if write.kind == WriteKind.OPTION}
         return arities.pop() if len(arities) == 1 else None
 
     @property

@@ -25,6 +25,7 @@ from prune_flags.source.parsing import deeply, parse_ast, too_deep
 from prune_flags.source.words import mentions_any, names_in, text_words
 from prune_flags.syntax.spellings import module_strings, spellings
 from prune_flags.syntax.templates import Template, parse_template, parse_writer
+from prune_flags.vocabulary import WriteKind
 
 _FEW_NAMES = (
     16  # lookups answered by reading every file's bytes before the files' words are indexed
@@ -199,6 +200,16 @@ class Repository:
         trees = [self.tree(path, self.text(path)) for path in self.mentioning(frozenset([name]))]
         return [tree for tree in trees if tree is not None]
 
+    def read_names_through(self, constants: dict[str, str]) -> None:
+        """From now on the index counts a use of one of these constants (name -> the flag's name
+        it holds, see name_constants) as naming that flag."""
+        self.flag_constants = constants
+
+    def leave_out(self, foreign: dict[str, Foreign]) -> None:
+        """From now on the index leaves out, for each scoped flag, the classes and functions where
+        its name is another definition's."""
+        self.foreign.update(foreign)
+
     def tree(self, path: Path, text: str) -> ast.Module | None:
         key = (path, text)
         if key not in self._trees:
@@ -284,7 +295,10 @@ class Repository:
         for facts in found.values():
             facts.attribute_reads += [read.site for read in facts.assert_reads]
             facts.assert_reads = []
-            if any(write.kind in ("module", "module-def", "global") for write in facts.writes):
+            if any(
+                write.kind in (WriteKind.MODULE, WriteKind.MODULE_DEF, WriteKind.GLOBAL)
+                for write in facts.writes
+            ):
                 facts.name_reads = []
         return found
 

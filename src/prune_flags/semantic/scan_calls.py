@@ -11,6 +11,7 @@ from prune_flags.syntax.options import TYPE_DECLARATIONS, _option
 from prune_flags.syntax.purity import pure_expression
 from prune_flags.syntax.templates import Template
 from prune_flags.syntax.values import UNKNOWN
+from prune_flags.vocabulary import WriteKind
 
 
 class Calls(ScanState):
@@ -67,7 +68,7 @@ class Calls(ScanState):
                 self._of(keyword.arg).writes.append(
                     Write(
                         self._site(keyword),
-                        "keyword",
+                        WriteKind.KEYWORD,
                         value,
                         callee,
                         statement=pure,
@@ -85,7 +86,7 @@ class Calls(ScanState):
                 through = isinstance(func, ast.Attribute)
                 passed = Write(
                     self._site(argument),
-                    "argument",
+                    WriteKind.ARGUMENT,
                     UNKNOWN,
                     callee,
                     index,
@@ -95,12 +96,18 @@ class Calls(ScanState):
                 self._of(argument.id).passed.append(passed)
         double = patched(node)
         if double is not None and double[0] in self.names:
-            self._of(double[0]).writes.append(Write(self._site(node), "patch", literal(double[1])))
+            self._of(double[0]).writes.append(
+                Write(self._site(node), WriteKind.PATCH, literal(double[1]))
+            )
         dest, strings, arity = _option(node, self.option_calls)
         if dest in self.names:
             # The option defines the flag (the user declared it stale): a definition, not a read.
             option = Write(
-                self._site(node), "option", ITSELF, option_strings=strings, option_arity=arity
+                self._site(node),
+                WriteKind.OPTION,
+                ITSELF,
+                option_strings=strings,
+                option_arity=arity,
             )
             self._of(dest).writes.append(option)
             for child in (node.func, *node.args):
@@ -114,7 +121,7 @@ class Calls(ScanState):
             key = literal(node.args[0])
             if isinstance(key, str) and key in self.names:
                 self._of(key).writes.append(
-                    Write(self._site(node), "environ", literal(node.args[1]))
+                    Write(self._site(node), WriteKind.ENVIRON, literal(node.args[1]))
                 )
         if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) == 3:
             name = literal(node.args[1])
@@ -124,7 +131,7 @@ class Calls(ScanState):
                 )
                 write = Write(
                     self._site(node),
-                    "setattr",
+                    WriteKind.SETATTR,
                     literal(node.args[2]),
                     statement=statement,
                     from_parameter=from_parameter,
@@ -157,7 +164,7 @@ class Calls(ScanState):
         written = ITSELF if value is None else literal(value)
         write = Write(
             self._site(node),
-            "writer",
+            WriteKind.WRITER,
             written,
             statement=statement,
             from_parameter=self._from_parameter(value),

@@ -15,6 +15,7 @@ from prune_flags.syntax.expressions import (
 from prune_flags.syntax.spellings import FlagNames
 from prune_flags.syntax.templates import Template, template_read
 from prune_flags.syntax.values import FIELD_CONSTRUCTORS, UNKNOWN
+from prune_flags.vocabulary import WriteKind
 
 
 class ScanState(ast.NodeVisitor):
@@ -147,7 +148,7 @@ class ScanState(ast.NodeVisitor):
                 position -= 1  # counted among the arguments the call writes
             write = Write(
                 self._site(argument),
-                "parameter",
+                WriteKind.PARAMETER,
                 value,
                 name,
                 position,
@@ -176,7 +177,11 @@ class ScanState(ast.NodeVisitor):
                 for d in node.decorator_list
             )
         )
-        kind = f"{scope}-def" if removable else "registered-def"
+        kind = (
+            (WriteKind.MODULE_DEF if scope == "module" else WriteKind.CLASS_DEF)
+            if removable
+            else WriteKind.REGISTERED_DEF
+        )
         self._of(node.name).writes.append(Write(self._site(node), kind, UNKNOWN))
 
     def _setters(self, calls: Iterable[ast.expr]) -> None:

@@ -10,17 +10,21 @@ from prune_flags.semantic.scan_state import ScanState
 from prune_flags.syntax.expressions import ENVIRON, ast_dotted, literal
 from prune_flags.syntax.templates import template_read
 from prune_flags.syntax.values import UNKNOWN
+from prune_flags.vocabulary import WriteKind
 
 
 class Writes(ScanState):
-    def _write(self, target: ast.expr, kind: str, value: object, node: ast.AST) -> None:
+    def _write(
+        self, target: ast.expr, kind: WriteKind | None, value: object, node: ast.AST
+    ) -> None:
+        """A store of `target`; `kind` None for an assignment, whose target tells its kind."""
         if isinstance(target, (ast.Subscript, ast.Attribute)) and self.accessors:
             self._template_write(target, kind, node)
         if isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
-                self._write(element, "unpack", UNKNOWN, node)
+                self._write(element, WriteKind.UNPACK, UNKNOWN, node)
         elif isinstance(target, ast.Starred):
-            self._write(target.value, "unpack", UNKNOWN, node)
+            self._write(target.value, WriteKind.UNPACK, UNKNOWN, node)
         elif isinstance(target, ast.Attribute):
             if target.attr in self.names:
                 owner = self._receiver_class(target.value)
@@ -29,7 +33,7 @@ class Writes(ScanState):
                     if isinstance(node, (ast.Assign, ast.AnnAssign))
                     else ""
                 )
-                kind = kind if kind != "name" else "attribute"
+                kind = WriteKind.ATTRIBUTE if kind is None else kind
                 write = Write(
                     self._site(node),
                     kind,
@@ -46,7 +50,7 @@ class Writes(ScanState):
                 scope = "global"
             if scope != "function":
                 owner = self._classes[-1] if scope == "class" and self._classes else ""
-                kind = kind if kind != "name" else scope
+                kind = WriteKind(scope) if kind is None else kind
                 write = Write(
                     self._site(node), kind, value, owner, from_parameter=self._from_parameter(node)
                 )
@@ -55,16 +59,16 @@ class Writes(ScanState):
             self.visit(target)
 
     def _template_write(
-        self, target: ast.Subscript | ast.Attribute, kind: str, node: ast.AST
+        self, target: ast.Subscript | ast.Attribute, kind: WriteKind | None, node: ast.AST
     ) -> None:
         """A store through an accessor template (`options["x"] = v`, `config.x.value = v`, `del`,
         `+=`): a write of kind "template", which no pass removes, so that one of another value is a
         conflict (the reads after it would no longer see it)."""
         read = template_read(self.accessors, target, self.flag_names)
         if read is not None and read[0] in self.names:
-            assigned = kind == "name" and isinstance(node, (ast.Assign, ast.AnnAssign))
+            assigned = kind is None and isinstance(node, (ast.Assign, ast.AnnAssign))
             value = literal(node.value) if assigned else UNKNOWN  # type: ignore[union-attr]
-            self._of(read[0]).writes.append(Write(self._site(node), "template", value))
+            self._of(read[0]).writes.append(Write(self._site(node), WriteKind.TEMPLATE, value))
 
     def _from_parameter(self, node: ast.AST | None) -> bool:
         """Whether a value (or an assignment's) reads a parameter of an enclosing function (not
@@ -122,7 +126,7 @@ class Writes(ScanState):
             return
         for target in node.targets:
             name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-            self._write(target, "name", self._value(node.value, name), node)
+            self._write(target, None, self._value(node.value, name), node)
             if isinstance(target, ast.Subscript):
                 self._environment_write(target, node.value, node)
         if not self._defines_constant(node):
@@ -144,7 +148,7 @@ class Writes(ScanState):
         """`os.environ["NAME"] = value` gives an environment flag a value."""
         key = literal(target.slice)
         if isinstance(key, str) and key in self.names and ast_dotted(target.value) in ENVIRON:
-            self._of(key).writes.append(Write(self._site(node), "environ", literal(value)))
+            self._of(key).writes.append(Write(self._site(node), WriteKind.ENVIRON, literal(value)))
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._table_places.add(id(node.value))
@@ -153,7 +157,7 @@ class Writes(ScanState):
             if isinstance(node.target, ast.Attribute)
             else getattr(node.target, "id", "")
         )
-        self._write(node.target, "name", self._value(node.value, name), node)
+        self._write(node.target, None, self._value(node.value, name), node)
         self.visit(node.annotation)
         if node.value is not None:
             self._defining_value([node.target], node.value)
@@ -172,15 +176,15 @@ class Writes(ScanState):
         self._defining = outer
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        self._write(node.target, "augmented", UNKNOWN, node)
+        self._write(node.target, WriteKind.AUGMENTED, UNKNOWN, node)
         self.visit(node.value)
 
     def visit_Delete(self, node: ast.Delete) -> None:
         for target in node.targets:
-            self._write(target, "del", UNKNOWN, node)
+            self._write(target, WriteKind.DELETE, UNKNOWN, node)
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
-        self._write(node.target, "unpack", UNKNOWN, node)
+        self._write(node.target, WriteKind.UNPACK, UNKNOWN, node)
         for child in (node.iter, *node.body, *node.orelse):
             self.visit(child)
 

@@ -78,9 +78,6 @@ def is_continue(statement: cst.BaseSmallStatement) -> bool:
     return isinstance(statement, cst.Continue)
 
 
-UNREACHABLE = "removed-unreachable"  # the action of what follows an exit that folding exposed
-
-
 def is_attribute_docstring(statement: cst.BaseStatement) -> bool:
     """A string right below a field, with no blank line between: the field's documentation."""
     return (

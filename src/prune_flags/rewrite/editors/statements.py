@@ -42,7 +42,6 @@ from prune_flags.rewrite.editors.lines import (
 )
 from prune_flags.rewrite.editors.shapes import (
     SCOPES,
-    UNREACHABLE,
     Statements,
     ends_flow,
     fill_empty_blocks,
@@ -53,6 +52,7 @@ from prune_flags.rewrite.editors.shapes import (
     speaks_of,
 )
 from prune_flags.syntax.statements import KEEP_PRAGMA
+from prune_flags.vocabulary import Action
 
 
 @dataclass(frozen=True)
@@ -189,7 +189,7 @@ class BodyEditor(cst.CSTTransformer):
     def line_of(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
 
-    def record(self, node: cst.CSTNode, action: str, reason: str, flag: str) -> None:
+    def record(self, node: cst.CSTNode, action: Action, reason: str, flag: str) -> None:
         self.context.record(self.line_of(node), action, reason, flag)
 
     # -- rebuilding ------------------------------------------------------------------------
@@ -283,7 +283,7 @@ class BodyEditor(cst.CSTTransformer):
                 if index + 1 < len(originals):
                     self.record(
                         originals[index + 1],
-                        UNREACHABLE,
+                        Action.REMOVED_UNREACHABLE,
                         "unreachable: it follows a return, raise, continue or break that folding exposed",
                         self.context.flag_near(self.line_of(original)),
                     )
@@ -296,7 +296,7 @@ class BodyEditor(cst.CSTTransformer):
                 block,
                 exposed,
                 is_bare_return,
-                "removed-return",
+                Action.REMOVED_RETURN,
                 "a bare return the fold left at the end of the function",
             )
         elif exposed is not None and id(originals) in self._loop_bodies:
@@ -304,7 +304,7 @@ class BodyEditor(cst.CSTTransformer):
                 block,
                 exposed,
                 is_continue,
-                "removed-continue",
+                Action.REMOVED_CONTINUE,
                 "a continue the fold left at the end of the loop's body",
             )
         footer = [line for line in block.pending if not is_blank(line)]
@@ -362,7 +362,7 @@ class BodyEditor(cst.CSTTransformer):
         block: _BlockBuilder,
         folded: cst.BaseStatement,
         is_exit: Callable[[cst.BaseSmallStatement], bool],
-        action: str,
+        action: Action,
         reason: str,
     ) -> None:
         """A bare `return` that flattening `folded` left last in a function's body, or a `continue`
@@ -391,7 +391,7 @@ class BodyEditor(cst.CSTTransformer):
                 within = range(span.start.line, span.end.line + 1)
                 self.context.changes[:] = [c for c in self.context.changes if c.line not in within]
                 flag = self.context.flag_near(span.start.line)
-                self.record(original, "kept-by-pragma", f"`{KEEP_PRAGMA}` protects it", flag)
+                self.record(original, Action.KEPT_BY_PRAGMA, f"`{KEEP_PRAGMA}` protects it", flag)
             return Edit(statements=[original])
         if isinstance(statement, cst.SimpleStatementLine):
             # Small statements are edited here, not in leave_SimpleStatementLine: LibCST drops a

@@ -21,6 +21,7 @@ from prune_flags.rewrite.editors.shapes import (
 )
 from prune_flags.rewrite.editors.statements import BodyEditor, Edit
 from prune_flags.rewrite.purity import is_pure
+from prune_flags.vocabulary import Action
 
 
 class FoldBranches(BodyEditor):
@@ -44,7 +45,10 @@ class FoldBranches(BodyEditor):
             and self._flag(original.test)
         ):
             self.record(
-                original, "removed-assert", "the assertion always holds", self._flag(original.test)
+                original,
+                Action.REMOVED_ASSERT,
+                "the assertion always holds",
+                self._flag(original.test),
             )
             return []
         return super().edit_small_statement(original, updated)
@@ -66,20 +70,20 @@ class FoldBranches(BodyEditor):
                 flag = self.context.flag_changed_within(
                     self.get_metadata(PositionProvider, original)
                 )
-                self.record(original, "removed-empty-if", "its body had nothing left", flag)
+                self.record(original, Action.REMOVED_EMPTY_IF, "its body had nothing left", flag)
                 return Edit(carry=detached_lines(leading))
             return self._fold_elifs(original, updated)
         if value:
             self.record(
                 original,
-                "folded-branch",
+                Action.FOLDED_BRANCH,
                 f"the condition is always true once {flag} is inlined",
                 flag,
             )
             return self._flatten(updated.body, leading, [])
         self.record(
             original,
-            "removed-branch",
+            Action.REMOVED_BRANCH,
             f"the condition is always false once {flag} is inlined",
             flag,
         )
@@ -110,7 +114,7 @@ class FoldBranches(BodyEditor):
         )
         self.record(
             original,
-            "folded-branch-kept-call",
+            Action.FOLDED_BRANCH_KEPT_CALL,
             f"the condition is always {str(value).lower()} once {flag} is inlined; its call stays for its side effects",
             flag,
         )
@@ -139,7 +143,7 @@ class FoldBranches(BodyEditor):
         if flag and value:
             self.record(
                 original,
-                "folded-branch",
+                Action.FOLDED_BRANCH,
                 f"the condition is always true once {flag} is inlined",
                 flag,
             )
@@ -156,7 +160,7 @@ class FoldBranches(BodyEditor):
         if flag:
             self.record(
                 original,
-                "removed-branch",
+                Action.REMOVED_BRANCH,
                 f"the condition is always false once {flag} is inlined",
                 flag,
             )
@@ -169,7 +173,9 @@ class FoldBranches(BodyEditor):
         if truthiness(updated.test) is not False or not self._flag(original.test):
             return None
         flag = self._flag(original.test)
-        self.record(original, "removed-loop", f"the loop never runs once {flag} is inlined", flag)
+        self.record(
+            original, Action.REMOVED_LOOP, f"the loop never runs once {flag} is inlined", flag
+        )
         if updated.orelse is None:
             return Edit(carry=detached_lines(updated.leading_lines))
         return self._flatten(

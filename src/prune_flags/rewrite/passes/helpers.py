@@ -24,6 +24,7 @@ from prune_flags.rewrite.editors.expressions import ExpressionEditor
 from prune_flags.rewrite.passes.imports import add_imports
 from prune_flags.rewrite.purity import dotted_name, is_pure
 from prune_flags.rewrite.scopes import bound_names
+from prune_flags.vocabulary import Action
 
 
 @functools.lru_cache(maxsize=256)
@@ -141,11 +142,11 @@ class InlineHelpers(ExpressionEditor):
         self.context.inlined.append((start.line, start.column, name))
         self.context.inlined_helpers.add(helper.qualname)
         fixed = f" once {flag.name} is fixed at {flag.source}" if flag is not None else ""
-        self.context.record(start.line, "inlined-helper", how + fixed, name)
+        self.context.record(start.line, Action.INLINED_HELPER, how + fixed, name)
         for statement in call.imports:
             if statement not in self._helper_imports:
                 reason = f"`{statement}`: the inlined {helper.qualname} needs it"
-                self.context.record(start.line, "added-import", reason, name)
+                self.context.record(start.line, Action.ADDED_IMPORT, reason, name)
             self._helper_imports.setdefault(statement, set()).add(start.line)
         self._inlined_calls[id(original_node)] = helper.qualname
         return value
@@ -159,18 +160,20 @@ class InlineHelpers(ExpressionEditor):
             flag = self.context.flag_near(self.line_of(original))
             if isinstance(updated, cst.Expr):
                 reason = f"the call of {name} was a statement of its own, and what it returns has no side effect"
-                self.record(original, "removed-call", reason, flag)
+                self.record(original, Action.REMOVED_CALL, reason, flag)
                 return []
             if isinstance(updated, cst.Assign) and _assigns_itself(updated):
                 reason = f"once {name} is inlined, it assigns {cst.ensure_type(value, cst.Name).value} to itself"
-                self.record(original, "removed-self-assignment", reason, flag)
+                self.record(original, Action.REMOVED_SELF_ASSIGNMENT, reason, flag)
                 return []
         return super().edit_small_statement(original, updated)
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         module = super().leave_Module(original_node, updated_node)
         # Only for inlinings that stayed (a `# prune-flags: keep` line keeps its call).
-        kept = {change.line for change in self.context.changes if change.action == "inlined-helper"}
+        kept = {
+            change.line for change in self.context.changes if change.action == Action.INLINED_HELPER
+        }
         statements = [
             statement for statement, lines in self._helper_imports.items() if lines & kept
         ]

@@ -17,6 +17,7 @@ from prune_flags.rewrite.context import RewriteContext
 from prune_flags.rewrite.editors.lines import strip_leading_blanks
 from prune_flags.rewrite.editors.statements import BodyEditor
 from prune_flags.rewrite.purity import dotted_name
+from prune_flags.vocabulary import Action
 
 
 def bound_name(alias: cst.ImportAlias) -> str:
@@ -47,7 +48,7 @@ class RemoveUnusedImports(BodyEditor):
             if bound_name(alias) in self.unused:
                 self.record(
                     original,
-                    "removed-import",
+                    Action.REMOVED_IMPORT,
                     f"{bound_name(alias)} has no use left in this module after the cleanup",
                     self.unused[bound_name(alias)],
                 )

@@ -25,6 +25,7 @@ from prune_flags.rewrite.scopes import (
     linked_flags,
 )
 from prune_flags.syntax.values import same_value
+from prune_flags.vocabulary import Action
 
 
 class InlineFlags(ExpressionEditor):
@@ -214,6 +215,6 @@ class InlineFlags(ExpressionEditor):
         start = self.get_metadata(PositionProvider, original).start
         self.context.inlined.append((start.line, start.column, flag_name))
         self.context.record(
-            start.line, "inlined", f"{flag_name} is fixed at {flag.source}", flag_name
+            start.line, Action.INLINED, f"{flag_name} is fixed at {flag.source}", flag_name
         )
         return fitted

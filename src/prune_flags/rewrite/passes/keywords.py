@@ -18,8 +18,7 @@ from prune_flags.rewrite.editors.shapes import without_element
 from prune_flags.rewrite.editors.statements import BodyEditor
 from prune_flags.rewrite.purity import dotted_name
 from prune_flags.syntax.values import UNKNOWN
-
-REMOVED_DEFAULT_KEYWORD = "removed-default-keyword"
+from prune_flags.vocabulary import Action
 
 
 class PruneLibraryKeywords(BodyEditor):
@@ -63,5 +62,5 @@ class PruneLibraryKeywords(BodyEditor):
             span.start.line
         )
         reason = f"`{keyword}={value!r}` is `{callee}`'s default"
-        self.record(original, REMOVED_DEFAULT_KEYWORD, reason, flag)
+        self.record(original, Action.REMOVED_DEFAULT_KEYWORD, reason, flag)
         return True

@@ -31,6 +31,7 @@ from prune_flags.rewrite.purity import dotted_name, is_pure
 from prune_flags.rewrite.scopes import Carried
 from prune_flags.syntax.spellings import FlagNames
 from prune_flags.syntax.values import UNKNOWN
+from prune_flags.vocabulary import Action
 
 _ENV_GETTERS = ("os.environ.get", "os.getenv", "environ.get", "getenv")
 _ENVIRON = ("os.environ", "environ")
@@ -142,7 +143,7 @@ class InlineLookups(FlagNaming, ExpressionEditor):
         start = self.get_metadata(PositionProvider, original).start
         self.context.inlined.append((start.line, start.column, flag.name))
         self.context.record(
-            start.line, "inlined", f"{flag.name} is fixed at {flag.source} ({how})", flag.name
+            start.line, Action.INLINED, f"{flag.name} is fixed at {flag.source} ({how})", flag.name
         )
         return fitted
 

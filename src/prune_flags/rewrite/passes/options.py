@@ -16,6 +16,7 @@ from prune_flags.rewrite.editors.shapes import without_decorators
 from prune_flags.rewrite.editors.statements import BodyEditor
 from prune_flags.rewrite.purity import dotted_name
 from prune_flags.syntax.options import CLICK_OPTIONS, defines_option, option_dest
+from prune_flags.vocabulary import Action
 
 
 def option_call_dest(call: cst.Call, wrappers: tuple[str, ...] = ()) -> str | None:
@@ -63,7 +64,7 @@ class PruneOptions(BodyEditor):
                 death = self.context.dead_names[dest]
                 self.record(
                     original,
-                    "removed-option",
+                    Action.REMOVED_OPTION,
                     f"the option fills {dest}: {death.reason}",
                     death.flag,
                 )
@@ -83,7 +84,7 @@ class PruneOptions(BodyEditor):
                 death = self.context.dead_names[dest]
                 self.record(
                     original,
-                    "removed-option",
+                    Action.REMOVED_OPTION,
                     f"the option fills {dest}: {death.reason}",
                     death.flag,
                 )

@@ -14,7 +14,6 @@ from __future__ import annotations
 import libcst as cst
 
 from prune_flags.config import Flag
-from prune_flags.report import OVERRIDDEN
 from prune_flags.rewrite.constants import constant_value
 from prune_flags.rewrite.docstrings import without_parameter
 from prune_flags.rewrite.editors.shapes import without_element
@@ -27,6 +26,7 @@ from prune_flags.rewrite.scopes import (
     mentions,
 )
 from prune_flags.syntax.values import same_value
+from prune_flags.vocabulary import Action
 
 
 class PruneFlagParameters(BodyEditor):
@@ -63,16 +63,16 @@ class PruneFlagParameters(BodyEditor):
         if not linked or param is None:
             self.record(
                 function,
-                "removed-parameter",
+                Action.REMOVED_PARAMETER,
                 f"parameter {name} is the flag: {death.reason}",
                 death.flag,
             )
         elif param.default is not None and not _holds(param.default, flag):
-            self.record(param, OVERRIDDEN, _overrode(flag, param.default), death.flag)
+            self.record(param, Action.OVERRIDDEN, _overrode(flag, param.default), death.flag)
         else:
             self.record(
                 param,
-                "removed-parameter",
+                Action.REMOVED_PARAMETER,
                 f"parameter {name} is the flag: {death.reason}",
                 death.flag,
             )
@@ -102,9 +102,11 @@ class PruneFlagParameters(BodyEditor):
                     if arg.keyword is not None
                     else f"{flag.source}, by position,"
                 )
-                self.record(where, "removed-argument", f"{how} passes the fixed value", death.flag)
+                self.record(
+                    where, Action.REMOVED_ARGUMENT, f"{how} passes the fixed value", death.flag
+                )
             else:
-                self.record(where, OVERRIDDEN, _overrode(flag, arg.value), death.flag)
+                self.record(where, Action.OVERRIDDEN, _overrode(flag, arg.value), death.flag)
             args = without_element(args, index)
         if len(args) == len(result.args):
             return result

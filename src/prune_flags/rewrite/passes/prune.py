@@ -12,7 +12,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from prune_flags.config import Flag
-from prune_flags.report import OVERRIDDEN, overrode
+from prune_flags.report import overrode
 from prune_flags.rewrite.constants import constant_value
 from prune_flags.rewrite.context import Death
 from prune_flags.rewrite.editors.lines import detached_lines
@@ -22,6 +22,7 @@ from prune_flags.rewrite.passes.lookups import FlagNaming, cst_unfold
 from prune_flags.rewrite.passes.withs import Record, WithItemEditor
 from prune_flags.rewrite.purity import is_pure
 from prune_flags.syntax.values import same_value
+from prune_flags.vocabulary import Action
 
 
 def _overrode(flag: Flag, value: cst.BaseExpression) -> str:
@@ -41,14 +42,18 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             if self.at_module_level:
                 death = self.context.dead_globals.get(name)
             if death is not None:
-                what = (
-                    "class"
+                what, action = (
+                    ("class", Action.REMOVED_CLASS)
                     if isinstance(updated, cst.ClassDef)
-                    else "method" if self.in_class_body else "function"
+                    else (
+                        ("method", Action.REMOVED_METHOD)
+                        if self.in_class_body
+                        else ("function", Action.REMOVED_FUNCTION)
+                    )
                 )
                 self.record(
                     original,
-                    "removed-" + what,
+                    action,
                     f"{what} {name} has no caller left: {death.reason}",
                     death.flag,
                 )
@@ -63,12 +68,12 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
                 )
                 if self.in_class_body and self.dotted(name) in self.context.droppable_hooks:
                     reason = f"{name}'s body folded away, and no base class defines it: nothing is left to run or override"
-                    self.record(original, "removed-method", reason, flag)
+                    self.record(original, Action.REMOVED_METHOD, reason, flag)
                     return Edit(carry=detached_lines(updated.leading_lines))
                 reason = (
                     f"{name}'s body folded away; it stays (with `pass`) while something may call it"
                 )
-                self.record(original, "emptied-function", reason, flag)
+                self.record(original, Action.EMPTIED_FUNCTION, reason, flag)
         return super().edit_statement(original, updated)
 
     def edit_small_statement(
@@ -82,7 +87,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
                 death = self._death(updated.test)
                 self.record(
                     original,
-                    "removed-assert",
+                    Action.REMOVED_ASSERT,
                     f"it only checks {death[0]}, which has no reader left",
                     death[1].flag,
                 )
@@ -126,12 +131,12 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             reason = _overrode(flag, value) + (
                 "; it registered the flag, whose definition goes" if registers else ""
             )
-            self.record(original, OVERRIDDEN, reason, death.flag)
+            self.record(original, Action.OVERRIDDEN, reason, death.flag)
         elif registers:
             reason = f"it registered {flag.name}, whose definition goes; the config fixes it at {flag.source}"
-            self.record(original, "removed-write", reason, death.flag)
+            self.record(original, Action.REMOVED_WRITE, reason, death.flag)
         else:
-            action = "removed-setter" if how == "setter" else "removed-write"
+            action = Action.REMOVED_SETTER if how == "setter" else Action.REMOVED_WRITE
             self.record(
                 original,
                 action,
@@ -294,14 +299,14 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             reason = _overrode(flag, value)
             if kept_value:
                 reason += "; the right-hand side may have side effects, so it stays as a statement"
-            self.record(original, OVERRIDDEN, reason, death.flag)
+            self.record(original, Action.OVERRIDDEN, reason, death.flag)
             return
         reason = f"{name} has no reader left: {death.reason}"
         if kept_value:
             reason += "; the right-hand side may have side effects, so it stays as a statement"
         self.record(
             original,
-            "removed-write" if not kept_value else "removed-write-kept-value",
+            Action.REMOVED_WRITE if not kept_value else Action.REMOVED_WRITE_KEPT_VALUE,
             reason,
             death.flag,
         )

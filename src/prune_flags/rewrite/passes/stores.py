@@ -24,6 +24,7 @@ from prune_flags.rewrite.editors.shapes import (
 )
 from prune_flags.rewrite.editors.statements import BodyEditor, Edit
 from prune_flags.rewrite.purity import is_pure
+from prune_flags.vocabulary import Action
 
 
 class PruneDeadStores(BodyEditor):
@@ -56,7 +57,7 @@ class PruneDeadStores(BodyEditor):
         shown = cst.Module(body=[]).code_for_node(target)
         self.record(
             kept_original,
-            "removed-dead-store",
+            Action.REMOVED_DEAD_STORE,
             f"{shown} is set again right after, with nothing reading it between",
             flag,
         )
@@ -101,7 +102,7 @@ class PruneDeadStores(BodyEditor):
                 break  # the handler unbinds its name, which the `finally` may see
             self.record(
                 original.handlers[index],
-                "removed-handler",
+                Action.REMOVED_HANDLER,
                 "it only re-raises what it catches once the fold emptied it",
                 self.context.flag_changed_within(
                     self.get_metadata(PositionProvider, original.handlers[index])

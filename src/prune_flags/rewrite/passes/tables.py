@@ -21,7 +21,7 @@ from typing import Sequence, TypeVar
 
 import libcst as cst
 
-from prune_flags.report import OVERRIDDEN, overrode
+from prune_flags.report import overrode
 from prune_flags.rewrite.constants import constant_value
 from prune_flags.rewrite.context import RewriteContext
 from prune_flags.rewrite.editors.statements import BodyEditor
@@ -29,6 +29,7 @@ from prune_flags.rewrite.passes.params import without_element
 from prune_flags.rewrite.purity import dotted_name, is_pure
 from prune_flags.syntax.options import TYPE_DECLARATIONS, option_like, spells_option
 from prune_flags.syntax.values import UNKNOWN, same_value
+from prune_flags.vocabulary import Action
 
 Element = TypeVar("Element", cst.BaseElement, cst.BaseDictElement)
 
@@ -107,7 +108,7 @@ class PruneOptionTables(BodyEditor):
             arity if all(isinstance(e, cst.Element) and is_pure(e.value) for e in words) else None
         )
 
-    def _record(self, original: cst.CSTNode, name: str, action: str, reason: str) -> None:
+    def _record(self, original: cst.CSTNode, name: str, action: Action, reason: str) -> None:
         self.record(original, action, reason, self.context.dead_names[name].flag)
 
     def _prune_sequence(
@@ -143,14 +144,18 @@ class PruneOptionTables(BodyEditor):
                     self._record(
                         original,
                         name,
-                        "removed-option-argument" if whole or taken else "removed-option-name",
+                        (
+                            Action.REMOVED_OPTION_ARGUMENT
+                            if whole or taken
+                            else Action.REMOVED_OPTION_NAME
+                        ),
                         reason,
                     )
                     index += 1 + taken
                     continue
             elif name is not None:
                 self._record(
-                    original, name, "removed-option-name", f"it names {name}, which is gone"
+                    original, name, Action.REMOVED_OPTION_NAME, f"it names {name}, which is gone"
                 )
                 index += 1
                 continue
@@ -219,14 +224,14 @@ class PruneOptionTables(BodyEditor):
                 self._record(
                     original_node,
                     name,
-                    OVERRIDDEN,
+                    Action.OVERRIDDEN,
                     f"{overrode(name, shown, flag.source)}; the entry sets it",
                 )
             else:
                 self._record(
                     original_node,
                     name,
-                    "removed-option-entry",
+                    Action.REMOVED_OPTION_ENTRY,
                     f"the entry names {name}, which is gone",
                 )
         pruned = _kept(updated_node.elements, kept)
@@ -252,7 +257,7 @@ class PruneOptionTables(BodyEditor):
             if emptied and (callee.rsplit(".", 1)[-1], keyword) in self.context.emptiable_keywords:
                 flag = self.context.flag_changed_near(self.line_of(before))
                 reason = f"its dict lost its last entry with {flag}; {callee} takes an empty one as it takes none"
-                self.record(before, "removed-option-keyword", reason, flag)
+                self.record(before, Action.REMOVED_OPTION_KEYWORD, reason, flag)
                 args = without_element(args, index)
         return result.with_changes(args=args) if len(args) < len(result.args) else result
 
@@ -277,7 +282,7 @@ class PruneOptionTables(BodyEditor):
             self._record(
                 original,
                 name,
-                "removed-option-argument",
+                Action.REMOVED_OPTION_ARGUMENT,
                 f"it appends the option of {name}, which is gone",
             )
             return []

@@ -18,11 +18,11 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from prune_flags.model.pinned import Removal, TestEdits
-from prune_flags.report import REMOVED_TEST
 from prune_flags.rewrite.editors.lines import detached_lines
 from prune_flags.rewrite.editors.shapes import without_decorators, without_element
 from prune_flags.rewrite.editors.statements import Edit
 from prune_flags.rewrite.passes.withs import Record, WithItemEditor
+from prune_flags.vocabulary import Action
 
 
 class PruneTests(WithItemEditor):
@@ -54,7 +54,7 @@ class PruneTests(WithItemEditor):
         removal: Removal,
     ) -> Edit:
         # A class goes after its tests, each recorded; one that goes for its own decorator is one change.
-        own = isinstance(original, cst.ClassDef) and removal.action == REMOVED_TEST
+        own = isinstance(original, cst.ClassDef) and removal.action == Action.REMOVED_TEST
         if isinstance(original, (cst.FunctionDef, cst.With)) or own:
             span = self.get_metadata(PositionProvider, original)
             decorators = (
