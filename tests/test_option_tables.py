@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from prune_flags.model.defaults import empty_dict_is_default
+from prune_flags.semantic.trees import TreeFacts
 from prune_flags.syntax.options import option_arity
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -69,12 +70,12 @@ NOT_SAME = [
 
 @pytest.mark.parametrize("source", SAME)
 def test_an_empty_dict_is_the_default_where_only_its_truth_is_read(source: str) -> None:
-    assert empty_dict_is_default([ast.parse(source)], "init", "extra")
+    assert empty_dict_is_default([TreeFacts(ast.parse(source))], "init", "extra")
 
 
 @pytest.mark.parametrize("source", NOT_SAME)
 def test_an_empty_dict_stays_where_the_callee_may_tell_it_apart(source: str) -> None:
-    assert not empty_dict_is_default([ast.parse(source)], "init", "extra")
+    assert not empty_dict_is_default([TreeFacts(ast.parse(source))], "init", "extra")
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from prune_flags.model.helpers import (
 )
 from prune_flags.model.methods import MethodReach, method_calls, method_reach
 from prune_flags.report import Change
-from prune_flags.semantic.classes import classes_in, with_subclasses
+from prune_flags.semantic.classes import with_subclasses
 from prune_flags.semantic.facts import NameFacts
 from prune_flags.semantic.modules import module_names
 from prune_flags.semantic.owners import owner_spans
@@ -125,14 +125,14 @@ class FoldedHelpers:
             if name not in found:
                 found[name] = []
                 for path in self.repository.mentioning(frozenset([name])):
-                    tree = self.repository.tree(path, self.repository.text(path))
+                    tree = self.repository.tree_facts(path, self.repository.text(path))
                     if tree is None:
                         found[name].append(("", None))  # it may define one
                         continue
                     module = modules[path][0] if path in modules else ""
                     found[name] += [
-                        (module if node in tree.body else "", node)
-                        for node in classes_in(tree).get(name, [])
+                        (module if node in tree.tree.body else "", node)
+                        for node in tree.classes.get(name, [])
                     ]
             return found[name]
 

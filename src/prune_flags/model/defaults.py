@@ -13,23 +13,18 @@ from __future__ import annotations
 import ast
 from typing import Iterable
 
+from prune_flags.semantic.trees import TreeFacts
 from prune_flags.syntax.expressions import HARMLESS_DECORATORS, ast_dotted
 
 
-def empty_dict_is_default(trees: Iterable[ast.Module], function: str, keyword: str) -> bool:
+def empty_dict_is_default(trees: Iterable[TreeFacts], function: str, keyword: str) -> bool:
     """Whether `function(..., keyword={})` does what `function(...)` does, for every function so
     named in the trees; False when there is none."""
     found = False
     for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef) and node.name == function:
-                return (
-                    False  # its __init__, a base's, or its fields take the keyword: not told here
-                )
-            if not (
-                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function
-            ):
-                continue
+        for node in tree.definitions.get(function, ()):
+            if isinstance(node, ast.ClassDef):
+                return False  # its __init__, a base's, or its fields take the keyword: not told
             if not _empty_default(node, keyword) or not _read_for_truth_only(node, keyword):
                 return False
             found = True

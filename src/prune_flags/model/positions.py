@@ -16,6 +16,7 @@ from prune_flags.semantic.facts import (
     Site,
     Write,
 )
+from prune_flags.semantic.trees import calls_in
 from prune_flags.syntax.expressions import ast_dotted
 from prune_flags.vocabulary import WriteKind
 
@@ -104,7 +105,7 @@ def _subclass_passes(repository: Repository, parameter: Write) -> list[str]:
                     initializer
                 ) in initializers:  # `super().__init__(...)`, `Base.__init__(self, ...)`
                     found += scan_calls(
-                        initializer, repository.display(path), frozenset(["__init__"])
+                        calls_in(initializer), repository.display(path), frozenset(["__init__"])
                     )
     found += repository.calls(frozenset(inheriting)) if inheriting else []
     return [

@@ -4,69 +4,24 @@ reads to link a flag's parameter to the arguments that pass it."""
 from __future__ import annotations
 
 import ast
-from typing import Iterable, NamedTuple
-from weakref import WeakKeyDictionary
+from typing import Iterable
 
 from prune_flags.semantic.facts import Argument, CallSite, Site
+from prune_flags.semantic.trees import CallOf, Forwarder, TreeFacts
 from prune_flags.syntax.expressions import ast_dotted, literal
 from prune_flags.syntax.purity import pure_expression
-from prune_flags.syntax.statements import DefinitionNode
 
 
-class _Forwarder(NamedTuple):
-    """A function with a `*args` parameter, as its calls of others see it."""
-
-    name: str
-    varargs: str  # its `*args` parameter's name
-    takes: int  # its positional parameters before `*args`, self counted
-    method: bool
-
-
-def scan_calls(tree: ast.AST, path: str, callees: frozenset[str]) -> list[CallSite]:
+def scan_calls(calls: Iterable[CallOf], path: str, callees: frozenset[str]) -> list[CallSite]:
     """Every call of a function named in `callees` (by its last name), with how it passes arguments."""
     return [
         _call_site(node, Site(path, node.lineno), callee, enclosing)
-        for callee, node, enclosing in _calls_in(tree)
+        for callee, node, enclosing in calls
         if callee in callees
     ]
 
 
-# Each tree's calls, walked once for as long as the tree is kept: the plumbing of every flag asks
-# for the calls of its own functions over the same files.
-_CALLS: WeakKeyDictionary[ast.AST, list[tuple[str, ast.Call, _Forwarder | None]]] = (
-    WeakKeyDictionary()
-)
-
-
-def _calls_in(tree: ast.AST) -> list[tuple[str, ast.Call, _Forwarder | None]]:
-    """Every call in a tree: its callee's last name, the call, and the enclosing function when that
-    has a `*args` parameter."""
-    if tree in _CALLS:
-        return _CALLS[tree]
-    found = []
-    stack: list[tuple[ast.AST, _Forwarder | None]] = [(tree, None)]
-    while stack:
-        node, enclosing = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            arguments = node.args
-            positional = [*arguments.posonlyargs, *arguments.args]
-            method = bool(positional) and positional[0].arg in ("self", "cls")
-            vararg = arguments.vararg
-            enclosing = (
-                _Forwarder(node.name, vararg.arg, len(positional), method)
-                if vararg is not None
-                else None
-            )
-        elif isinstance(node, ast.Lambda):
-            enclosing = None
-        if isinstance(node, ast.Call):
-            found.append((ast_dotted(node.func).rsplit(".", 1)[-1], node, enclosing))
-        stack.extend((child, enclosing) for child in ast.iter_child_nodes(node))
-    _CALLS[tree] = found
-    return found
-
-
-def _call_site(call: ast.Call, site: Site, callee: str, enclosing: _Forwarder | None) -> CallSite:
+def _call_site(call: ast.Call, site: Site, callee: str, enclosing: Forwarder | None) -> CallSite:
     positional, forwarding = 0, None
     for argument in call.args:
         if not isinstance(argument, ast.Starred):
@@ -101,22 +56,7 @@ def _call_site(call: ast.Call, site: Site, callee: str, enclosing: _Forwarder | 
     )
 
 
-# Each tree's functions and classes by name, walked once for as long as the tree is kept.
-_DEFINITIONS: WeakKeyDictionary[ast.AST, dict[str, list[DefinitionNode]]] = WeakKeyDictionary()
-
-
-def definitions_in(tree: ast.AST) -> dict[str, list[DefinitionNode]]:
-    """A tree's functions, methods and classes (at any depth) by name, in `ast.walk`'s order."""
-    if tree not in _DEFINITIONS:
-        found: dict[str, list[DefinitionNode]] = {}
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                found.setdefault(node.name, []).append(node)
-        _DEFINITIONS[tree] = found
-    return _DEFINITIONS[tree]
-
-
-def keyword_forwards(trees: Iterable[ast.Module], function: str) -> frozenset[str] | None:
+def keyword_forwards(trees: Iterable[TreeFacts], function: str) -> frozenset[str] | None:
     """The callees (by last name) to which every function named `function` hands its `**kwargs`
     on (`self._inner(x, **kwargs)`), when that is all it does with them: a keyword passed to
     `function` lands there. None when there is no such function, when one is a class or has no
@@ -124,7 +64,7 @@ def keyword_forwards(trees: Iterable[ast.Module], function: str) -> frozenset[st
     callees: set[str] = set()
     found = False
     for tree in trees:
-        for node in definitions_in(tree).get(function, ()):
+        for node in tree.definitions.get(function, ()):
             if isinstance(node, ast.ClassDef):
                 return None
             kwarg = node.args.kwarg
@@ -149,13 +89,13 @@ def keyword_forwards(trees: Iterable[ast.Module], function: str) -> frozenset[st
     return frozenset(callees) if found else None
 
 
-def binds_everywhere(trees: Iterable[ast.Module], function: str, keyword: str) -> bool:
+def binds_everywhere(trees: Iterable[TreeFacts], function: str, keyword: str) -> bool:
     """Whether every definition named `function` in the trees (functions, methods, and classes
     through their `__init__`) has a parameter named `keyword` of its own: a `keyword=` argument
     then stays there, never travelling on through **kwargs. False when there is none."""
     found = False
     for tree in trees:
-        for node in definitions_in(tree).get(function, ()):
+        for node in tree.definitions.get(function, ()):
             if isinstance(node, ast.ClassDef):
                 initializers = [
                     s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"
@@ -173,7 +113,7 @@ def binds_everywhere(trees: Iterable[ast.Module], function: str, keyword: str) -
 
 
 def parameter_places(
-    trees: Iterable[ast.Module], function: str, name: str
+    trees: Iterable[TreeFacts], function: str, name: str
 ) -> set[tuple[int | None, bool]] | None:
     """Where every definition named `function` has its parameter `name` (functions, methods, and
     classes through their own `__init__`, whose self a call fills): its index among the positional
@@ -181,7 +121,7 @@ def parameter_places(
     method. None when one has no such parameter, or a class has no `__init__` of its own."""
     places: set[tuple[int | None, bool]] = set()
     for tree in trees:
-        for node in definitions_in(tree).get(function, ()):
+        for node in tree.definitions.get(function, ()):
             constructor = isinstance(node, ast.ClassDef)
             if isinstance(node, ast.ClassDef):
                 initializers = [

@@ -33,9 +33,7 @@ from typing import (
     Iterator,
     Sequence,
 )
-from weakref import WeakKeyDictionary
 
-from prune_flags.semantic.calls import definitions_in
 from prune_flags.syntax.expressions import ast_dotted
 
 if TYPE_CHECKING:
@@ -126,24 +124,9 @@ def class_statements(repository: Repository, name: str) -> list[ast.ClassDef | N
     None for a file that names it but does not parse."""
     found: list[ast.ClassDef | None] = []
     for path in repository.mentioning(frozenset([name])):
-        tree = repository.tree(path, repository.text(path))
-        found += [None] if tree is None else classes_in(tree).get(name, [])
+        tree = repository.tree_facts(path, repository.text(path))
+        found += [None] if tree is None else tree.classes.get(name, [])
     return found
-
-
-# Each parsed tree's class statements by name, for as long as the repository keeps the tree.
-_CLASSES: WeakKeyDictionary[ast.Module, dict[str, list[ast.ClassDef]]] = WeakKeyDictionary()
-
-
-def classes_in(tree: ast.Module) -> dict[str, list[ast.ClassDef]]:
-    """A tree's class statements (at any depth) by name: the classes among its definitions."""
-    if tree not in _CLASSES:
-        _CLASSES[tree] = {
-            name: classes
-            for name, nodes in definitions_in(tree).items()
-            if (classes := [node for node in nodes if isinstance(node, ast.ClassDef)])
-        }
-    return _CLASSES[tree]
 
 
 def class_bases(repository: Repository, names: frozenset[str]) -> dict[str, set[str]]:
@@ -163,8 +146,8 @@ def with_subclasses(repository: Repository, names: frozenset[str]) -> frozenset[
     while frontier:
         derived = set()
         for path in repository.mentioning(frozenset(frontier)):
-            tree = repository.tree(path, repository.text(path))
-            for name, nodes in classes_in(tree).items() if tree is not None else ():
+            tree = repository.tree_facts(path, repository.text(path))
+            for name, nodes in tree.classes.items() if tree is not None else ():
                 if name not in found and any(
                     base_name(base) in frontier for node in nodes for base in node.bases
                 ):

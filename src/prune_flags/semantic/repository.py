@@ -19,6 +19,7 @@ from prune_flags.semantic.calls import scan_calls
 from prune_flags.semantic.facts import CallSite, NameFacts, Site
 from prune_flags.semantic.owners import Foreign, foreign_spans, without_foreign
 from prune_flags.semantic.scan import scan
+from prune_flags.semantic.trees import TreeFacts
 from prune_flags.source.discovery import discover_python_files
 from prune_flags.source.files import SourceError, SourceFile, decode_source, read_bytes
 from prune_flags.source.parsing import deeply, parse_ast, too_deep
@@ -52,7 +53,7 @@ class Repository:
     # Scoped flags: per file, the classes and functions where the name is another definition's;
     # the index leaves out what is in them (see scoping).
     foreign: dict[str, Foreign] = field(default_factory=dict)
-    _trees: dict[tuple[Path, str], ast.Module] = field(default_factory=dict)
+    _trees: dict[tuple[Path, str], TreeFacts] = field(default_factory=dict)
     _candidate_cache: dict[frozenset[str], list[Path]] = field(default_factory=dict)
     _word_files: dict[bytes, list[Path]] | None = None  # each word of the files' bytes -> the files
     _displays: dict[Path, str] = field(default_factory=dict)
@@ -190,14 +191,16 @@ class Repository:
         """Every call of the functions named (by their last names) in the files as they now read."""
         found: list[CallSite] = []
         for path in self.mentioning(callees):
-            tree = self.tree(path, self.text(path))
+            tree = self.tree_facts(path, self.text(path))
             if tree is not None:
-                found += scan_calls(tree, self.display(path), callees)
+                found += scan_calls(tree.calls, self.display(path), callees)
         return found
 
-    def trees_naming(self, name: str) -> list[ast.Module]:
+    def trees_naming(self, name: str) -> list[TreeFacts]:
         """The trees of the files that mention a name, as they now read."""
-        trees = [self.tree(path, self.text(path)) for path in self.mentioning(frozenset([name]))]
+        trees = [
+            self.tree_facts(path, self.text(path)) for path in self.mentioning(frozenset([name]))
+        ]
         return [tree for tree in trees if tree is not None]
 
     def read_names_through(self, constants: dict[str, str]) -> None:
@@ -211,10 +214,17 @@ class Repository:
         self.foreign.update(foreign)
 
     def tree(self, path: Path, text: str) -> ast.Module | None:
+        """A text of the file parsed; None, and the file skipped, when it does not parse."""
+        facts = self.tree_facts(path, text)
+        return facts.tree if facts is not None else None
+
+    def tree_facts(self, path: Path, text: str) -> TreeFacts | None:
+        """A text of the file parsed, with the facts several questions read of it (TreeFacts);
+        None, and the file skipped, when it does not parse."""
         key = (path, text)
         if key not in self._trees:
             try:
-                self._trees[key] = deeply(parse_ast, text)
+                self._trees[key] = TreeFacts(deeply(parse_ast, text))
             except SyntaxError as err:
                 self.skipped[path] = f"does not parse: {err.msg} (line {err.lineno})"
                 return None

@@ -1,11 +1,88 @@
-"""The names a tree loads, updates, imports and spells as strings: what a rewrite compares before
-and after to tell which names lost their readers."""
+"""One module's tree and the facts several questions read of it (`TreeFacts`: its calls, its
+definitions and classes by name), each walked once on first need; and the names a tree loads,
+updates, imports and spells as strings, which a rewrite compares before and after."""
 
 from __future__ import annotations
 
 import ast
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from prune_flags.syntax.expressions import ast_dotted
+from prune_flags.syntax.statements import DefinitionNode
+
+
+class Forwarder(NamedTuple):
+    """A function with a `*args` parameter, as its calls of others see it."""
+
+    name: str
+    varargs: str  # its `*args` parameter's name
+    takes: int  # its positional parameters before `*args`, self counted
+    method: bool
+
+
+# A call as calls_in finds it: its callee's last name, the call, and the enclosing function when
+# that has a `*args` parameter.
+CallOf = tuple[str, ast.Call, Forwarder | None]
+
+
+class TreeFacts:
+    """A module's tree (`tree`) and what several questions read of it, each worked out once, on
+    first need, for as long as the repository keeps the tree."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+
+    @functools.cached_property
+    def calls(self) -> list[CallOf]:
+        """Every call in the tree (see calls_in): the plumbing of every flag asks for the calls of
+        its own functions over the same files."""
+        return calls_in(self.tree)
+
+    @functools.cached_property
+    def definitions(self) -> dict[str, list[DefinitionNode]]:
+        """The tree's functions, methods and classes (at any depth) by name, in `ast.walk`'s order."""
+        found: dict[str, list[DefinitionNode]] = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, DefinitionNode):
+                found.setdefault(node.name, []).append(node)
+        return found
+
+    @functools.cached_property
+    def classes(self) -> dict[str, list[ast.ClassDef]]:
+        """The tree's class statements (at any depth) by name: the classes among its definitions."""
+        return {
+            name: classes
+            for name, nodes in self.definitions.items()
+            if (classes := [node for node in nodes if isinstance(node, ast.ClassDef)])
+        }
+
+
+def calls_in(tree: ast.AST) -> list[CallOf]:
+    """Every call in a tree: its callee's last name, the call, and the enclosing function when that
+    has a `*args` parameter."""
+    found = []
+    stack: list[tuple[ast.AST, Forwarder | None]] = [(tree, None)]
+    while stack:
+        node, enclosing = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            arguments = node.args
+            positional = [*arguments.posonlyargs, *arguments.args]
+            method = bool(positional) and positional[0].arg in ("self", "cls")
+            vararg = arguments.vararg
+            enclosing = (
+                Forwarder(node.name, vararg.arg, len(positional), method)
+                if vararg is not None
+                else None
+            )
+        elif isinstance(node, ast.Lambda):
+            enclosing = None
+        if isinstance(node, ast.Call):
+            found.append((ast_dotted(node.func).rsplit(".", 1)[-1], node, enclosing))
+        stack.extend((child, enclosing) for child in ast.iter_child_nodes(node))
+    return found
 
 
 @dataclass
