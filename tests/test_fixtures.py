@@ -1,4 +1,5 @@
-"""Golden fixtures: fixtures/<case>/{before,after} and the case's flags.
+"""Golden fixtures: fixtures/<category>/<name>/{before,after} and the case's flags, the case
+named `<category>_<name>` (fixtures/core/megatron_4511 is core_megatron_4511).
 
 Each case runs three ways: `diff` (its exit code, and the patch applies with
 `git apply` to give after/), `apply` (files equal after/), and `apply` again on
@@ -28,7 +29,20 @@ else:
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 RECIPES = FIXTURES.parent / "codemods"
-CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "before").is_dir())
+# Each case's directory by the case's name: `<category>_<name>` for fixtures/<category>/<name>.
+_CASE_PATHS = {
+    f"{category.name}_{case.name}": case
+    for category in FIXTURES.iterdir()
+    if category.is_dir()
+    for case in category.iterdir()
+    if (case / "before").is_dir()
+}
+CASES = sorted(_CASE_PATHS)
+
+
+def fixture_path(name: str) -> Path:
+    """The directory of a case by its name: fixtures/core/megatron_4511 for core_megatron_4511."""
+    return _CASE_PATHS[name]
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
@@ -82,7 +96,7 @@ def invoke(monkeypatch: pytest.MonkeyPatch, cwd: Path, *args: str):
 
 @pytest.mark.parametrize("name", CASES)
 def test_apply(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    case = FIXTURES / name
+    case = fixture_path(name)
     args, expected_exit = case_options(case)
     work = checkout(case, tmp_path / "work")
     result = invoke(monkeypatch, work, "apply", *args, ".")
@@ -92,7 +106,7 @@ def test_apply(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
 @pytest.mark.parametrize("name", CASES)
 def test_diff_applies(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    case = FIXTURES / name
+    case = fixture_path(name)
     args, expected_exit = case_options(case)
     work = checkout(case, tmp_path / "work")
     result = invoke(monkeypatch, work, "diff", "--no-color", *args, ".")
@@ -110,7 +124,7 @@ def test_diff_applies(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_second_run_changes_nothing(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = FIXTURES / name
+    case = fixture_path(name)
     args, expected_exit = case_options(case)
     work = tmp_path / "work"
     shutil.copytree(case / "after", work, symlinks=True)
@@ -126,7 +140,7 @@ def test_report_and_explain_cover_every_change(
 ) -> None:
     """Every file the diff changes is in the JSON report with its changes, and each change has an
     explain line; every file named as skipped on stderr is in the report's `skipped`."""
-    case = FIXTURES / name
+    case = fixture_path(name)
     args, _ = case_options(case)
     work = checkout(case, tmp_path / "work")
     result = invoke(

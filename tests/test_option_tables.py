@@ -12,11 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_fixtures import fixture_path
 
 from prune_flags.defaults import empty_dict_is_default
 from prune_flags.shapes import option_arity
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 @pytest.mark.parametrize(
@@ -89,7 +88,7 @@ def test_the_fixtures_tests_pass_before_and_after(tmp_path: Path, fixture: str, 
     options) pass, as they did before it."""
     for side in ("before", "after"):
         tree = tmp_path / side
-        shutil.copytree(FIXTURES / fixture / side, tree)
+        shutil.copytree(fixture_path(fixture) / side, tree)
         (tree / "conftest.py").write_text("")  # the tree's root on sys.path
         done = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", tests],
