@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from test_fixtures import checkout, fixture_path, invoke, program_output
+from test_fixtures import checkout, fixture_path, invoke, program_output, write_expected
 from prune_flags.index import KEEP_PRAGMA
 from prune_flags.scoping import qualified
 
@@ -300,8 +300,9 @@ def test_a_qualified_key_given_as_an_option_scopes_the_flag(
     work = checkout(case, tmp_path / "work")
     result = invoke(monkeypatch, work, "apply", "--flag", "vehicles.engine.Engine.fast=False", ".")
     assert result.exit_code == 0, result.output
-    for path in (case / "after").rglob("*.py"):
-        assert (work / path.relative_to(case / "after")).read_text() == path.read_text()
+    after = write_expected(case, tmp_path / "after")
+    for path in after.rglob("*.py"):
+        assert (work / path.relative_to(after)).read_text() == path.read_text()
 
 
 def test_parameters_no_chain_links_with_other_defaults_are_ambiguous_with_their_qualified_keys(
@@ -652,7 +653,7 @@ def test_a_scoped_cleanup_behaves_as_the_program_with_the_flag_at_its_value(
     if edit is not None:
         path, old, new = edit
         (decided / path).write_text((decided / path).read_text().replace(old, new, 1))
-    after = shutil.copytree(fixture_path(name) / "after", tmp_path / "after")
+    after = write_expected(fixture_path(name), tmp_path / "after")
     outputs = [program_output(tree, program) for tree in (decided, after)]
     assert outputs[0] == outputs[1]
     assert outputs[0].strip()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import typer
-from test_fixtures import CASES, fixture_path
+from test_fixtures import CASES, fixture_path, write_expected
 from typer.testing import CliRunner
 
 from prune_flags import find as find_module
@@ -144,7 +144,7 @@ def test_config_out_then_apply_reproduces_the_seed(
         prune_flags_app, ["apply", "--config", str(config), "."], catch_exceptions=False
     )
     assert applied.exit_code == 0, applied.output
-    assert tree_bytes(seed) == tree_bytes(SEED / "after")
+    assert tree_bytes(seed) == tree_bytes(write_expected(SEED, seed.parent / "expected"))
 
 
 # -- what rules a name out ----------------------------------------------------------------------
@@ -662,7 +662,9 @@ def test_parameter_fixtures_config_out_then_apply(
         prune_flags_app, ["apply", "--config", str(config), "."], catch_exceptions=False
     )
     assert applied.exit_code == 0, applied.output
-    assert tree_bytes(root) == tree_bytes(fixture_path(fixture) / "after")
+    assert tree_bytes(root) == tree_bytes(
+        write_expected(fixture_path(fixture), tmp_path / "expected")
+    )
 
 
 # -- the outputs ------------------------------------------------------------------------------------
@@ -1166,7 +1168,9 @@ def test_named_flags_config_out_then_apply_reproduces_the_fixture(
         prune_flags_app, ["apply", "--config", str(stale), "."], catch_exceptions=False
     )
     assert applied.exit_code == 0, applied.output
-    assert tree_bytes(root) == tree_bytes(fixture_path(fixture) / "after")
+    assert tree_bytes(root) == tree_bytes(
+        write_expected(fixture_path(fixture), tmp_path / "expected")
+    )
 
 
 def test_a_scoped_flag_is_listed_by_its_key_with_its_own_definition_and_counts(
@@ -1348,7 +1352,9 @@ def test_template_fixtures_find_then_config_out_then_apply(
         prune_flags_app, ["apply", "--config", str(stale), "."], catch_exceptions=False
     )
     assert applied.exit_code == 0, applied.output
-    assert tree_bytes(root) == tree_bytes(fixture_path(fixture) / "after")
+    assert tree_bytes(root) == tree_bytes(
+        write_expected(fixture_path(fixture), tmp_path / "expected")
+    )
 
 
 TEMPLATE_FIXTURES = sorted(

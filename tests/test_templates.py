@@ -22,7 +22,7 @@ from prune_flags.shapes import (
     parse_template,
     parse_writer,
 )
-from test_fixtures import fixture_path, program_output
+from test_fixtures import fixture_path, program_output, write_expected
 
 # template, expression, (identifier, the naming expression's source, negated) or None: no match
 MATCHES = [
@@ -231,7 +231,11 @@ def test_a_template_cleanup_behaves_as_the_program_with_the_flag_at_its_value(
     files, program = PROGRAMS[name]
     outputs = []
     for side in ("before", "after"):
-        tree = shutil.copytree(fixture_path(name) / side, tmp_path / side)
+        tree = (
+            shutil.copytree(fixture_path(name) / side, tmp_path / side)
+            if side == "before"
+            else write_expected(fixture_path(name), tmp_path / side)
+        )
         for path, text in files.items():
             (tree / path).parent.mkdir(parents=True, exist_ok=True)
             (tree / path).write_text(text)
