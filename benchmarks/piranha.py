@@ -6,7 +6,7 @@
 Trees (every run works on a fresh copy of its tree, made before the clock starts; the source
 trees are never written):
 
-- `seed`: fixtures/seed_schedule_node/before, shaped like Megatron-LM PR #4511 (5 files), with
+- `seed`: fixtures/seed/schedule_node/before, shaped like Megatron-LM PR #4511 (5 files), with
   codemods/manual_release_grads.toml (`manual_release_grads = false`);
 - `mcore`: a copy of the megatron-core tree given by --mcore (skipped when it does not exist),
   same config: the seed's two files among a few hundred others;
@@ -101,7 +101,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 REPO = Path(__file__).resolve().parent.parent
-SEED_TREE = REPO / "fixtures" / "seed_schedule_node" / "before"
+SEED_TREE = REPO / "fixtures" / "seed" / "schedule_node" / "before"
 SEED_CONFIG = REPO / "codemods" / "manual_release_grads.toml"
 SEED_FIELDS = "delay_grads_release|output_grads"
 SYNTHETIC_FIELDS = "aux_flag_[0-9]+_[0-9]+"

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-SEED_FIXTURE = REPOSITORY / "fixtures" / "core_megatron_4511" / "before"
+SEED_FIXTURE = REPOSITORY / "fixtures" / "core" / "megatron_4511" / "before"
 RECIPE = REPOSITORY / "codemods" / "manual_release_grads.toml"
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_fixtures import FIXTURES, checkout, invoke, program_output
+from test_fixtures import checkout, fixture_path, invoke, program_output, write_expected
 
 from prune_flags.semantic.modules import qualified
 from prune_flags.syntax.statements import KEEP_PRAGMA
@@ -155,7 +155,7 @@ def printed(root: Path) -> str:
 def test_the_result_runs_as_the_original_with_the_flag_at_the_configured_value(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = FIXTURES / name
+    case = fixture_path(name)
     at_value = tmp_path / "at_value"
     shutil.copytree(case / "before", at_value)
     for file, original, configured in AT_CONFIGURED_VALUE[name]:
@@ -177,7 +177,7 @@ def test_the_result_runs_as_the_original_with_the_flag_at_the_configured_value(
 def test_each_overridden_write_is_in_the_report_explain_and_on_stderr(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = FIXTURES / "core_decide_overridden_write"
+    case = fixture_path("core_decide_overridden_write")
     work = checkout(case, tmp_path / "work")
     report = tmp_path / "r.json"
     result = invoke(
@@ -208,7 +208,7 @@ def test_each_overridden_write_is_in_the_report_explain_and_on_stderr(
 def test_an_ambiguous_flag_is_refused_with_the_qualified_names_of_its_definitions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = FIXTURES / "core_decide_ambiguous"
+    case = fixture_path("core_decide_ambiguous")
     work = checkout(case, tmp_path / "work")
     result, refused = refusals(monkeypatch, work, "apply", "--config", str(case / "config.toml"))
     assert refused == [
@@ -232,7 +232,7 @@ def test_a_scoped_flag_still_ambiguous_at_a_receiver_of_unknown_class_is_refused
 ) -> None:
     """`car.fast = True` on an unannotated parameter could be Engine's or Car's: the key does not
     say, so the flag is refused with the place (the fixture core_decide_scoped annotates it)."""
-    case = FIXTURES / "core_decide_ambiguous"
+    case = fixture_path("core_decide_ambiguous")
     work = checkout(case, tmp_path / "work")
     config = tmp_path / "scoped.toml"
     config.write_text('[flags]\n"vehicles.engine.Engine.fast" = false\n')
@@ -267,7 +267,7 @@ def test_a_scoped_flag_still_ambiguous_at_a_receiver_of_unknown_class_is_refused
 def test_a_qualified_key_that_names_nothing_is_a_config_error_naming_the_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, message: str
 ) -> None:
-    work = checkout(FIXTURES / "core_decide_ambiguous", tmp_path / "work")
+    work = checkout(fixture_path("core_decide_ambiguous"), tmp_path / "work")
     before = {path: path.read_bytes() for path in work.rglob("*.py")}
     config = tmp_path / "bad.toml"
     config.write_text(f'[flags]\n"{key}" = false\n')
@@ -280,7 +280,7 @@ def test_a_qualified_key_that_names_nothing_is_a_config_error_naming_the_key(
 def test_one_flag_name_under_two_keys_is_a_config_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    work = checkout(FIXTURES / "core_decide_ambiguous", tmp_path / "work")
+    work = checkout(fixture_path("core_decide_ambiguous"), tmp_path / "work")
     config = tmp_path / "twice.toml"
     config.write_text(
         '[flags]\n"vehicles.engine.Engine.fast" = false\n"vehicles.car.Car.fast" = true\n'
@@ -296,18 +296,19 @@ def test_one_flag_name_under_two_keys_is_a_config_error(
 def test_a_qualified_key_given_as_an_option_scopes_the_flag(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = FIXTURES / "core_decide_scoped"
+    case = fixture_path("core_decide_scoped")
     work = checkout(case, tmp_path / "work")
     result = invoke(monkeypatch, work, "apply", "--flag", "vehicles.engine.Engine.fast=False", ".")
     assert result.exit_code == 0, result.output
-    for path in (case / "after").rglob("*.py"):
-        assert (work / path.relative_to(case / "after")).read_text() == path.read_text()
+    after = write_expected(case, tmp_path / "after")
+    for path in after.rglob("*.py"):
+        assert (work / path.relative_to(after)).read_text() == path.read_text()
 
 
 def test_parameters_no_chain_links_with_other_defaults_are_ambiguous_with_their_qualified_keys(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = FIXTURES / "core_decide_ambiguous_parameters"
+    case = fixture_path("core_decide_ambiguous_parameters")
     work = checkout(case, tmp_path / "work")
     result, refused = refusals(monkeypatch, work, "apply", "--config", str(case / "config.toml"))
     assert refused == [
@@ -329,7 +330,7 @@ def test_parameters_no_chain_links_with_other_defaults_are_ambiguous_with_their_
 def test_the_qualified_key_an_ambiguous_refusal_suggests_prunes_that_parameter_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = FIXTURES / "core_decide_ambiguous_parameters"
+    case = fixture_path("core_decide_ambiguous_parameters")
     work = checkout(case, tmp_path / "work")
     similar = (work / "search" / "spelling.py").read_text()
     result = invoke(monkeypatch, work, "apply", "--flag", "search.index.search.fuzzy=False", ".")
@@ -648,11 +649,11 @@ def test_a_scoped_cleanup_behaves_as_the_program_with_the_flag_at_its_value(
     """Differential check: the rewrite runs as `before` with the scoped definition at the configured
     value, while the same-named other definitions keep theirs."""
     edit, program = SCOPED_PROGRAMS[name]
-    decided = shutil.copytree(FIXTURES / name / "before", tmp_path / "decided")
+    decided = shutil.copytree(fixture_path(name) / "before", tmp_path / "decided")
     if edit is not None:
         path, old, new = edit
         (decided / path).write_text((decided / path).read_text().replace(old, new, 1))
-    after = shutil.copytree(FIXTURES / name / "after", tmp_path / "after")
+    after = write_expected(fixture_path(name), tmp_path / "after")
     outputs = [program_output(tree, program) for tree in (decided, after)]
     assert outputs[0] == outputs[1]
     assert outputs[0].strip()

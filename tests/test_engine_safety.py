@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from test_fixtures import fixture_path
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
@@ -159,16 +160,13 @@ def test_after_a_skipped_reader_the_program_still_runs_as_before(
 
 
 # -- item 8: each change names the flag whose cleanup caused it ----------------------------------
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-
-
 def test_each_change_is_credited_to_the_flag_whose_cleanup_caused_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Four flags in one file, each with bookkeeping of its own: a write, an import or a function
     that lost its last read goes in the name of the flag whose branch held that read (before,
     everything in opts.py went in the name of the first flag changed there)."""
-    case = FIXTURES / "core_credit_two_flags"
+    case = fixture_path("core_credit_two_flags")
     root = make_tree(
         tmp_path / "repo", {p.name: p.read_text() for p in (case / "before").iterdir()}
     )
@@ -348,7 +346,7 @@ def test_a_flag_read_as_an_object_is_refused_with_where_and_the_accessor_to_decl
 ) -> None:
     """Before, each read became the constant with the rest left on it: `False.value`, `False()`,
     `False[0]`, `False.enabled`, and `page.legacy()` became `False()`."""
-    case = FIXTURES / "core_flag_object_refused"
+    case = fixture_path("core_flag_object_refused")
     root = make_tree(
         tmp_path / "repo", {p.name: p.read_text() for p in (case / "before").iterdir()}
     )

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from test_fixtures import CASES, fixture_path, write_expected
 from typer.testing import CliRunner
 
 from prune_flags.cli import app as prune_flags_app
@@ -32,8 +33,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-SEED = FIXTURES / "seed_schedule_node"
+SEED = fixture_path("seed_schedule_node")
 # How the summary line labels counts made from the trees, without --exact.
 ESTIMATED = "; counted from the folds alone, at least what the cleanup does (--exact: the cleanup's own counts)"
 
@@ -140,7 +140,7 @@ def test_config_out_then_apply_reproduces_the_seed(
         prune_flags_app, ["apply", "--config", str(config), "."], catch_exceptions=False
     )
     assert applied.exit_code == 0, applied.output
-    assert tree_bytes(seed) == tree_bytes(SEED / "after")
+    assert tree_bytes(seed) == tree_bytes(write_expected(SEED, seed.parent / "expected"))
 
 
 # -- what rules a name out ----------------------------------------------------------------------
@@ -644,7 +644,7 @@ def test_parameter_fixtures_config_out_then_apply(
     """On the cleanup's own parameter fixtures, find proposes the fixture's flag, and its config
     applied as it is reproduces the fixture's result."""
     root = tmp_path / "repo"
-    shutil.copytree(FIXTURES / fixture / "before", root)
+    shutil.copytree(fixture_path(fixture) / "before", root)
     (root / ".git").mkdir()
     monkeypatch.chdir(root)
     config = tmp_path / "stale.toml"
@@ -652,13 +652,15 @@ def test_parameter_fixtures_config_out_then_apply(
         find_app(), ["find", "--config-out", str(config), "."], catch_exceptions=False
     )
     proposed = load_config([root], config).flags
-    expected = load_config([root], FIXTURES / fixture / "config.toml").flags
+    expected = load_config([root], fixture_path(fixture) / "config.toml").flags
     assert [(f.name, f.value) for f in proposed] == [(f.name, f.value) for f in expected]
     applied = CliRunner().invoke(
         prune_flags_app, ["apply", "--config", str(config), "."], catch_exceptions=False
     )
     assert applied.exit_code == 0, applied.output
-    assert tree_bytes(root) == tree_bytes(FIXTURES / fixture / "after")
+    assert tree_bytes(root) == tree_bytes(
+        write_expected(fixture_path(fixture), tmp_path / "expected")
+    )
 
 
 # -- the outputs ------------------------------------------------------------------------------------
@@ -1146,14 +1148,14 @@ def test_named_flags_config_out_then_apply_reproduces_the_fixture(
     """find with the fixture's config writes a config holding its flags (each with the writes it
     overrides), which apply takes as it is to give the fixture's result."""
     root = tmp_path / "repo"
-    shutil.copytree(FIXTURES / fixture / "before", root)
+    shutil.copytree(fixture_path(fixture) / "before", root)
     (root / ".git").mkdir()
     monkeypatch.chdir(root)
     stale = tmp_path / "stale.toml"
-    options = ["--config", str(FIXTURES / fixture / "config.toml"), "--config-out", str(stale)]
+    options = ["--config", str(fixture_path(fixture) / "config.toml"), "--config-out", str(stale)]
     result = CliRunner().invoke(find_app(), ["find", *options, "."], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    named = load_config([root], FIXTURES / fixture / "config.toml").flags
+    named = load_config([root], fixture_path(fixture) / "config.toml").flags
     assert {(f.key, f.value) for f in load_config([root], stale).flags} == {
         (f.key, f.value) for f in named
     }
@@ -1162,7 +1164,9 @@ def test_named_flags_config_out_then_apply_reproduces_the_fixture(
         prune_flags_app, ["apply", "--config", str(stale), "."], catch_exceptions=False
     )
     assert applied.exit_code == 0, applied.output
-    assert tree_bytes(root) == tree_bytes(FIXTURES / fixture / "after")
+    assert tree_bytes(root) == tree_bytes(
+        write_expected(fixture_path(fixture), tmp_path / "expected")
+    )
 
 
 def test_a_scoped_flag_is_listed_by_its_key_with_its_own_definition_and_counts(
@@ -1172,7 +1176,7 @@ def test_a_scoped_flag_is_listed_by_its_key_with_its_own_definition_and_counts(
     spell the key, list Engine's definition alone, and count what the cleanup folds for it (Car's
     reads of its own `fast` are another variable's); a key that names nothing is exit 2."""
     root = tmp_path / "repo"
-    shutil.copytree(FIXTURES / "core_decide_scoped" / "before", root)
+    shutil.copytree(fixture_path("core_decide_scoped") / "before", root)
     (root / ".git").mkdir()
     monkeypatch.chdir(root)
     stale = tmp_path / "stale.toml"
@@ -1322,10 +1326,10 @@ def test_template_fixtures_find_then_config_out_then_apply(
     """With only the fixture's templates in the config, find proposes exactly the fixture's
     flags, and the config it writes (templates carried over) applies to give the fixture's after."""
     root = tmp_path / "repo"
-    shutil.copytree(FIXTURES / fixture / "before", root)
+    shutil.copytree(fixture_path(fixture) / "before", root)
     (root / ".git").mkdir()
     monkeypatch.chdir(root)
-    expected = load_config([root], FIXTURES / fixture / "config.toml")
+    expected = load_config([root], fixture_path(fixture) / "config.toml")
     templates = tmp_path / "templates.toml"
     templates.write_text(
         "".join(
@@ -1344,14 +1348,16 @@ def test_template_fixtures_find_then_config_out_then_apply(
         prune_flags_app, ["apply", "--config", str(stale), "."], catch_exceptions=False
     )
     assert applied.exit_code == 0, applied.output
-    assert tree_bytes(root) == tree_bytes(FIXTURES / fixture / "after")
+    assert tree_bytes(root) == tree_bytes(
+        write_expected(fixture_path(fixture), tmp_path / "expected")
+    )
 
 
 TEMPLATE_FIXTURES = sorted(
-    path.name
-    for path in FIXTURES.iterdir()
-    if (path / "before").is_dir()
-    and (path / "config.toml").is_file()
+    name
+    for name in CASES
+    for path in [fixture_path(name)]
+    if (path / "config.toml").is_file()
     and {"accessors", "writers"} & set(tomllib.loads((path / "config.toml").read_text()))
 )
 
@@ -1363,9 +1369,9 @@ def test_find_agrees_with_apply_on_flags_found_through_templates(
     """With the fixture's templates and no flag named, each flag find proposes is one apply
     prunes alone (not refused), folding the branches find counted from the trees."""
     root = tmp_path / "repo"
-    shutil.copytree(FIXTURES / fixture / "before", root)
+    shutil.copytree(fixture_path(fixture) / "before", root)
     (root / ".git").mkdir()
-    templates = replace(load_config([root], FIXTURES / fixture / "config.toml"), flags=())
+    templates = replace(load_config([root], fixture_path(fixture) / "config.toml"), flags=())
     estimated = find([root], root, templates, jobs=1)
     exact = {c.name: c for c in find([root], root, templates, jobs=1, exact=True).candidates}
     assert set(exact) == {c.name for c in estimated.candidates}

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from test_fixtures import CASES, fixture_path
 
 from prune_flags.config import Config, load_config
 from prune_flags.engine.driver import run
@@ -26,13 +27,8 @@ from prune_flags.find.run import find
 from prune_flags.report import Report
 from prune_flags.vocabulary import Action
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-ALL = sorted(path.name for path in FIXTURES.iterdir() if (path / "before").is_dir())
-CONFIGURED = sorted(
-    path.name
-    for path in FIXTURES.iterdir()
-    if (path / "config.toml").is_file() and (path / "before").is_dir()
-)
+ALL = CASES
+CONFIGURED = sorted(name for name in CASES if (fixture_path(name) / "config.toml").is_file())
 
 
 def overridden_sites(report: Report, flag: str) -> list[str]:
@@ -49,9 +45,9 @@ def test_find_decides_as_apply_and_counts_at_most_what_it_does(
     tmp_path: Path, fixture: str
 ) -> None:
     root = tmp_path / "repo"
-    shutil.copytree(FIXTURES / fixture / "before", root)
+    shutil.copytree(fixture_path(fixture) / "before", root)
     (root / ".git").mkdir()
-    settings = replace(load_config([root], FIXTURES / fixture / "config.toml"), format="none")
+    settings = replace(load_config([root], fixture_path(fixture) / "config.toml"), format="none")
     report = run(settings, [root], root)
     result = find([root], root, settings, jobs=1)
     refused = {refusal.flag for refusal in report.refused}
@@ -82,9 +78,9 @@ def test_find_decides_as_apply_and_counts_at_most_what_it_does(
 @pytest.mark.parametrize("fixture", ALL)
 def test_apply_prunes_what_find_proposes_on_its_own(tmp_path: Path, fixture: str) -> None:
     root = tmp_path / "repo"
-    shutil.copytree(FIXTURES / fixture / "before", root)
+    shutil.copytree(fixture_path(fixture) / "before", root)
     (root / ".git").mkdir()
-    config = FIXTURES / fixture / "config.toml"
+    config = fixture_path(fixture) / "config.toml"
     settings = load_config([root], config) if config.is_file() else Config(flags=())
     shapes = replace(settings, flags=(), format="none")
     proposed = find([root], root, shapes, jobs=1).candidates

@@ -17,7 +17,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_fixtures import CASES, FIXTURES, case_options, checkout, invoke, tree_bytes
+from test_fixtures import (
+    CASES,
+    case_options,
+    checkout,
+    expected_tree,
+    fixture_path,
+    invoke,
+    tree_bytes,
+)
 
 import prune_flags.rewrite.file
 from prune_flags.engine.formatting import BlackSettings, detect_formatting, format_lines
@@ -32,7 +40,7 @@ else:
 
 def run_report(name: str, work: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, dict]:
     """The diff of a fixture's before/ tree and the files and skipped files of its report."""
-    args, _ = case_options(FIXTURES / name)
+    args, _ = case_options(fixture_path(name))
     report_file = work.parent / f"{work.name}.json"
     result = invoke(
         monkeypatch, work, "diff", "--no-color", "--report", str(report_file), *args, "."
@@ -51,7 +59,7 @@ def parse_whole_and_walk_everything(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_view_never_changes_the_result(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = FIXTURES / name
+    case = fixture_path(name)
     viewed = run_report(name, checkout(case, tmp_path / "viewed"), monkeypatch)
     parse_whole_and_walk_everything(monkeypatch)
     whole = run_report(name, checkout(case, tmp_path / "whole"), monkeypatch)
@@ -60,7 +68,7 @@ def test_the_view_never_changes_the_result(
 
 def black_settings_of(name: str) -> BlackSettings | None:
     """The black settings a fixture's run formats with; None when it formats nothing."""
-    case = FIXTURES / name
+    case = fixture_path(name)
     args, _ = case_options(case)
     if "--no-format" in args:
         return None
@@ -102,7 +110,8 @@ def test_fixtures_formatting_with_black_exist() -> None:
 def test_black_has_nothing_to_do_on_what_the_cleanup_touched(name: str) -> None:
     settings = black_settings_of(name)
     assert settings is not None
-    before, after = tree_bytes(FIXTURES / name / "before"), tree_bytes(FIXTURES / name / "after")
+    case = fixture_path(name)
+    before, after = tree_bytes(case / "before"), expected_tree(case)
     for path in sorted(
         path for path in after if path.endswith(".py") and before.get(path) != after[path]
     ):

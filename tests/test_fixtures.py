@@ -1,8 +1,13 @@
-"""Golden fixtures: fixtures/<case>/{before,after} and the case's flags.
+"""Golden fixtures: fixtures/<category>/<name>/{before,after} and the case's flags, the case
+named `<category>_<name>` (fixtures/core/megatron_4511 is core_megatron_4511).
+
+after/ holds only the files the run changes, each as the run leaves it; a file missing there is
+unchanged, and a case that changes nothing has no after/. The expected tree is before/ overlaid
+with after/ (`expected_tree`).
 
 Each case runs three ways: `diff` (its exit code, and the patch applies with
-`git apply` to give after/), `apply` (files equal after/), and `apply` again on
-the result (nothing changes). A case's `case.toml` may set `args` (extra
+`git apply` to give the expected tree), `apply` (files equal the expected tree), and `apply`
+again on the result (nothing changes). A case's `case.toml` may set `args` (extra
 command-line arguments), `recipe` (a config from codemods/ to pass with --config)
 and `exit` (the expected exit code of apply; diff's is derived from it).
 `config.toml`, when present, is passed with --config.
@@ -28,7 +33,20 @@ else:
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 RECIPES = FIXTURES.parent / "codemods"
-CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "before").is_dir())
+# Each case's directory by the case's name: `<category>_<name>` for fixtures/<category>/<name>.
+_CASE_PATHS = {
+    f"{category.name}_{case.name}": case
+    for category in FIXTURES.iterdir()
+    if category.is_dir()
+    for case in category.iterdir()
+    if (case / "before").is_dir()
+}
+CASES = sorted(_CASE_PATHS)
+
+
+def fixture_path(name: str) -> Path:
+    """The directory of a case by its name: fixtures/core/megatron_4511 for core_megatron_4511."""
+    return _CASE_PATHS[name]
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
@@ -37,6 +55,22 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and ".git" not in p.relative_to(root).parts
     }
+
+
+def expected_tree(case: Path) -> dict[str, bytes]:
+    """The bytes of each file of the case's expected tree: before/ overlaid with after/, which
+    holds only the files the run changes (a case with no after/ changes nothing)."""
+    after = case / "after"
+    return tree_bytes(case / "before") | (tree_bytes(after) if after.is_dir() else {})
+
+
+def write_expected(case: Path, destination: Path) -> Path:
+    """The case's expected tree written out at `destination` (a new directory)."""
+    destination.mkdir(parents=True)
+    for path, data in expected_tree(case).items():
+        (destination / path).parent.mkdir(parents=True, exist_ok=True)
+        (destination / path).write_bytes(data)
+    return destination
 
 
 def case_options(case: Path) -> tuple[list[str], int]:
@@ -52,7 +86,7 @@ def case_options(case: Path) -> tuple[list[str], int]:
 
 
 def second_run_exit(case: Path, first: int) -> int:
-    """The exit of a run over the case's after/ tree: the first run's, unless the case says
+    """The exit of a run over the case's expected tree: the first run's, unless the case says
     otherwise (a qualified key naming a parameter the first run removed is a config error)."""
     options = (
         tomllib.loads((case / "case.toml").read_text()) if (case / "case.toml").exists() else {}
@@ -82,38 +116,38 @@ def invoke(monkeypatch: pytest.MonkeyPatch, cwd: Path, *args: str):
 
 @pytest.mark.parametrize("name", CASES)
 def test_apply(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    case = FIXTURES / name
+    case = fixture_path(name)
     args, expected_exit = case_options(case)
     work = checkout(case, tmp_path / "work")
     result = invoke(monkeypatch, work, "apply", *args, ".")
     assert result.exit_code == expected_exit, result.output
-    assert tree_bytes(work) == tree_bytes(case / "after")
+    assert tree_bytes(work) == expected_tree(case)
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_diff_applies(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    case = FIXTURES / name
+    case = fixture_path(name)
     args, expected_exit = case_options(case)
     work = checkout(case, tmp_path / "work")
     result = invoke(monkeypatch, work, "diff", "--no-color", *args, ".")
-    changes = tree_bytes(case / "before") != tree_bytes(case / "after")
+    changes = tree_bytes(case / "before") != expected_tree(case)
     assert result.exit_code == (expected_exit or (1 if changes else 0)), result.output
     assert tree_bytes(work) == tree_bytes(case / "before"), "diff must write nothing"
     patch = tmp_path / "changes.patch"
     patch.write_bytes(result.stdout_bytes)
     if changes:
         subprocess.run(["git", "apply", str(patch)], cwd=work, check=True)
-    assert tree_bytes(work) == tree_bytes(case / "after")
+    assert tree_bytes(work) == expected_tree(case)
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_second_run_changes_nothing(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = FIXTURES / name
+    case = fixture_path(name)
     args, expected_exit = case_options(case)
     work = tmp_path / "work"
-    shutil.copytree(case / "after", work, symlinks=True)
+    write_expected(case, work)
     subprocess.run(["git", "init", "-q", str(work)], check=True)
     result = invoke(monkeypatch, work, "diff", "--no-color", *args, ".")
     assert result.stdout == ""
@@ -126,7 +160,7 @@ def test_report_and_explain_cover_every_change(
 ) -> None:
     """Every file the diff changes is in the JSON report with its changes, and each change has an
     explain line; every file named as skipped on stderr is in the report's `skipped`."""
-    case = FIXTURES / name
+    case = fixture_path(name)
     args, _ = case_options(case)
     work = checkout(case, tmp_path / "work")
     result = invoke(
@@ -141,7 +175,7 @@ def test_report_and_explain_cover_every_change(
         ".",
     )
     report = json.loads((tmp_path / "r.json").read_text())
-    before, after = tree_bytes(case / "before"), tree_bytes(case / "after")
+    before, after = tree_bytes(case / "before"), expected_tree(case)
     changed = sorted(path for path in after if before.get(path) != after[path])
     assert sorted(entry["path"] for entry in report["files"]) == changed
     explained = [

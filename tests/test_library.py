@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from test_fixtures import fixture_path
 
 from prune_flags.model.library import (
     LibraryDefault,
@@ -230,9 +231,6 @@ def test_repository_names_include_its_modules_and_root_entries(tmp_path: Path) -
     assert {"scripts", "json", "src", "tools", "pkg"} <= names
 
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-
-
 def _run_fixture(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[object, dict]:
     import json
     import shutil
@@ -243,11 +241,11 @@ def _run_fixture(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     from prune_flags.cli import app
 
     tree = tmp_path / "tree"
-    shutil.copytree(FIXTURES / name / "before", tree)
+    shutil.copytree(fixture_path(name) / "before", tree)
     subprocess.run(["git", "init", "-q", str(tree)], check=True)
     monkeypatch.chdir(tree)
     report = tmp_path / "report.json"
-    config = str(FIXTURES / name / "config.toml")
+    config = str(fixture_path(name) / "config.toml")
     result = CliRunner().invoke(
         app,
         ["diff", "-q", "--config", config, "--report", str(report), "."],

@@ -12,12 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_fixtures import fixture_path, write_expected
 
 from prune_flags.model.defaults import empty_dict_is_default
 from prune_flags.semantic.trees import TreeFacts
 from prune_flags.syntax.options import option_arity
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 @pytest.mark.parametrize(
@@ -90,7 +89,10 @@ def test_the_fixtures_tests_pass_before_and_after(tmp_path: Path, fixture: str, 
     options) pass, as they did before it."""
     for side in ("before", "after"):
         tree = tmp_path / side
-        shutil.copytree(FIXTURES / fixture / side, tree)
+        if side == "before":
+            shutil.copytree(fixture_path(fixture) / side, tree)
+        else:
+            write_expected(fixture_path(fixture), tree)
         (tree / "conftest.py").write_text("")  # the tree's root on sys.path
         done = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", tests],

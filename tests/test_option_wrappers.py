@@ -11,11 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_fixtures import fixture_path
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "idiom_option_wrapper"
+FIXTURE = fixture_path("idiom_option_wrapper")
 STALE = ["--use-cache"]  # the configured values as the old command line spells them
 
 

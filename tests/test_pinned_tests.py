@@ -1,6 +1,6 @@
 """Tests that pin a value the config rules out (issue 15, item 4): what the report, `--explain`
 and stderr say of them, and the edges of the rule (what stays a conflict, what is never deleted).
-The shapes themselves are golden fixtures (fixtures/idiom_test_*)."""
+The shapes themselves are golden fixtures (fixtures/idiom/test_*)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_fixtures import FIXTURES, checkout, invoke
+from test_fixtures import checkout, fixture_path, invoke
 
 from prune_flags.model.pinned import is_test_path
 
@@ -21,7 +21,7 @@ def changes_of(report: Path, path: str) -> list[tuple[int, str]]:
 def test_removed_tests_and_overridden_writes_are_in_the_report_explain_and_on_stderr(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = FIXTURES / "idiom_test_mock_patch"
+    case = fixture_path("idiom_test_mock_patch")
     work = checkout(case, tmp_path / "work")
     report = tmp_path / "r.json"
     result = invoke(
@@ -66,7 +66,7 @@ def test_removed_tests_and_overridden_writes_are_in_the_report_explain_and_on_st
 def test_with_tests_report_no_test_goes_and_each_write_is_possibly_pinning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = FIXTURES / "idiom_test_mock_patch_report"
+    case = fixture_path("idiom_test_mock_patch_report")
     work = checkout(case, tmp_path / "work")
     report = tmp_path / "r.json"
     result = invoke(

@@ -11,7 +11,7 @@ from typing import Callable
 
 import libcst as cst
 import pytest
-from test_fixtures import FIXTURES, program_output
+from test_fixtures import fixture_path, program_output, write_expected
 
 from prune_flags.rewrite.passes.lookups import cst_unfold
 from prune_flags.syntax.spellings import FlagNames
@@ -231,7 +231,11 @@ def test_a_template_cleanup_behaves_as_the_program_with_the_flag_at_its_value(
     files, program = PROGRAMS[name]
     outputs = []
     for side in ("before", "after"):
-        tree = shutil.copytree(FIXTURES / name / side, tmp_path / side)
+        tree = (
+            shutil.copytree(fixture_path(name) / side, tmp_path / side)
+            if side == "before"
+            else write_expected(fixture_path(name), tmp_path / side)
+        )
         for path, text in files.items():
             (tree / path).parent.mkdir(parents=True, exist_ok=True)
             (tree / path).write_text(text)

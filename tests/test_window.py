@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from test_fixture_properties import run_report
-from test_fixtures import FIXTURES, checkout, invoke
+from test_fixtures import checkout, fixture_path, invoke
 
 import prune_flags.rewrite.file
 from prune_flags.rewrite.view import SEAM, View, view_of
@@ -172,7 +172,7 @@ def test_the_seed_parses_only_the_definitions_naming_its_fields(
     monkeypatch.setattr(prune_flags.rewrite.file, "view_of", recording_view_of)
     run_report(
         "seed_schedule_node",
-        checkout(FIXTURES / "seed_schedule_node", tmp_path / "seed"),
+        checkout(fixture_path("seed_schedule_node"), tmp_path / "seed"),
         monkeypatch,
     )
     assert set(views) == {
