@@ -7,14 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from prune_flags.config import (
-    Config,
-    ConfigError,
-    Flag,
-    find_project_root,
-    load_config,
-    parse_flag_option,
-)
+from prune_flags.config import Config, ConfigError, Flag, parse_flag_option
+from prune_flags.config_files import find_project_root, load_config
 
 KNOWN = "flags, accessors, writers, option_calls, strict, tests, keep, keep_asserts, format, exclude, library_keywords, library_python"
 

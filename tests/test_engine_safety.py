@@ -14,16 +14,16 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from test_fixtures import fixture_path
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
-from prune_flags.config import load_config
+from prune_flags.config_files import load_config
 from prune_flags.engine import driver as engine
 from prune_flags.report import Report
 from prune_flags.rewrite.context import RewriteContext
 from prune_flags.source import parsing as deep
 from prune_flags.workers import runner
+from test_fixtures import fixture_path
 
 
 def make_tree(root: Path, files: dict[str, str]) -> Path:

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 import typer
-from test_fixtures import CASES, fixture_path, write_expected
 from typer.testing import CliRunner
 
 from prune_flags.cli import app as prune_flags_app
-from prune_flags.config import Config, Flag, load_config
+from prune_flags.config import Config, Flag
+from prune_flags.config_files import load_config
 from prune_flags.find import estimate as find_module
 from prune_flags.find import run as find_run
 from prune_flags.find.candidates import discover
@@ -27,6 +27,7 @@ from prune_flags.find.run import find
 from prune_flags.find.scan import scan_file
 from prune_flags.semantic.facts import Site
 from prune_flags.semantic.modules import internal_module_names
+from test_fixtures import CASES, fixture_path, write_expected
 
 if sys.version_info >= (3, 11):
     import tomllib

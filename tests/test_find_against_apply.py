@@ -18,14 +18,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_fixtures import CASES, fixture_path
 
-from prune_flags.config import Config, load_config
+from prune_flags.config import Config
+from prune_flags.config_files import load_config
 from prune_flags.engine.driver import run
 from prune_flags.find.measure import folded_branches
 from prune_flags.find.run import find
 from prune_flags.report import Report
 from prune_flags.vocabulary import Action
+from test_fixtures import CASES, fixture_path
 
 ALL = CASES
 CONFIGURED = sorted(name for name in CASES if (fixture_path(name) / "config.toml").is_file())

@@ -20,6 +20,7 @@ LAYERS = (
     "report",
     "exits",
     "config",
+    "config_files",
     "source",
     "semantic",
     "model",

@@ -5,14 +5,15 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterator, List, Mapping, Optional
 
 import typer
 
 from prune_flags.batch.command import batch
-from prune_flags.config import ConfigError, load_config
+from prune_flags.config import ConfigError
+from prune_flags.config_files import load_config
 from prune_flags.exits import EXIT_CHANGES, EXIT_SKIPPED, usage_error, use_color
 from prune_flags.find.command import find
 from prune_flags.report import Report, explain_lines, render_diff
@@ -36,7 +37,8 @@ ConfigOption = typer.Option(
 FlagOption = typer.Option(
     None,
     "--flag",
-    help="NAME=VALUE, repeatable; VALUE is a Python literal (True, None, 3, 'x'). Overrides the config. "
+    help="NAME=VALUE, repeatable; VALUE is a Python literal (True, None, 3, 'x'). Overrides"
+    " the config. "
     "A qualified NAME (pkg.mod.Class.fast) scopes the flag to that definition.",
 )
 NoFormatOption = typer.Option(False, "--no-format", help="Do not run black on the changed lines.")
@@ -61,12 +63,13 @@ StrictOption = typer.Option(
     False,
     "--strict",
     help="Refuse a flag that anything gives another value (exit 123, nothing of it written) "
-    "instead of removing and reporting those writes as overridden. Same as strict = true in the config.",
+    "instead of removing and reporting those writes as overridden. Same as strict = true in"
+    " the config.",
 )
 PROGRESS_THRESHOLD = 200  # files: below this a run is too quick for a bar
 
 
-def _check_report(report_file: Optional[Path]) -> None:
+def _check_report(report_file: Path | None) -> None:
     """A report that cannot be written is a usage error found before any file is touched."""
     if report_file is None:
         return
@@ -80,13 +83,13 @@ def _check_report(report_file: Optional[Path]) -> None:
 
 
 def _run(
-    paths: Optional[List[Path]],
-    config_file: Optional[Path],
-    flags: Optional[List[str]],
+    paths: list[Path] | None,
+    config_file: Path | None,
+    flags: list[str] | None,
     no_format: bool,
     quiet: bool,
-    jobs: Optional[int] = None,
-    contents: Optional[Mapping[Path, bytes]] = None,
+    jobs: int | None = None,
+    contents: Mapping[Path, bytes] | None = None,
     strict: bool = False,
 ) -> Report:
     from prune_flags.engine.driver import run
@@ -115,15 +118,17 @@ def _run(
             return run(config, targets, Path.cwd(), progress, jobs, contents)
     except NoPythonFiles as err:
         raise usage_error(
-            f"{err}: no Python files to clean up (none found, or all excluded by .gitignore or exclude)"
-        )
+            f"{err}: no Python files to clean up"
+            " (none found, or all excluded by .gitignore or exclude)"
+        ) from None
     except ConfigError as err:  # a qualified key that names nothing among the files
         raise usage_error(str(err)) from None
 
 
 @contextlib.contextmanager
 def _progress_bar() -> Iterator[Callable[[int, int], None]]:
-    """A bar on stderr while files are read, shown only once the tree is large enough to wait for."""
+    """A bar on stderr while files are read, shown only once the tree is large enough to wait
+    for."""
     from rich.progress import Progress  # only on a terminal: rich costs start-up time
 
     with Progress(transient=True, console=_stderr_console()) as bar:
@@ -146,7 +151,7 @@ def _stderr_console():  # type: ignore[no-untyped-def]
     return Console(stderr=True)
 
 
-def _finish(report: Report, report_file: Optional[Path], explain: bool, quiet: bool) -> int:
+def _finish(report: Report, report_file: Path | None, explain: bool, quiet: bool) -> int:
     if explain:
         for line in explain_lines(report.changed_files):
             typer.echo(line)
@@ -174,31 +179,42 @@ def _finish(report: Report, report_file: Optional[Path], explain: bool, quiet: b
     return EXIT_SKIPPED if report.skipped or report.conflicts else 0
 
 
-@app.command()
+DIFF_HELP = (
+    "Dry run: print the unified diff the cleanup would make; write nothing.\n"
+    "\n"
+    "Exit 0: no changes; 1: changes shown; 2: bad usage or config; 123: some files skipped"
+    " or a flag refused (ambiguous, read as an object, or given another value under"
+    " --strict).\n"
+    "\n"
+    "The config is the decision: a flag's definitions go whatever value they hold, and"
+    " writes of another value are removed and reported as overridden (a warning line on"
+    " stderr each).\n"
+    "\n"
+    "In test files, a test that exists only to exercise another value goes (removed-test, a"
+    " warning line each); one that also checks other things loses only the write, reported"
+    ' as possibly pinning. tests = "report" in the config deletes no test.\n'
+    "\n"
+    "A name that unrelated definitions carry is refused as ambiguous; a qualified key scopes"
+    " it: --flag pkg.mod.Engine.fast=False.\n"
+    "\n"
+    "Example: prune-flags diff src/ --flag manual_release_grads=False | git apply"
+)
+
+
+@app.command(help=DIFF_HELP)
 def diff(
-    paths: Optional[List[Path]] = PathsArgument,
-    config: Optional[Path] = ConfigOption,
-    flag: Optional[List[str]] = FlagOption,
+    paths: list[Path] | None = PathsArgument,
+    config: Path | None = ConfigOption,
+    flag: list[str] | None = FlagOption,
     no_format: bool = NoFormatOption,
-    report: Optional[Path] = ReportOption,
-    color: Optional[bool] = ColorOption,
-    jobs: Optional[int] = JobsOption,
+    report: Path | None = ReportOption,
+    color: bool | None = ColorOption,
+    jobs: int | None = JobsOption,
     explain: bool = ExplainOption,
     quiet: bool = QuietOption,
     strict: bool = StrictOption,
 ) -> None:
-    """Dry run: print the unified diff the cleanup would make; write nothing.
-
-    Exit 0: no changes; 1: changes shown; 2: bad usage or config; 123: some files skipped or a flag refused (ambiguous, read as an object, or given another value under --strict).
-
-    The config is the decision: a flag's definitions go whatever value they hold, and writes of another value are removed and reported as overridden (a warning line on stderr each).
-
-    In test files, a test that exists only to exercise another value goes (removed-test, a warning line each); one that also checks other things loses only the write, reported as possibly pinning. tests = "report" in the config deletes no test.
-
-    A name that unrelated definitions carry is refused as ambiguous; a qualified key scopes it: --flag pkg.mod.Engine.fast=False.
-
-    Example: prune-flags diff src/ --flag manual_release_grads=False | git apply
-    """
+    """The `diff` command (its help: DIFF_HELP)."""
     _check_report(report)
     result = _run(paths, config, flag, no_format, quiet, jobs, strict=strict)
     sys.stdout.flush()
@@ -208,15 +224,38 @@ def diff(
     raise typer.Exit(code or (EXIT_CHANGES if result.changed_files else 0))
 
 
-@app.command()
+APPLY_HELP = (
+    "Rewrite the files in place (each written whole or not at all).\n"
+    "\n"
+    "Exit 0: done, whether or not anything changed; 2: bad usage or config, nothing written;\n"
+    "123: some files skipped (named on stderr), the rest written; or a flag refused"
+    " (ambiguous, read as an object, or given another value under --strict), nothing of it"
+    " written.\n"
+    "\n"
+    "The config is the decision: a flag's definitions go whatever value they hold, and"
+    " writes of another value are removed and reported as overridden (a warning line on"
+    " stderr each).\n"
+    "\n"
+    "In test files, a test that exists only to exercise another value goes (removed-test, a"
+    " warning line each); one that also checks other things loses only the write, reported"
+    ' as possibly pinning. tests = "report" in the config deletes no test.\n'
+    "\n"
+    "A name that unrelated definitions carry is refused as ambiguous; a qualified key scopes"
+    ' it: "pkg.mod.Engine.fast" = false in [flags].\n'
+    "\n"
+    "Example: prune-flags apply --config codemods/manual_release_grads.toml megatron/"
+)
+
+
+@app.command(help=APPLY_HELP)
 def apply(
-    paths: Optional[List[Path]] = PathsArgument,
-    config: Optional[Path] = ConfigOption,
-    flag: Optional[List[str]] = FlagOption,
+    paths: list[Path] | None = PathsArgument,
+    config: Path | None = ConfigOption,
+    flag: list[str] | None = FlagOption,
     no_format: bool = NoFormatOption,
-    report: Optional[Path] = ReportOption,
-    color: Optional[bool] = ColorOption,
-    jobs: Optional[int] = JobsOption,
+    report: Path | None = ReportOption,
+    color: bool | None = ColorOption,
+    jobs: int | None = JobsOption,
     explain: bool = ExplainOption,
     quiet: bool = QuietOption,
     strict: bool = StrictOption,
@@ -227,19 +266,7 @@ def apply(
         help="Show each hunk with its reasons; y apply, n skip, a/d the rest of the file, q stop.",
     ),
 ) -> None:
-    """Rewrite the files in place (each written whole or not at all).
-
-    Exit 0: done, whether or not anything changed; 2: bad usage or config, nothing written;
-    123: some files skipped (named on stderr), the rest written; or a flag refused (ambiguous, read as an object, or given another value under --strict), nothing of it written.
-
-    The config is the decision: a flag's definitions go whatever value they hold, and writes of another value are removed and reported as overridden (a warning line on stderr each).
-
-    In test files, a test that exists only to exercise another value goes (removed-test, a warning line each); one that also checks other things loses only the write, reported as possibly pinning. tests = "report" in the config deletes no test.
-
-    A name that unrelated definitions carry is refused as ambiguous; a qualified key scopes it: "pkg.mod.Engine.fast" = false in [flags].
-
-    Example: prune-flags apply --config codemods/manual_release_grads.toml megatron/
-    """
+    """The `apply` command (its help: APPLY_HELP)."""
     from prune_flags.engine.driver import write_changes
 
     _check_report(report)

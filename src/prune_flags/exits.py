@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional
 
 import typer
 
@@ -21,7 +20,7 @@ def usage_error(message: str) -> typer.Exit:
     return typer.Exit(EXIT_USAGE)
 
 
-def use_color(color: Optional[bool]) -> bool:
+def use_color(color: bool | None) -> bool:
     """--color/--no-color when given; otherwise colour on a terminal, unless NO_COLOR is set."""
     if color is not None:
         return color

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from prune_flags.vocabulary import Action, RefusalReason
 
@@ -141,7 +141,10 @@ class Report:
     def summary_line(self) -> str:
         removed, added = self.line_counts()
         files = len(self.changed_files)
-        text = f"{files} file{'s' if files != 1 else ''} changed, {removed} lines removed, {added} added"
+        text = (
+            f"{files} file{'s' if files != 1 else ''} changed, {removed} lines removed,"
+            f" {added} added"
+        )
         if self.skipped:
             text += f"; {len(self.skipped)} skipped"
         return text

@@ -20,9 +20,9 @@ import difflib
 import functools
 import io
 import tokenize
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from prune_flags.report import Change, FileResult, Report
 from prune_flags.syntax.statements import KEEP_PRAGMA, nested_blocks, statement_spans
@@ -39,7 +39,8 @@ class Hunk:
     new_lines: tuple[str, ...]
 
     def reasons(self, changes: Sequence[Change]) -> list[Change]:
-        """The changes reported on the lines this hunk touches (or right at its edge for an insertion)."""
+        """The changes reported on the lines this hunk touches (or right at its edge for an
+        insertion)."""
         first, last = self.old_start + 1, self.old_start + max(len(self.old_lines), 1)
         return [change for change in changes if first <= change.line <= last]
 
@@ -275,7 +276,8 @@ class _Review:
         while self._ask_until_declined():
             if not self._replan():
                 self.say(
-                    "prune-flags: what was declined cannot be kept apart from the rest; nothing written"
+                    "prune-flags: what was declined cannot be kept apart from the rest;"
+                    " nothing written"
                 )
                 self.report.files = [replace(r, new_text=r.old_text) for r in self.report.files]
                 return self.report
@@ -286,7 +288,8 @@ class _Review:
             problem = still_python(text) if not all(accepted) else None
             if problem:
                 self.say(
-                    f"prune-flags: {result.display}: the hunks kept would not parse ({problem}); left untouched"
+                    f"prune-flags: {result.display}: the hunks kept would not parse"
+                    f" ({problem}); left untouched"
                 )
                 text = result.old_text
             self.report.files[index] = replace(result, new_text=text)
@@ -363,13 +366,16 @@ class _Review:
                 self.kept[path] |= around
                 if around:
                     self.say(
-                        f"prune-flags: {original.display}: the hunk at line {hunk.old_start + 1} cannot be kept on its"
-                        f" own (the block around it changes it); the block at line {min(around)} is kept with it"
+                        f"prune-flags: {original.display}: the hunk at line"
+                        f" {hunk.old_start + 1} cannot be kept on its"
+                        " own (the block around it changes it); the block at line"
+                        f" {min(around)} is kept with it"
                     )
                 elif path not in self.whole:
                     self.whole.add(path)
                     self.say(
-                        f"prune-flags: {original.display}: a declined hunk cannot be kept on its own"
+                        f"prune-flags: {original.display}: a declined hunk cannot be kept"
+                        " on its own"
                         " (no statement of it can be); the whole file is kept as it is"
                     )
 
@@ -378,6 +384,8 @@ class _Review:
             if taken and (path, hunk) not in planned:
                 del self.answers[(path, hunk)]
                 self.say(
-                    f"prune-flags: {self.originals[path].display}: the hunk at line {hunk.old_start + 1} you"
-                    " accepted is withdrawn: it depended on lines you kept (what is left of it is asked again)"
+                    f"prune-flags: {self.originals[path].display}: the hunk at line"
+                    f" {hunk.old_start + 1} you"
+                    " accepted is withdrawn: it depended on lines you kept (what is left of"
+                    " it is asked again)"
                 )

@@ -7,7 +7,6 @@ executors, multiprocessing, Dask, rich) is in `launch`, imported only when a bat
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -33,7 +32,7 @@ def batch(
     branch: str = typer.Option(
         "prune-flags", "--branch", help="The branch made from each default branch's head."
     ),
-    message: Optional[str] = typer.Option(
+    message: str | None = typer.Option(
         None,
         "--message",
         help="Commit message (default: the flags and what removing each changed).",
@@ -44,7 +43,7 @@ def batch(
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Commit nothing; write each repository's patch into the workdir."
     ),
-    jobs: Optional[int] = typer.Option(
+    jobs: int | None = typer.Option(
         None,
         "-j",
         "--jobs",
@@ -54,15 +53,16 @@ def batch(
     executor: ExecutorKind = typer.Option(
         ExecutorKind.local, "--executor", help="local: a process pool here; dask: a Dask cluster."
     ),
-    scheduler: Optional[str] = typer.Option(
+    scheduler: str | None = typer.Option(
         None,
         "--scheduler",
         help="Address of a running Dask scheduler (default: start a local cluster).",
     ),
-    report: Optional[Path] = typer.Option(
+    report: Path | None = typer.Option(
         None,
         "--report",
-        help=f"JSON Lines report, also the state to resume from (default: WORKDIR/{DEFAULT_REPORT_NAME}).",
+        help="JSON Lines report, also the state to resume from (default:"
+        f" WORKDIR/{DEFAULT_REPORT_NAME}).",
     ),
 ) -> None:
     """The same cleanup over many git repositories: clone, branch, prune, commit, push.

@@ -7,9 +7,10 @@ becomes a failed result for its repository; the batch goes on.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from prune_flags.batch.job import Campaign, failed, process_repo
 from prune_flags.batch.options import ExecutorKind

@@ -186,7 +186,8 @@ class _Job:
         return replace(counted, branch=campaign.branch, commit=commit, pushed=campaign.push)
 
     def _paths_inside(self, report: Report) -> list[str]:
-        """The changed files relative to the clone; a file resolving outside it stops the repository."""
+        """The changed files relative to the clone; a file resolving outside it stops the
+        repository."""
         root = os.path.realpath(self.clone)
         paths = []
         for changed in report.changed_files:

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
-from typing import ContextManager, Optional
 
 import typer
 
@@ -20,7 +19,8 @@ from prune_flags.batch.options import DEFAULT_REPORT_NAME, ExecutorKind
 from prune_flags.batch.repos import RefusedLine, RepoSpec, read_repo_list
 from prune_flags.batch.result import RepoResult
 from prune_flags.batch.state import ReportLog, StateError, load_results
-from prune_flags.config import ConfigError, load_config
+from prune_flags.config import ConfigError
+from prune_flags.config_files import load_config
 from prune_flags.exits import EXIT_FAILED, usage_error
 
 
@@ -29,15 +29,16 @@ def run_batch(
     config: Path,
     workdir: Path,
     branch: str,
-    message: Optional[str],
+    message: str | None,
     push: bool,
     dry_run: bool,
-    jobs: Optional[int],
+    jobs: int | None,
     executor: ExecutorKind,
-    scheduler: Optional[str],
-    report: Optional[Path],
+    scheduler: str | None,
+    report: Path | None,
 ) -> int:
-    """The batch's exit code: 0 every repository succeeded, 1 some failed (typer.Exit(2) on bad usage)."""
+    """The batch's exit code: 0 every repository succeeded, 1 some failed (typer.Exit(2) on bad
+    usage)."""
     campaign, specs, refused = _prepare(
         repos, config, workdir, branch, message, push, dry_run, executor, scheduler
     )
@@ -64,7 +65,7 @@ def _run(
     refused: list[RefusedLine],
     previous: dict[str, RepoResult],
     report_file: Path,
-    executor: ContextManager[Runner] | None,
+    executor: AbstractContextManager[Runner] | None,
 ) -> list[RepoResult]:
     """Every line's result, in the list's order; each goes into the report as it arrives."""
     results: dict[int, RepoResult] = {}  # by line in the list
@@ -91,11 +92,11 @@ def _prepare(
     config: Path,
     workdir: Path,
     branch: str,
-    message: Optional[str],
+    message: str | None,
     push: bool,
     dry_run: bool,
     executor: ExecutorKind,
-    scheduler: Optional[str],
+    scheduler: str | None,
 ) -> tuple[Campaign, list[RepoSpec], list[RefusedLine]]:
     """The campaign and the list, or a usage error (exit 2) before any repository is touched."""
     if scheduler is not None and executor is not ExecutorKind.dask:

@@ -8,20 +8,14 @@ and style: its exclude globs, accessors, writers and kept names add to the campa
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Mapping
 
 # The config module's own readers, so that a repository's table is validated, and its errors
 # worded, exactly as for `apply`.
-from prune_flags.config import (
-    PYPROJECT,
-    STANDALONE,
-    Config,
-    ConfigError,
-    find_table,
-    parse_table,
-)
+from prune_flags.config import PYPROJECT, Config, ConfigError, parse_table
+from prune_flags.config_files import STANDALONE, find_table
 
 
 def config_for(campaign: Config, clone: Path) -> Config:
@@ -44,7 +38,8 @@ def config_for(campaign: Config, clone: Path) -> Config:
 
 
 def _own_table(clone: Path) -> tuple[Path, Mapping[str, object]] | None:
-    """The repository's table: [tool.prune-flags] in its pyproject.toml, else its prune-flags.toml."""
+    """The repository's table: [tool.prune-flags] in its pyproject.toml, else its
+    prune-flags.toml."""
     for name in (PYPROJECT, STANDALONE):
         if (clone / name).is_file():
             _refuse_link_out(clone / name, clone)

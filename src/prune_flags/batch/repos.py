@@ -114,7 +114,7 @@ def _https_url(entry: str) -> str:
     if not _HOSTNAME.fullmatch(host):
         raise RefusedError(f"{host!r} is not a host name")
     try:
-        parts.port
+        _ = parts.port  # reading it checks it: urllib raises on a port out of range
     except ValueError as err:
         raise RefusedError(str(err)) from None
     if parts.query or parts.fragment:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Literal, Mapping, get_args
+from typing import Literal, get_args
 
 Status = Literal["changed", "unchanged", "failed", "skipped"]
 STATUSES: tuple[str, ...] = get_args(Status)

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Sequence
+from typing import IO
 
 from prune_flags.batch.result import RepoResult
 
@@ -61,7 +62,8 @@ class ReportLog:
         self._stream.flush()
 
     def close(self, order: Sequence[str]) -> None:
-        """Rewrite the report: repositories no longer listed first, then the list's, in its order."""
+        """Rewrite the report: repositories no longer listed first, then the list's, in its
+        order."""
         self._stream.close()
         listed = dict.fromkeys(repo for repo in order if repo in self._latest)
         others = [repo for repo in self._latest if repo not in listed]

@@ -5,8 +5,8 @@ file, not with the run."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from prune_flags.cascade.state import Learnt, Plan
 from prune_flags.model.defaults import empty_dict_is_default
@@ -156,7 +156,8 @@ class Contexts:
             string: name for name, strings in self.plan.option_flags.items() for string in strings
         }
         aliases.update(self.plan.name_constants)
-        # ... and where it is only an argument passed by position to a function whose parameter it is.
+        # ... and where it is only an argument passed by position to a function whose parameter it
+        # is.
         aliases.update(
             (callee, name)
             for name, pipes in self.plan.plumbings.items()

@@ -5,8 +5,8 @@ then how each file spells their calls, for passes/helpers.py to inline them."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from prune_flags.cascade.liveness import Liveness
 from prune_flags.cascade.state import Learnt
@@ -52,7 +52,8 @@ class FoldedHelpers:
                     self.repository.raw, lambda p: p in self.repository.raw
                 )
             if path not in self._modules:
-                continue  # another file has the same dotted name: a call cannot tell which it reaches
+                # another file has the same dotted name: a call cannot tell which it reaches
+                continue
             module, is_package = self._modules[path]
             flag_of = _flag_of_definitions(before, self.learnt.results[path].changes)
             for helper in folded_helpers(
@@ -67,7 +68,8 @@ class FoldedHelpers:
                 reach = self._method_reach(helper, facts[helper.name]) if helper.method else None
                 if reach is not None:
                     self.learnt.method_reaches[key] = reach
-                else:  # (a method that another round had made a helper of another shape: not any more)
+                # (a method that another round had made a helper of another shape: not any more)
+                else:
                     self.learnt.method_reaches.pop(key, None)
             found = {
                 key: helper

@@ -105,7 +105,8 @@ class Liveness:
         return self.reexported(name, tests=True)
 
     def reexported(self, name: str, tests: bool = False) -> bool:
-        """Whether a package's `__init__.py` re-exports the name (or, with `tests`, a test names it)."""
+        """Whether a package's `__init__.py` re-exports the name (or, with `tests`, a test names
+        it)."""
         for path in self.repository.mentioning(frozenset([name]), original=True):
             if tests and is_test_path(self.repository.display(path)):
                 return True
@@ -130,7 +131,8 @@ class Liveness:
             owner, _, kept_name = kept.rpartition(".")
             if kept_name != name:
                 continue
-            # `pkg.mod.helper` or `pkg.mod.Class.method`: the owner is the module, or module and class.
+            # `pkg.mod.helper` or `pkg.mod.Class.method`: the owner is the module, or module and
+            # class.
             modules = {qualified(write.site.path, "") for write in facts.writes}
             if any(
                 module.endswith(owner) or module.endswith(owner.rpartition(".")[0])
@@ -156,7 +158,8 @@ class Liveness:
         return found
 
     def without_kept_asserts(self, dead: set[str], facts: dict[str, NameFacts]) -> set[str]:
-        """An assert is a reader unless everything it checks is dead (or keep_asserts says it always is)."""
+        """An assert is a reader unless everything it checks is dead (or keep_asserts says it always
+        is)."""
         changed = True
         while changed:
             changed = False
@@ -171,7 +174,8 @@ class Liveness:
         return dead
 
     def plan_asserts(self) -> None:
-        """The asserts to remove, by line in the original file (the rewrite works on the original)."""
+        """The asserts to remove, by line in the original file (the rewrite works on the
+        original)."""
         by_display = self.repository.by_display()
         dead = set(self.learnt.dead)
         facts = self.original_facts(frozenset(dead))
@@ -207,4 +211,7 @@ class Liveness:
         shown = ", ".join(
             str(site) for site in sorted(set(sites), key=lambda s: (s.path, s.line))[:4]
         )
-        return f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup removed ({shown})"
+        return (
+            f"its last read{'s were' if len(sites) > 1 else ' was'} in code this cleanup"
+            f" removed ({shown})"
+        )

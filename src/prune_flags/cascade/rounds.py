@@ -86,7 +86,8 @@ class Cascade:
         tasks: list[RewriteTask] = []
         for path in self.repository.mentioning(self._names(), original=True):
             source = self.repository.sources[path]  # decoded: it mentions a name
-            # What the rewrite of this file depends on: a dead name its text never mentions changes nothing.
+            # What the rewrite of this file depends on: a dead name its text never mentions changes
+            # nothing.
             mentioned = self.contexts.dead_in(path)
             inputs = (
                 mentioned,
@@ -132,8 +133,9 @@ class Cascade:
                     elif name in module_names:
                         globals_.add(name)
                     causes.setdefault(name, result.causes[key])
-        # A helper goes with its last caller however its calls were spelt: `channels._get_channel(ctx)`
-        # drops only `._get_channel` loads, which alone make it a field candidate, never a global.
+        # A helper goes with its last caller however its calls were spelt:
+        # `channels._get_channel(ctx)` drops only `._get_channel` loads, which alone make it a field
+        # candidate, never a global.
         globals_ |= {
             h.name
             for h in self.learnt.helpers.values()
@@ -242,13 +244,15 @@ class Cascade:
         )
 
     def kept_by_skipped(self) -> dict[str, str]:
-        """For each skipped file (by display), what it keeps alive, said after why it was skipped."""
+        """For each skipped file (by display), what it keeps alive, said after why it was
+        skipped."""
         by_file: dict[str, list[str]] = {}
         for name, files in sorted(self.learnt.kept.items()):
             for display in files:
                 by_file.setdefault(display, []).append(name)
         return {
-            display: f"; it reads {', '.join(names)}, so {'it keeps its' if len(names) == 1 else 'they keep their'}"
+            display: f"; it reads {', '.join(names)}, so"
+            f" {'it keeps its' if len(names) == 1 else 'they keep their'}"
             " definitions and imports elsewhere"
             for display, names in by_file.items()
         }

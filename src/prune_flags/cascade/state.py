@@ -65,7 +65,8 @@ class Plan:
 
 @dataclass
 class Learnt:
-    """What the rounds learnt so far. Every round rewrites from the original texts with all of it."""
+    """What the rounds learnt so far. Every round rewrites from the original texts with all of
+    it."""
 
     dead: dict[str, Death] = field(default_factory=dict)
     # Where each dead name that is not a flag is written or asserted on, in the original texts:

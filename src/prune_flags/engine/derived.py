@@ -36,9 +36,10 @@ import ast
 import builtins
 import difflib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from prune_flags.config import Config
 from prune_flags.engine.derived_flags import Derived, derived_field, derived_parameters
@@ -224,7 +225,8 @@ def _edited_lines(before: str, after: str) -> tuple[list[tuple[int, int]], list[
     """The runs of lines (first, last, from 1) the run edited, in the text before and after it:
     only statements there can write or call otherwise, so only they are looked at."""
     old_lines, new_lines = before.splitlines(), after.splitlines()
-    same = 0  # the lines both start with and end with are left out first: the matcher's cost grows faster
+    # the lines both start with and end with are left out first: the matcher's cost grows faster
+    same = 0
     while same < min(len(old_lines), len(new_lines)) and old_lines[same] == new_lines[same]:
         same += 1
     tail = 0

@@ -5,10 +5,11 @@ to be sure of."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING
 
 from prune_flags.config import Config, ConfigError, Flag
 from prune_flags.model.homes import scope_flag
@@ -87,7 +88,8 @@ def derived_field(repository: Repository, cascade: Cascade, name: str) -> Derive
 
 
 def _one_literal(facts: NameFacts, kinds: tuple[WriteKind, ...]) -> object:
-    """The one literal every write of a name gives, each a class's own of one of the kinds; else UNKNOWN."""
+    """The one literal every write of a name gives, each a class's own of one of the kinds; else
+    UNKNOWN."""
     values = []
     for write in facts.writes:
         if (
@@ -140,7 +142,8 @@ def _sets_by_name(node: ast.ClassDef) -> bool:
 
 
 def _spelt(repository: Repository, name: str) -> bool:
-    """Whether a string spells the name (`__all__`, `getattr(mod, "Runner")`): used where no read shows."""
+    """Whether a string spells the name (`__all__`, `getattr(mod, "Runner")`): used where no read
+    shows."""
     return bool(repository.facts(frozenset([name]))[name].string_reads)
 
 
@@ -186,7 +189,10 @@ def derived_parameters(repository: Repository, cascade: Cascade, callee: str) ->
             origin="derived",
         )
         if _scoped(repository, flag, repository.facts(frozenset([name]))[name]):
-            reason = f"parameter {name} of {callee}() is passed {flag.source} at every call after the cleanup"
+            reason = (
+                f"parameter {name} of {callee}() is passed {flag.source} at every call"
+                " after the cleanup"
+            )
             yield Derived(flag, reason, Action.REMOVED_ARGUMENT)
 
 

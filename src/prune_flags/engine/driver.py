@@ -4,11 +4,13 @@ format -> safety gate -> Report."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from prune_flags.cascade.rounds import Cascade
-from prune_flags.config import Config, Flag, find_project_root
+from prune_flags.config import Config, Flag
+from prune_flags.config_files import find_project_root
 from prune_flags.engine.derived import settle
 from prune_flags.model.build import build, resolve_flags
 from prune_flags.model.library import (

@@ -310,7 +310,8 @@ def _target_versions(value: object) -> tuple[str, ...]:
 def format_lines(
     source: str, line_ranges: Sequence[tuple[int, int]], settings: BlackSettings
 ) -> str:
-    """Format only `line_ranges` (1-based, inclusive) of `source`; return `source` on any failure."""
+    """Format only `line_ranges` (1-based, inclusive) of `source`; return `source` on any
+    failure."""
     if not line_ranges:
         return source
     crlf = "\r\n" in source

@@ -118,7 +118,8 @@ def _is_item(text: str) -> bool:
 
 
 def _block(lines: list[_Line], index: int, indent: int) -> tuple[object, int]:
-    """The list or mapping whose lines start at `index`, indented by `indent`, and the index after it."""
+    """The list or mapping whose lines start at `index`, indented by `indent`, and the index after
+    it."""
     if _is_item(lines[index][1]):
         return _sequence(lines, index, indent)
     return _mapping(lines, index, indent)

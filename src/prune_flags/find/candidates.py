@@ -35,14 +35,16 @@ class Candidates(ScannedRepository):
         )
 
     def imports_resolve(self, name: str) -> bool:
-        """`from m import name` binds the repository's constant only if m is ours and name no submodule."""
+        """`from m import name` binds the repository's constant only if m is ours and name no
+        submodule."""
         found = self.imports.get(name)
         if not found:
             return True
         return found == {True} and name not in self.internal_modules
 
     def field_set_by_constructor(self, definition: Definition) -> bool:
-        """A field that a call of its class (or a subclass) may fill positionally or from **kwargs."""
+        """A field that a call of its class (or a subclass) may fill positionally or from
+        **kwargs."""
         assert definition.owner is not None and definition.position is not None
         return any(
             constructor in self.splat_calls or self.calls.get(constructor, 0) > definition.position

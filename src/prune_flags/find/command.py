@@ -1,4 +1,5 @@
-"""`prune-flags find`: the command-line face of prune_flags.find. Parses options, renders the result."""
+"""`prune-flags find`: the command-line face of prune_flags.find. Parses options, renders the
+result."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -16,15 +17,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-from prune_flags.config import (
-    Config,
-    ConfigError,
-    apply_overrides,
-    find_project_root,
-    find_table,
-    parse_flag_options,
-    parse_table,
-)
+from prune_flags.config import Config, ConfigError, apply_overrides, parse_flag_options, parse_table
+from prune_flags.config_files import find_project_root, find_table
 from prune_flags.exits import EXIT_SKIPPED, usage_error, use_color
 
 if TYPE_CHECKING:
@@ -57,7 +51,8 @@ ReportOption = typer.Option(None, "--report", help="Also write the JSON to this 
 ExactOption = typer.Option(
     False,
     "--exact",
-    help="Count with the cleanup itself, one run per candidate: the cascade included, slow on big files.",
+    help="Count with the cleanup itself, one run per candidate: the cascade included, slow"
+    " on big files.",
 )
 NoFormatOption = typer.Option(
     False, "--no-format", help="With --exact: count the lines without running black."
@@ -71,24 +66,25 @@ JobsOption = typer.Option(None, "-j", "--jobs", help="Processes to use (default:
 
 
 def find(
-    paths: Optional[List[Path]] = PathsArgument,
-    config: Optional[Path] = ConfigOption,
-    flag: Optional[List[str]] = FlagOption,
-    config_out: Optional[Path] = ConfigOutOption,
+    paths: list[Path] | None = PathsArgument,
+    config: Path | None = ConfigOption,
+    flag: list[str] | None = FlagOption,
+    config_out: Path | None = ConfigOutOption,
     json_output: bool = JsonOption,
-    report: Optional[Path] = ReportOption,
+    report: Path | None = ReportOption,
     exact: bool = ExactOption,
     no_format: bool = NoFormatOption,
-    color: Optional[bool] = ColorOption,
-    jobs: Optional[int] = JobsOption,
+    color: bool | None = ColorOption,
+    jobs: int | None = JobsOption,
 ) -> None:
-    """List stale-flag candidates: names that hold one literal everywhere and are read in a condition.
+    """List stale-flag candidates: names that hold one literal everywhere and are read in a
+    condition.
 
     For each: the branches that fold once it is inlined and the lines that would go (the folds,
     their comments and the definitions: at least what the cleanup does; --exact runs the cleanup
-    itself to count what it cascades into as well); the table is sorted by lines. Exit 0: done; 2: bad usage or config; 123: some
-    files could not be read or parsed (named on stderr; every name they mention was ruled out),
-    or a named flag was refused.
+    itself to count what it cascades into as well); the table is sorted by lines. Exit 0: done; 2:
+    bad usage or config; 123: some files could not be read or parsed (named on stderr; every name
+    they mention was ruled out), or a named flag was refused.
 
     With the config's accessors and writers, flags read through them (`config.use_x.value`,
     `"x" in opts.enabled`) and defined by a writer call with a literal or as a flag object
@@ -101,7 +97,8 @@ def find(
     and only where apply would prune them: one the model of a flag refuses is held back, with
     apply's message (stderr, and `held_back` in the JSON).
 
-    Example: prune-flags find --config-out stale.toml megatron/ && prune-flags diff --config stale.toml megatron/
+    Example: prune-flags find --config-out stale.toml megatron/ && prune-flags diff --config
+    stale.toml megatron/
     """
     targets = list(paths or [Path(".")])
     settings = _settings(targets, config, flag or [])
@@ -128,7 +125,7 @@ def find(
     raise typer.Exit(_finish(result))
 
 
-def _settings(targets: List[Path], config_file: Optional[Path], flag_options: List[str]) -> Config:
+def _settings(targets: list[Path], config_file: Path | None, flag_options: list[str]) -> Config:
     """The keys apply would use (exclude, format, keep_asserts, ...), found as apply finds them,
     with the flags named there and by --flag, none being required."""
     for target in targets:
@@ -211,6 +208,9 @@ def _finish(result: FindResult) -> int:
     if held:
         summary += f"; {held} name{'s' if held != 1 else ''} held back"
     if count and not result.exact:
-        summary += "; counted from the folds alone, at least what the cleanup does (--exact: the cleanup's own counts)"
+        summary += (
+            "; counted from the folds alone, at least what the cleanup does"
+            " (--exact: the cleanup's own counts)"
+        )
     typer.echo(summary, err=True)
     return EXIT_SKIPPED if result.skipped or result.refused else 0

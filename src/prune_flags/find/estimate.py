@@ -200,7 +200,8 @@ class _FoldCounter:
         )
 
     def first_store(self, body: list[ast.stmt] | list[ast.expr]) -> float:
-        """The first line (in the module) where a function's body binds the flag's name, or infinity."""
+        """The first line (in the module) where a function's body binds the flag's name, or
+        infinity."""
         lines = [
             node.lineno
             for statement in body
@@ -229,7 +230,8 @@ class _FoldCounter:
         self.branches += 1
         header = node.test.end_lineno - node.lineno + 1  # type: ignore[operator]
         if truth:
-            # The header goes (an elif's becomes `else:`), the body stays dedented, later branches go.
+            # The header goes (an elif's becomes `else:`), the body stays dedented, later branches
+            # go.
             after = node.end_lineno - node.body[-1].end_lineno if orelse else 0  # type: ignore[operator]
             self.lines += header - is_elif + after
             self.visit_all(node.body)

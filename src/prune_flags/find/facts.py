@@ -25,7 +25,8 @@ WRITER, FLAG_OBJECT = "writer", "flag-object"
 
 @dataclass(frozen=True)
 class Definition:
-    """A literal definition of a name: `self.x = False`, `X = 3`, `x: bool = False`, `def f(x=None)`."""
+    """A literal definition of a name: `self.x = False`, `X = 3`, `x: bool = False`, `def
+    f(x=None)`."""
 
     name: str
     site: Site
@@ -202,7 +203,7 @@ class Templates:
         return _parsed_templates(self.accessors, self.writers)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parsed_templates(
     accessors: tuple[str, ...], writers: tuple[str, ...]
 ) -> tuple[tuple[Template, ...], tuple[Template, ...]]:

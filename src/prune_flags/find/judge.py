@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from prune_flags.config import Config, find_project_root
+from prune_flags.config import Config
+from prune_flags.config_files import find_project_root
 from prune_flags.find.facts import Candidate
 from prune_flags.model.build import build, resolve_flags
 from prune_flags.report import Refusal

@@ -82,7 +82,8 @@ def _names_losing_writes(report: Report) -> set[str]:
 
 
 def _store_counts(tree: ast.Module) -> Counter[str]:
-    """Attribute writes anywhere and module-level assignments: what the cascade deletes across files."""
+    """Attribute writes anywhere and module-level assignments: what the cascade deletes across
+    files."""
     counts = Counter(
         node.attr
         for node in ast.walk(tree)

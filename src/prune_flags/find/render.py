@@ -1,4 +1,5 @@
-"""find's output: the JSON, the evidence line of a candidate, and the config `--config-out` writes."""
+"""find's output: the JSON, the evidence line of a candidate, and the config `--config-out`
+writes."""
 
 from __future__ import annotations
 
@@ -52,7 +53,8 @@ def evidence(candidate: Candidate) -> str:
     return (
         f"{'named: ' if candidate.named else ''}{candidate.source} at {where}; "
         f"{_count(candidate.reads, 'read')}, "
-        f"{candidate.condition_reads} in conditions; folds {_count(candidate.branches, 'branch', 'es')}, "
+        f"{candidate.condition_reads} in conditions; folds"
+        f" {_count(candidate.branches, 'branch', 'es')}, "
         f"removes {_count(candidate.lines, 'line')}"
     )
 
@@ -71,7 +73,8 @@ def config_toml(result: FindResult) -> str:
         else "from the folds alone; --exact adds the cascade"
     )
     lines = [
-        f"# Written by `prune-flags find` (lines counted {counted}). Review each flag before applying.",
+        f"# Written by `prune-flags find` (lines counted {counted}). Review each flag"
+        " before applying.",
         *(f"{key} = [{', '.join(map(_toml_string, patterns))}]" for key, patterns in result.shapes),
         "[flags]",
     ]

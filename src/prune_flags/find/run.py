@@ -11,7 +11,8 @@ from concurrent.futures import Executor
 from dataclasses import replace
 from pathlib import Path
 
-from prune_flags.config import Config, find_project_root
+from prune_flags.config import Config
+from prune_flags.config_files import find_project_root
 from prune_flags.find.candidates import discover
 from prune_flags.find.estimate import estimate_all
 from prune_flags.find.facts import (

@@ -9,10 +9,10 @@ import contextlib
 import gc
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from prune_flags.find.facts import FileFacts, Templates
 from prune_flags.find.scan_bindings import Bindings
@@ -27,7 +27,8 @@ class Scanner(Bindings, Definitions, Calls):
     """One pass over a module's tree; every handler records facts, then visits what it holds."""
 
     def visit(self, node: ast.AST) -> None:
-        # Names and strings, a third of a tree, are handled first, strings without a call of their own.
+        # Names and strings, a third of a tree, are handled first, strings without a call of their
+        # own.
         kind = node.__class__
         if kind is _NAME:  # a name used other than as a callee: as a value it may escape
             if not (self.naming and id(node) in self.naming):  # not `use_x` of `use_x.value`
@@ -114,7 +115,8 @@ _NAME, _CONSTANT = ast.Name, ast.Constant
 _HANDLERS: dict[type, Callable[[Scanner, Any], None]] = {
     ast.Assign: Scanner.assign, ast.AnnAssign: Scanner.ann_assign, ast.AugAssign: Scanner.rebind,
     ast.Delete: Scanner.rebind, ast.For: Scanner.loop, ast.AsyncFor: Scanner.loop,
-    ast.With: Scanner.with_, ast.AsyncWith: Scanner.with_, ast.ExceptHandler: Scanner.except_handler,
+    ast.With: Scanner.with_, ast.AsyncWith: Scanner.with_,
+    ast.ExceptHandler: Scanner.except_handler,
     ast.Import: Scanner.import_, ast.ImportFrom: Scanner.import_from,
     ast.FunctionDef: Scanner.function, ast.AsyncFunctionDef: Scanner.function,
     ast.Lambda: Scanner.lambda_, ast.ClassDef: Scanner.class_, ast.Global: Scanner.global_,

@@ -87,7 +87,8 @@ class Calls(Reads):
             if arg.__class__ is _STARRED:
                 positional -= 1
                 double_star = True
-        # Every callee is listed, with no positional argument too: one never called is an entry point.
+        # Every callee is listed, with no positional argument too: one never called is an entry
+        # point.
         if positional >= self.calls.get(callee, 0):
             self.calls[callee] = positional
         if double_star:

@@ -1,4 +1,5 @@
-"""The scanner's handlers of definitions: functions, parameters, lambdas, classes, comprehensions."""
+"""The scanner's handlers of definitions: functions, parameters, lambdas, classes,
+comprehensions."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ class Definitions(ScanState):
         self.visit_all([*node.args.defaults, *node.args.kw_defaults])
         self.bind_name(node.name, UNKNOWN, node.lineno)
         self.functions.add(node.name)
-        # Parameters of decorated functions, dunders and lambdas are filled by callers we cannot see.
+        # Parameters of decorated functions, dunders and lambdas are filled by callers we cannot
+        # see.
         callable_by_name = decorators <= FUNCTION_DECORATORS and not node.name.startswith("__")
         scope = self.scopes[-1]
         owner = scope.name if scope.kind == "class" else None

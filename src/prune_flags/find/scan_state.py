@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from prune_flags.find.facts import (
     ATTRIBUTE,
@@ -77,7 +76,8 @@ class ScanState:
         self.name_condition_reads: dict[str, int] = {}
         self.parameter_reads: dict[str, int] = {}
         self.parameter_condition_reads: dict[str, int] = {}
-        # The literal-default parameters of each enclosing function, and how many of them bind each name.
+        # The literal-default parameters of each enclosing function, and how many of them bind each
+        # name.
         self.parameter_scopes: list[dict[str, object]] = []
         self.parameter_names: dict[str, int] = {}
         self.spelled: set[str] = set()

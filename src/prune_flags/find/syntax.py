@@ -4,8 +4,7 @@ that decide a test, names built at run time; shared by the scan and the fold cou
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
-from typing import Callable
+from collections.abc import Callable, Iterable
 
 from prune_flags.syntax.expressions import literal
 from prune_flags.syntax.values import UNKNOWN, plain_value
@@ -122,9 +121,9 @@ def string_values(nodes: Iterable[ast.expr]) -> list[str]:
 
 
 def computed_name(node: ast.expr) -> tuple[str, str] | None:
-    """The fixed start and end of a name built at run time: `"visit_" + kind`, f"do_{cmd}",
-    `"on_%s" % event`, `"{}_hook".format(x)` -> ("visit_", ""), ("do_", ""), ("on_", ""), ("", "_hook").
-    None for a literal or a name with nothing fixed."""
+    """The fixed start and end of a name built at run time: `"visit_" + kind`, f"do_{cmd}", `"on_%s"
+    % event`, `"{}_hook".format(x)` -> ("visit_", ""), ("do_", ""), ("on_", ""), ("", "_hook"). None
+    for a literal or a name with nothing fixed."""
     parts: list[ast.expr]
     if isinstance(node, ast.JoinedStr):
         parts = list(node.values)

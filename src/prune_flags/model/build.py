@@ -43,7 +43,8 @@ class FlagModel:
     flag: Flag
     facts: NameFacts  # its definitions, reads and writes (without other definitions', when scoped)
     plumbing: Plumbing  # the parameters that are the flag and the calls that pass it
-    # The flag's own writes of another value (definitions included): they go, reported as overridden.
+    # The flag's own writes of another value (definitions included): they go, reported as
+    # overridden.
     overridden: tuple[Write, ...]
 
     @property

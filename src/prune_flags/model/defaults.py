@@ -11,7 +11,7 @@ another default, any other read (`extra is None`, `extra.get(...)`, `f(extra)`):
 from __future__ import annotations
 
 import ast
-from typing import Iterable
+from collections.abc import Iterable
 
 from prune_flags.semantic.trees import TreeFacts
 from prune_flags.syntax.expressions import HARMLESS_DECORATORS, ast_dotted
@@ -32,7 +32,8 @@ def empty_dict_is_default(trees: Iterable[TreeFacts], function: str, keyword: st
 
 
 def _empty_default(function: ast.FunctionDef | ast.AsyncFunctionDef, keyword: str) -> bool:
-    """The function takes `keyword` with a default of None or `{}`, and no decorator that may see it."""
+    """The function takes `keyword` with a default of None or `{}`, and no decorator that may see
+    it."""
     if any(
         ast_dotted(d.func if isinstance(d, ast.Call) else d) not in HARMLESS_DECORATORS
         for d in function.decorator_list

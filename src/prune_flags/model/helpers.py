@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 from prune_flags.semantic.bindings import (
     Binding,

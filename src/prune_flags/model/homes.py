@@ -4,7 +4,8 @@ or not known; the classes and functions where the name is another definition's."
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from prune_flags.config import Flag
 from prune_flags.model.scoping import Scope, definitions, unrelated
@@ -45,9 +46,12 @@ def scope_flag(
     if unsure:
         unsure.sort(key=lambda site: (site.rpartition(":")[0], int(site.rpartition(":")[2])))
         message = (
-            f"{flag.name}: not pruned: scoped to {flag.key}, the name is still ambiguous at {', '.join(unsure)}: "
-            "a use there may be another definition's, or shares its class or function with one (the cleanup "
-            "leaves other definitions' classes and functions alone); name the receiver's class plainly there "
+            f"{flag.name}: not pruned: scoped to {flag.key}, the name is still ambiguous at"
+            f" {', '.join(unsure)}: "
+            "a use there may be another definition's, or shares its class or function with"
+            " one (the cleanup "
+            "leaves other definitions' classes and functions alone); name the receiver's"
+            " class plainly there "
             "(an annotation, or the class itself)"
         )
         return Refusal(flag.name, RefusalReason.AMBIGUOUS, tuple(unsure), message, (flag.key,))
@@ -73,7 +77,8 @@ def _verdicts(
         path = by_display.get(display)
         tree = repository.tree(path, repository.text(path)) if path in repository.sources else None
         if tree is None:
-            continue  # a skipped file keeps what it reads (Repository._skipped_reads), whoever's it is
+            # a skipped file keeps what it reads (Repository._skipped_reads), whoever's it is
+            continue
         spans = owner_spans(tree)
         for line in found:
             enclosing = [

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from prune_flags.semantic.classes import (
     DOTTED_BASE,
@@ -60,8 +61,8 @@ def droppable_hooks(
 
 
 def _hook_named_elsewhere(repository: Repository, hook: str, through_super: bool) -> bool:
-    """Whether any file names the hook other than by defining it: a call, a string, a store;
-    a call through `super()` only when `through_super` (a class derived from the hook's may make it).
+    """Whether any file names the hook other than by defining it: a call, a string, a store; a call
+    through `super()` only when `through_super` (a class derived from the hook's may make it).
     """
     for path in repository.mentioning(frozenset([hook])):
         tree = repository.tree(path, repository.text(path))

@@ -32,9 +32,10 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, NamedTuple
+from typing import NamedTuple
 
 from prune_flags.semantic.bindings import Binding, module_bindings
 from prune_flags.semantic.modules import internal_module_names
@@ -46,7 +47,8 @@ _NOTICE = "library_keywords"
 
 
 class Target(NamedTuple):
-    """A callee as an import reaches it: `import a.b` then `a.b.c.f(...)` is ("a.b", "a", ("b", "c", "f"))."""
+    """A callee as an import reaches it: `import a.b` then `a.b.c.f(...)` is ("a.b", "a", ("b", "c",
+    "f"))."""
 
     module: str  # what the import statement imports
     base: str  # the module the file's name is bound to (the root package for `import a.b`)
@@ -76,7 +78,8 @@ class Parameter(NamedTuple):
 
 
 class LibraryDefault(NamedTuple):
-    """What the pass knows of a keyword at calls of a callee on a line: the default it may go for."""
+    """What the pass knows of a keyword at calls of a callee on a line: the default it may go
+    for."""
 
     default: object
 
@@ -95,7 +98,8 @@ class LibraryKeywords:
 
 
 def same_default(value: object, default: object) -> bool:
-    """The project's equality of literals (bool True is not 1), and the same source (-0.0 is not 0.0)."""
+    """The project's equality of literals (bool True is not 1), and the same source (-0.0 is not
+    0.0)."""
     return same_value(value, default) and repr(value) == repr(default)
 
 
@@ -271,7 +275,8 @@ def check_outside(module, root):
     spec = importlib.util.find_spec(top)
     if spec is None:
         raise ModuleNotFoundError("No module named %r" % top)
-    if any(inside(place, root) for place in [spec.origin] + list(spec.submodule_search_locations or [])):
+    places = [spec.origin] + list(spec.submodule_search_locations or [])
+    if any(inside(place, root) for place in places):
         raise ImportError("%s is installed from the repository itself" % top)
 
 def resolve(target):
@@ -285,7 +290,8 @@ def resolve(target):
                 raise
             name = found.__name__ + "." + attr
             try:
-                found = importlib.import_module(name)  # a submodule, as `from m import sub` finds it
+                # a submodule, as `from m import sub` finds it
+                found = importlib.import_module(name)
             except ModuleNotFoundError as error:
                 if error.name != name:
                     raise
@@ -299,13 +305,15 @@ def plain(value):
 
 def parameter(signature, keyword):
     found = signature.parameters.get(keyword)
-    if found is None or found.kind in (found.POSITIONAL_ONLY, found.VAR_POSITIONAL, found.VAR_KEYWORD):
+    unnamed = (found.POSITIONAL_ONLY, found.VAR_POSITIONAL, found.VAR_KEYWORD) if found else ()
+    if found is None or found.kind in unnamed:
         if any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values()):
             return {"notice": "takes %s only through **kwargs" % keyword}
         return {"notice": "takes no keyword %s" % keyword}
     if found.default is found.empty or not plain(found.default):
         return {}
-    position = list(signature.parameters).index(keyword) if found.kind == found.POSITIONAL_OR_KEYWORD else None
+    by_position = found.kind == found.POSITIONAL_OR_KEYWORD
+    position = list(signature.parameters).index(keyword) if by_position else None
     return {"default": repr(found.default), "position": position}
 
 def check(target, root):
@@ -314,7 +322,8 @@ def check(target, root):
         signature = inspect.signature(resolve(target))
     except BaseException as error:
         return {"error": ("%s: %s" % (type(error).__name__, error))[:300]}
-    return {"keywords": dict((keyword, parameter(signature, keyword)) for keyword in target["keywords"])}
+    keywords = target["keywords"]
+    return {"keywords": dict((keyword, parameter(signature, keyword)) for keyword in keywords)}
 
 request = json.loads(sys.stdin.read())
 answer = os.fdopen(os.dup(1), "w")
@@ -390,7 +399,8 @@ def _run_probe(
             raise ValueError("an answer of another shape")
     except subprocess.TimeoutExpired:
         return {}, [
-            f"{_NOTICE}: reading the libraries' signatures took longer than {timeout:g} s; every library keyword stays"
+            f"{_NOTICE}: reading the libraries' signatures took longer than {timeout:g} s;"
+            " every library keyword stays"
         ]
     except (OSError, ValueError) as error:
         why = f"{interpreter} could not read the libraries' signatures ({error})"
@@ -400,7 +410,8 @@ def _run_probe(
     for target, answer in zip(targets, answers):
         if "error" in answer:
             notices.append(
-                f"{_NOTICE}: cannot read {target.dotted}'s signature ({answer['error']}); its keywords stay"
+                f"{_NOTICE}: cannot read {target.dotted}'s signature ({answer['error']});"
+                " its keywords stay"
             )
             continue
         keywords = answer.get("keywords", {})

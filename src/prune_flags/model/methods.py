@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import ast
 import io
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from prune_flags.model.helpers import (
     Helper,
@@ -30,8 +30,9 @@ from prune_flags.vocabulary import WriteKind
 # these names is never reached by its name alone, whatever the repository defines.
 BUILTIN_MEMBERS = frozenset(
     name
-    for kind in (object, str, bytes, bytearray, int, float, complex, list, tuple, dict, set, frozenset, type,
-                 range, slice, memoryview, BaseException, io.TextIOBase, io.BufferedIOBase)
+    for kind in (object, str, bytes, bytearray, int, float, complex, list, tuple, dict, set,
+                 frozenset, type, range, slice, memoryview, BaseException, io.TextIOBase,
+                 io.BufferedIOBase)
     for name in dir(kind)
 )  # fmt: skip
 

@@ -6,8 +6,9 @@ by keyword, through `**kwargs`, or by position where no other argument shifts. A
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 from prune_flags.config import Flag
 from prune_flags.model.positions import positional_passes
@@ -251,7 +252,8 @@ class _KeywordLanding:
         self._forwards: dict[str, frozenset[str] | None] = {}
 
     def forwards(self, name: str) -> frozenset[str] | None:
-        """The callees a function of this name hands its **kwargs on to (see index.keyword_forwards)."""
+        """The callees a function of this name hands its **kwargs on to (see
+        index.keyword_forwards)."""
         if name not in self._forwards:
             self._forwards[name] = (
                 None

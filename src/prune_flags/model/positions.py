@@ -133,7 +133,8 @@ def _removable(call: CallSite, parameter: Write, calls: list[CallSite]) -> Argum
 
 
 def _fills_at(call: CallSite, parameter: Write) -> bool:
-    """Whether a call passes the parameter as one of its plain positional arguments, at its place."""
+    """Whether a call passes the parameter as one of its plain positional arguments, at its
+    place."""
     assert parameter.position is not None
     offset = 1 if parameter.method and call.through_attribute else 0
     return not (

@@ -15,8 +15,9 @@ its foreign classes and functions (`foreign_spans`), and the passes leave them a
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from prune_flags.config import ConfigError, Flag
 from prune_flags.semantic.classes import (
@@ -103,7 +104,8 @@ def _scope_in(tree: ast.Module, path: str, module: str, inner: list[str], flag: 
     }:
         _key_error(
             flag,
-            f"{module}.{'.'.join(inner)} has no parameter {flag.name} (if a run pruned it, drop the key)",
+            f"{module}.{'.'.join(inner)} has no parameter {flag.name} (if a run pruned it,"
+            " drop the key)",
         )
     return Scope(path, ".".join(inner), parameter=True)
 

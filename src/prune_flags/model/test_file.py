@@ -137,7 +137,8 @@ class TestFile:
             if given is UNKNOWN or same_value(given, flag.value):
                 continue
             reason = (
-                f"removed {cls.name}, whose tests exist only to exercise {flag.name} = {self._source(value)} "
+                f"removed {cls.name}, whose tests exist only to exercise {flag.name} ="
+                f" {self._source(value)} "
                 f"(set by a decorator of the class); the config fixes it at {flag.source}"
             )
             self.deleted[cls] = Removal(cls.lineno, flag.name, Action.REMOVED_TEST, reason)
@@ -211,7 +212,8 @@ class TestFile:
                 why = setting[0]
                 reason = (
                     f"removed the `with` block of {test.name} that exercises {why.flag.name} = "
-                    f"{self._source(why.value)} (it checks that value's behaviour); the config fixes it at {why.flag.source}"
+                    f"{self._source(why.value)} (it checks that value's behaviour); the"
+                    f" config fixes it at {why.flag.source}"
                 )
                 self.removals[("block", statement.lineno)] = Removal(
                     statement.lineno, why.flag.name, Action.REMOVED_TEST, reason
@@ -234,7 +236,8 @@ class TestFile:
         flag = why.flag
         value = value or self._source(why.value)
         reason = (
-            f"removed {test.name}, which exists only to exercise {flag.name} = {value} (set {how}); "
+            f"removed {test.name}, which exists only to exercise {flag.name} = {value} (set"
+            f" {how}); "
             f"the config fixes it at {flag.source}"
         )
         self.deleted[test] = Removal(test.lineno, flag.name, Action.REMOVED_TEST, reason)
@@ -282,13 +285,17 @@ class TestFile:
             return  # (not a write of another value: nothing waits for it to go)
         if kind == "configured":
             action = Action.REMOVED_WRITE
-            reason = f"it sets {flag.name} to a parameter its entries left give as {flag.source}, the value it is fixed at"
+            reason = (
+                f"it sets {flag.name} to a parameter its entries left give as"
+                f" {flag.source}, the value it is fixed at"
+            )
         else:
             what = "exists to exercise that value" if write.pinning else "also checks other things"
             setting = '; tests = "report" keeps it' if write.pinning and not self.delete else ""
             action = Action.OVERRIDDEN
             reason = (
-                f"{overrode(flag.name, self._source(write.value), flag.source)}; {test.name} {what} "
+                f"{overrode(flag.name, self._source(write.value), flag.source)};"
+                f" {test.name} {what} "
                 f"and may pin the removed behaviour (possibly pinning{setting})"
             )
         self.removals[(write.place, write.key)] = Removal(write.line, flag.name, action, reason)
@@ -305,7 +312,8 @@ class TestFile:
         return "unknown"
 
     def _kept(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
-        """A `# prune-flags: keep` on any of its lines (decorators included): it never goes whole."""
+        """A `# prune-flags: keep` on any of its lines (decorators included): it never goes
+        whole."""
         first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
         pragma = KEEP_PRAGMA.replace(" ", "")
         return any(
@@ -449,7 +457,10 @@ class TestFile:
                     if isinstance(n, FunctionNode)
                     and fixture.name in {a.arg for a in named_parameters(n)}
                 )
-                reason = f"fixture {fixture.name} was used only by tests this cleanup removed ({', '.join(users)})"
+                reason = (
+                    f"fixture {fixture.name} was used only by tests this cleanup"
+                    f" removed ({', '.join(users)})"
+                )
                 self.deleted[fixture] = Removal(
                     fixture.lineno, cause.flag, Action.REMOVED_FIXTURE, reason
                 )

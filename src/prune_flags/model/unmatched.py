@@ -37,7 +37,8 @@ class Appearance:
 
 
 def appearances(tree: ast.Module, display: str, name: str) -> list[Appearance]:
-    """Where `name` is spelt in a module, as a string literal or an attribute or a name, in order."""
+    """Where `name` is spelt in a module, as a string literal or an attribute or a name, in
+    order."""
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     found = []
     for node in ast.walk(tree):
@@ -151,7 +152,10 @@ def unmatched(name: str, places: list[tuple[Appearance, str]], mentioned: bool) 
     if template:
         advice = f'declare how it is read, e.g. accessors = ["{template}"]'
     elif option_call:
-        advice = f'if {option_call} adds the option as add_argument does, declare it: option_calls = ["{option_call}"]'
+        advice = (
+            f"if {option_call} adds the option as add_argument does, declare it:"
+            f' option_calls = ["{option_call}"]'
+        )
     else:
         advice = "check the flag's name"
     message = (

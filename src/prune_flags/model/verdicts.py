@@ -7,7 +7,8 @@ whether every write that had to go went. All from the `ast` index and the plumbi
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from prune_flags.config import Config, Flag
 from prune_flags.model.homes import scope_flag
@@ -76,14 +77,17 @@ def conflicts(
             ):
                 continue
             if write.kind == WriteKind.KEYWORD and write.owner not in pipes.owners:
-                # A keyword a function binds to its own parameter (another variable) goes no further.
+                # A keyword a function binds to its own parameter (another variable) goes no
+                # further.
                 trees = repository.trees_naming(write.owner)
                 own = binds_everywhere(trees, write.owner, flag.name)
                 if repository.defines(write.owner) and not own:
                     problems.append(
-                        f"{write.site} (passed to {write.owner}, which does not take it as the flag)"
+                        f"{write.site} (passed to {write.owner}, which does not take it as"
+                        " the flag)"
                     )
-                continue  # a keyword of a function outside the repository is that function's business
+                # a keyword of a function outside the repository is that function's business
+                continue
             if not same_value(write.value, flag.value):
                 problems.append(f"{write.site}{_why_it_stays(write) if not strict else ''}")
         problems += pipes.problems
@@ -135,8 +139,9 @@ def _why_it_stays(write: Write) -> str:
 
 
 def _carries(write: Write, pipes: Plumbing) -> bool:
-    """Whether a write passes on a parameter that is the flag (`self.fast = fast`, `helper(fast=fast)`
-    to a function whose parameter is the flag too): after inlining it gives the flag its own value.
+    """Whether a write passes on a parameter that is the flag (`self.fast = fast`,
+    `helper(fast=fast)` to a function whose parameter is the flag too): after inlining it gives the
+    flag its own value.
     """
     carried = (write.site.path, write.carried_from) in pipes.functions
     return carried and (write.kind != WriteKind.KEYWORD or write.owner in pipes.owners)
@@ -150,7 +155,10 @@ def still_written(flag: Flag, writes: list[Write]) -> Refusal:
     passed = sorted(set(sites) - set(given))
     said = [f"it is given another value at {', '.join(given)}"] if given else []
     said += [f"it is passed or taken at {', '.join(passed)}"] if passed else []
-    message = f"{flag.name}: not pruned: {', and '.join(said)}, and not every read of it, or not every such write, could go"
+    message = (
+        f"{flag.name}: not pruned: {', and '.join(said)}, and not every read of it,"
+        " or not every such write, could go"
+    )
     return Refusal(flag.name, RefusalReason.ANOTHER_VALUE, tuple(sites), message)
 
 
@@ -193,7 +201,8 @@ def ambiguous_names(
         message = (
             f"{flag.name}: not pruned: the name is ambiguous: unrelated definitions carry it "
             f"({', '.join(scope_with)}, at {', '.join(sites)}); a read or write of it "
-            f"{'(' + ', '.join(unattributed) + ') ' if unattributed else ''}may be either's; to prune one of "
+            f"{'(' + ', '.join(unattributed) + ') ' if unattributed else ''}may be"
+            " either's; to prune one of "
             f'them, scope the flag with its qualified key, e.g. "{scope_with[0]}" = {_toml(flag)}'
         )
         found.append(
@@ -239,9 +248,12 @@ def ambiguous_parameters(flags: Sequence[Flag], plumbings: Mapping[str, Plumbing
         sites = sorted({str(write.site) for write in pipes.unlinked})
         scope_with = tuple(sorted(keys.union(unlinked)))
         message = (
-            f"{flag.name}: not pruned: the name is ambiguous: parameters that no chain of calls links to the flag "
-            f"carry it ({', '.join(unlinked)}, at {', '.join(sites)}), each the flag or another variable; to prune "
-            "it, give each the configured value as its default (a parameter that agrees is the flag), or scope the "
+            f"{flag.name}: not pruned: the name is ambiguous: parameters that no chain of"
+            " calls links to the flag "
+            f"carry it ({', '.join(unlinked)}, at {', '.join(sites)}), each the flag or"
+            " another variable; to prune "
+            "it, give each the configured value as its default (a parameter that agrees is"
+            " the flag), or scope the "
             f'flag with a qualified key, e.g. "{scope_with[0]}" = {_toml(flag)}'
         )
         found.append(Refusal(flag.name, RefusalReason.AMBIGUOUS, tuple(sites), message, scope_with))
@@ -282,7 +294,8 @@ def read_as_objects(facts: dict[str, NameFacts]) -> list[Refusal]:
         how = (
             f'declare how it is read, as an accessor template such as accessors = ["{advice}"]'
             if advice is not None
-            else "a read through an accessor template that something acts on stays (a constant is never a receiver)"
+            else "a read through an accessor template that something acts on stays (a"
+            " constant is never a receiver)"
         )
         if all(read.effects for read in reads):
             message = f"{name}: not pruned: {lookups_with_effects(where)}"

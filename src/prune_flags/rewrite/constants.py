@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import ast
 import math
-from typing import Any, Callable, Final
+from collections.abc import Callable
+from typing import Any, Final
 
 import libcst as cst
 
@@ -96,8 +97,9 @@ _ON_CONSTANT: Final[dict[str, Callable[[Any], object]]] = {
     "bool": bool, "int": int, "float": float, "str": str, "len": len, "callable": callable,
 }  # fmt: skip
 _BUILTIN_TYPES: Final[dict[str, type]] = {
-    "bool": bool, "int": int, "float": float, "complex": complex, "str": str, "bytes": bytes, "tuple": tuple,
-    "list": list, "dict": dict, "set": set, "frozenset": frozenset, "type": type, "object": object,
+    "bool": bool, "int": int, "float": float, "complex": complex, "str": str, "bytes": bytes,
+    "tuple": tuple, "list": list, "dict": dict, "set": set, "frozenset": frozenset, "type": type,
+    "object": object,
 }  # fmt: skip
 
 

@@ -6,9 +6,10 @@ The engine builds these without importing LibCST (see `warm`); only the passes r
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from prune_flags.config import Flag
 from prune_flags.model.helpers import HelperCall
@@ -79,7 +80,8 @@ class RewriteContext:
     removable_asserts: frozenset[int] = frozenset()
     # In a test file: the tests, parametrize entries and writes that pin another value (pinned.py).
     tests: TestEdits | None = None
-    # Lines that name something this run acts on; a block without any is not walked (None: walk all).
+    # Lines that name something this run acts on; a block without any is not walked (None: walk
+    # all).
     relevant_lines: frozenset[int] | None = None
     # Scoped flags: the classes and functions of this file (dotted paths, "" for the whole module)
     # where the name is another definition's, which the passes leave alone.
@@ -155,7 +157,7 @@ class RewriteContext:
 
     def flag_near(self, line: int) -> str:
         """The flag a change at `line` is due to: the nearest inlining at or above it."""
-        above = [(l, flag) for l, _, flag in self.inlined if l <= line]
+        above = [(at, flag) for at, _, flag in self.inlined if at <= line]
         if above:
             return max(above)[1]
         return next(iter(self.flags), "")

@@ -11,8 +11,8 @@ import difflib
 import functools
 import re
 from collections import Counter
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import replace
-from typing import Collection, Iterable, Iterator
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
@@ -53,7 +53,8 @@ def parse_exactly(text: str) -> cst.Module:
         ) from None
     if module.code != text:
         raise FileFailure(
-            "skipped: LibCST does not give back this file's exact bytes, so it cannot be edited safely"
+            "skipped: LibCST does not give back this file's exact bytes, so it cannot be"
+            " edited safely"
         )
     return module
 
@@ -348,7 +349,8 @@ def _causes(
 
 
 def _line_map(original: str, rewritten: str) -> dict[int, int]:
-    """Lines of the rewritten text -> lines of the original, for changes found after the first walk."""
+    """Lines of the rewritten text -> lines of the original, for changes found after the first
+    walk."""
     mapping: dict[int, int] = {}
     matcher = difflib.SequenceMatcher(
         None, original.split("\n"), rewritten.split("\n"), autojunk=False

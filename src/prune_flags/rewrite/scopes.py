@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import libcst as cst
 
@@ -231,9 +231,10 @@ def _carried_value(
     carried: Mapping[str, Carried],
     lookup: Lookup,
 ) -> Carried | None:
-    """What a local assigned `value` carries: a flag's read of any kind the passes inline (`self.use_x`,
-    a module flag or flag parameter among `names`, a lookup by name: `getattr(settings, "X", "")`,
-    `os.environ.get("MODE")`, an accessor template's call), or what another such local carries."""
+    """What a local assigned `value` carries: a flag's read of any kind the passes inline
+    (`self.use_x`, a module flag or flag parameter among `names`, a lookup by name:
+    `getattr(settings, "X", "")`, `os.environ.get("MODE")`, an accessor template's call), or what
+    another such local carries."""
     if isinstance(value, cst.Attribute) and value.attr.value in flags:
         flag = flags[value.attr.value]
         return flag.name, constant_node(flag.value)
@@ -311,7 +312,9 @@ def _assigns_flag(
     if not isinstance(statement, cst.SimpleStatementLine):
         return False
     return any(
-        _single_name_target(small) is not None and _carried_value(small.value, flags, names, {}, lookup) is not None  # type: ignore[attr-defined]
+        _single_name_target(small) is not None
+        and _carried_value(small.value, flags, names, {}, lookup)  # type: ignore[attr-defined]
+        is not None
         for small in statement.body
     )
 

@@ -67,7 +67,8 @@ class View:
         return any(0 <= line - file_start < size for _, file_start, size in self.runs)
 
     def splice(self, rewritten: str) -> str | None:
-        """The file with the runs rewritten; None when a seam went (the rewrite reached past a run)."""
+        """The file with the runs rewritten; None when a seam went (the rewrite reached past a
+        run)."""
         if not self.partial:
             return rewritten
         runs = rewritten.split("\n" + SEAM)

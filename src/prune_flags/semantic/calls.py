@@ -4,7 +4,7 @@ reads to link a flag's parameter to the arguments that pass it."""
 from __future__ import annotations
 
 import ast
-from typing import Iterable
+from collections.abc import Iterable
 
 from prune_flags.semantic.facts import Argument, CallSite, Site
 from prune_flags.semantic.trees import CallOf, Forwarder, TreeFacts
@@ -13,7 +13,8 @@ from prune_flags.syntax.purity import pure_expression
 
 
 def scan_calls(calls: Iterable[CallOf], path: str, callees: frozenset[str]) -> list[CallSite]:
-    """Every call of a function named in `callees` (by its last name), with how it passes arguments."""
+    """Every call of a function named in `callees` (by its last name), with how it passes
+    arguments."""
     return [
         _call_site(node, Site(path, node.lineno), callee, enclosing)
         for callee, node, enclosing in calls

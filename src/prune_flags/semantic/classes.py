@@ -24,14 +24,11 @@ answered early asks nothing more (each lookup parses the files that name the cla
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import (
     TYPE_CHECKING,
-    Callable,
-    Iterable,
-    Iterator,
-    Sequence,
 )
 
 from prune_flags.syntax.expressions import ast_dotted

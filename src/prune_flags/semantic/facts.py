@@ -58,7 +58,8 @@ class Argument(NamedTuple):
 
 @dataclass(frozen=True)
 class CallSite:
-    """A call of a function by its (last) name: enough to tell which positional parameters it fills."""
+    """A call of a function by its (last) name: enough to tell which positional parameters it
+    fills."""
 
     site: Site
     callee: str

@@ -10,9 +10,9 @@ from __future__ import annotations
 import ast
 import os
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from prune_flags.config import Config
 from prune_flags.semantic.calls import scan_calls
@@ -133,7 +133,8 @@ class Repository:
         return self._candidate_cache[key]
 
     def by_display(self) -> dict[str, Path]:
-        """Decoded files, and skipped ones (the index reads them too), by the path it names them with."""
+        """Decoded files, and skipped ones (the index reads them too), by the path it names them
+        with."""
         return {self.display(path): path for path in [*self.sources, *self.skipped]}
 
     def mentioning(self, names: frozenset[str], original: bool = False) -> list[Path]:
@@ -150,7 +151,8 @@ class Repository:
         define it as a private method (a public one is never removed)."""
         word = re.escape(name)
         pattern = re.compile(
-            rf"(\.|^[ \t]+){word}\s*(:[^=\n]*)?([-+*/%&|^@]|//|>>|<<|\*\*)?=(?!=)|\bdel\b.*\.{word}\b"
+            rf"(\.|^[ \t]+){word}\s*(:[^=\n]*)?([-+*/%&|^@]|//|>>|<<|\*\*)?=(?!=)"
+            rf"|\bdel\b.*\.{word}\b"
             rf"|[\"']{word}[\"']" + (rf"|\b(def|class)\s+{word}\b" if name.startswith("_") else ""),
             re.M,
         )

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Iterable, Mapping
 
 from prune_flags.semantic.facts import NameFacts
 from prune_flags.semantic.scan_calls import Calls
@@ -56,7 +56,8 @@ def scan(
             tree
         )  # lines are counted by "\n": with old Mac line endings they are not the `ast`'s
     else:
-        # `--use-x` defines use_x (lines_naming knows), and FAST_KEY (or FK, its alias) may name a flag.
+        # `--use-x` defines use_x (lines_naming knows), and FAST_KEY (or FK, its alias) may name a
+        # flag.
         for _, _, statement in statements_holding(
             tree.body, lines_naming(text, names | scanner.constants.keys())
         ):

@@ -132,7 +132,11 @@ class Reads(ScanState):
         else (`x == ["use_x"]`, a record `("use_x", bool)` in a list) it is a string read."""
         elements = node.keys if isinstance(node, ast.Dict) else node.elts
         table = id(node) in self._table_places and (
-            isinstance(node, ast.Dict) or all(_is_string(e) and not option_like(e.value) for e in elements)  # type: ignore[union-attr]
+            isinstance(node, ast.Dict)
+            or all(
+                _is_string(e) and not option_like(e.value)  # type: ignore[union-attr]
+                for e in elements
+            )
         )
         entries = (
             [pure_expression(value) for value in node.values]

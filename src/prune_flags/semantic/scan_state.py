@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterable
+from collections.abc import Iterable
 
 from prune_flags.semantic.facts import ITSELF, AssertRead, NameFacts, Site, Write
 from prune_flags.syntax.expressions import (
@@ -74,13 +74,16 @@ class ScanState(ast.NodeVisitor):
         self._table_places: set[int] = set()
 
     def _value(self, node: ast.expr | None, name: str) -> object:
-        """What a write of `name` stores: a literal, the name's own value passed along, or UNKNOWN."""
+        """What a write of `name` stores: a literal, the name's own value passed along, or
+        UNKNOWN."""
         if isinstance(node, ast.Attribute) and node.attr == name:
             return ITSELF
         if isinstance(node, ast.Call) and ast_dotted(node.func) in FIELD_CONSTRUCTORS:
             return _field_default(node)
-        if (read := template_read(self.accessors, node, self.flag_names)) is not None and read[0] == name:  # type: ignore[arg-type]
-            return ITSELF  # `self.x = extra_args.get("x", False)`: the accessor is inlined to the flag's value
+        read = template_read(self.accessors, node, self.flag_names)  # type: ignore[arg-type]
+        if read is not None and read[0] == name:
+            # `self.x = extra_args.get("x", False)`: the accessor is inlined to the flag's value
+            return ITSELF
         if isinstance(node, ast.Name) and node.id == name:
             for parameters in reversed(self._flag_params):
                 if (

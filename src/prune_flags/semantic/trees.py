@@ -43,7 +43,8 @@ class TreeFacts:
 
     @functools.cached_property
     def definitions(self) -> dict[str, list[DefinitionNode]]:
-        """The tree's functions, methods and classes (at any depth) by name, in `ast.walk`'s order."""
+        """The tree's functions, methods and classes (at any depth) by name, in `ast.walk`'s
+        order."""
         found: dict[str, list[DefinitionNode]] = {}
         for node in ast.walk(self.tree):
             if isinstance(node, DefinitionNode):

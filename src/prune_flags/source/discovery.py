@@ -36,7 +36,8 @@ class _IgnoreRules:
 def discover_python_files(
     paths: Sequence[Path], root: Path, exclude: Sequence[str] = ()
 ) -> list[Path]:
-    """The .py files under paths, minus .git, .gitignored files and exclude globs (relative to root).
+    """The .py files under paths, minus .git, .gitignored files and exclude globs (relative to
+    root).
 
     A file named explicitly is always taken. Paths keep the form they were given in.
     """
@@ -100,7 +101,8 @@ def _walk(
 
 
 def _real_python_file(entry: os.DirEntry[str], real_directory: str, real_root: str) -> str | None:
-    """The file's real path, or None for what is not taken: symlinked directories, links leaving root."""
+    """The file's real path, or None for what is not taken: symlinked directories, links leaving
+    root."""
     if entry.is_file(follow_symlinks=False):
         return os.path.join(real_directory, entry.name)
     if not entry.is_symlink() or not entry.is_file():

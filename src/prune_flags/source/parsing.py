@@ -7,12 +7,14 @@ import ast
 import functools
 import sys
 import threading
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 # A file nested deeper than Python's default 1,000 frames allow (thousands of implicitly
 # concatenated strings, a long chain of `+`), which Python itself compiles, is walked again in a
 # thread of its own with room for this many frames: 512 MiB of stack, about 17 KiB a frame, more
-# than a frame of LibCST or of the `ast` parser in C takes, so the limit is met before the stack ends.
+# than a frame of LibCST or of the `ast` parser in C takes, so the limit is met before the stack
+# ends.
 DEEP_RECURSION = 30_000
 
 

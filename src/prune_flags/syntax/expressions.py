@@ -35,9 +35,9 @@ ENVIRON_SETTERS = ("environ.setdefault", "os.putenv", "setenv")  # setenv: pytes
 
 
 def patched(call: ast.Call) -> tuple[str, ast.expr | None] | None:
-    """What a test double sets: `mock.patch.object(C, "name", v)`, `monkeypatch.setattr(o, "name", v)`,
-    `mock.patch("pkg.mod.NAME", v)`, `monkeypatch.setattr("pkg.mod.NAME", v)`: (name, the value's
-    expression, None when the call gives none: a mock then stands in)."""
+    """What a test double sets: `mock.patch.object(C, "name", v)`, `monkeypatch.setattr(o, "name",
+    v)`, `mock.patch("pkg.mod.NAME", v)`, `monkeypatch.setattr("pkg.mod.NAME", v)`: (name, the
+    value's expression, None when the call gives none: a mock then stands in)."""
     func = ast_dotted(call.func)
     new = next((k.value for k in call.keywords if k.arg == "new"), None)
     if func.endswith("patch.object") or (func.endswith(".setattr") and func != "setattr"):

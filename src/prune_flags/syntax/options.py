@@ -1,4 +1,5 @@
-"""Command-line options that define a flag: argparse, optparse and click calls, their strings and arity."""
+"""Command-line options that define a flag: argparse, optparse and click calls, their strings and
+arity."""
 
 from __future__ import annotations
 

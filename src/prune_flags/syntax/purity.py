@@ -12,9 +12,10 @@ from prune_flags.syntax.values import FIELD_CONSTRUCTORS, PURE_BUILTINS
 # (calls are checked apart). Lambdas, comprehensions, `:=`, `await` and `yield` are not among
 # them: a helper returning one is not inlined.
 _VALUE_NODES = (
-    ast.Constant, ast.Name, ast.Attribute, ast.Subscript, ast.Slice, ast.BinOp, ast.BoolOp, ast.UnaryOp,
-    ast.Compare, ast.IfExp, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.JoinedStr, ast.FormattedValue,
-    ast.keyword, ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop,
+    ast.Constant, ast.Name, ast.Attribute, ast.Subscript, ast.Slice, ast.BinOp, ast.BoolOp,
+    ast.UnaryOp, ast.Compare, ast.IfExp, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.JoinedStr,
+    ast.FormattedValue, ast.keyword, ast.expr_context, ast.operator, ast.boolop, ast.unaryop,
+    ast.cmpop,
 )  # fmt: skip
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 KEEP_PRAGMA = "# prune-flags: keep"
 
@@ -55,7 +55,8 @@ def nested_blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
 def statements_holding(
     body: list[ast.stmt], lines: Iterable[int]
 ) -> Iterator[tuple[int, int, ast.stmt]]:
-    """The statements of a body (a module's, a class's) that hold one of the lines, with their spans."""
+    """The statements of a body (a module's, a class's) that hold one of the lines, with their
+    spans."""
     ordered = sorted(lines)
     for start, end, statement in statement_spans(body):
         index = bisect.bisect_left(ordered, start)

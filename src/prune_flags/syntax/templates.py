@@ -34,7 +34,8 @@ class Template:
     tree: ast.expr = field(compare=False)
 
     def match(self, node: object, unfold: Unfold) -> TemplateMatch | None:
-        """How `node` reads a flag through this template, or None when it does not have its shape."""
+        """How `node` reads a flag through this template, or None when it does not have its
+        shape."""
         found: dict[str, object] = {}
         if not _matches(self.tree, node, unfold, found, receiver=False):
             return None
@@ -102,7 +103,9 @@ class Written:
 
 @dataclass(frozen=True)
 class TemplateMatch:
-    identifier: object  # the flag's name, where the template has it in an attribute position (or, for a writer, as the keyword)
+    # the flag's name, where the template has it in an attribute position (or, for a writer, as the
+    # keyword)
+    identifier: object
     named: object  # the expression naming the flag (a string literal, or a constant holding one)
     membership: bool  # `{name} in ...`: the read is a bool, the flag's value taken as one
     negated: bool  # `{name} not in ...` against a template of `in` (or the reverse)
@@ -266,24 +269,27 @@ def _parsed(pattern: str) -> ast.expr | None:
     return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def parse_template(pattern: str) -> Template:
     """The shape of an accessor template, parsed once a process (the config's check, then the
     run's); ShapeError says what is wrong."""
     tree = _parsed(pattern)
     if tree is None:
         raise ShapeError(
-            f'{pattern!r} is not a Python expression such as "features.has({{name}}, ...)" or "config.{{name}}.value"'
+            f'{pattern!r} is not a Python expression such as "features.has({{name}}, ...)"'
+            f' or "config.{{name}}.value"'
         )
     if isinstance(tree, ast.Compare) and (
         len(tree.ops) != 1 or not isinstance(tree.ops[0], (ast.In, ast.NotIn))
     ):
         raise ShapeError(
-            f"{pattern!r}: a comparison reads a flag only as `{{name}} in ...` or `{{name}} not in ...`"
+            f"{pattern!r}: a comparison reads a flag only as `{{name}} in ...` or `{{name}}"
+            " not in ...`"
         )
     if not isinstance(tree, (ast.Call, ast.Attribute, ast.Subscript, ast.Compare)):
         raise ShapeError(
-            f"{pattern!r} is not a call, attribute, subscript or membership test that reads {{name}}"
+            f"{pattern!r} is not a call, attribute, subscript or membership test that reads"
+            f" {{name}}"
         )
     if any(isinstance(node, ast.keyword) and node.arg == _PLACEHOLDER for node in ast.walk(tree)):
         raise ShapeError(
@@ -299,7 +305,7 @@ def parse_template(pattern: str) -> Template:
     return Template(pattern, tree)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def parse_writer(pattern: str) -> Template:
     """The shape of a writer template: a call naming the flag by an argument, a keyword, a
     keyword's value or an attribute of its callee; ShapeError says what is wrong."""
@@ -310,7 +316,8 @@ def parse_writer(pattern: str) -> Template:
         )
     if not isinstance(tree, ast.Call):
         raise ShapeError(
-            f'{pattern!r} is not a call such as "set_config({{name}}, ...)" or "config.{{name}}(...)"'
+            f'{pattern!r} is not a call such as "set_config({{name}}, ...)" or'
+            f' "config.{{name}}(...)"'
         )
     naming = [
         node
@@ -320,7 +327,8 @@ def parse_writer(pattern: str) -> Template:
     ]
     if len(naming) != 1:
         raise ShapeError(
-            f"{pattern!r}: {{name}} must be once an argument, a keyword, a keyword's value or in the callee"
+            f"{pattern!r}: {{name}} must be once an argument, a keyword, a keyword's value"
+            " or in the callee"
         )
     return Template(pattern, tree)
 

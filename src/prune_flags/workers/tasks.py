@@ -26,13 +26,19 @@ def recheck(task: tuple[str, RewriteContext, bool]) -> str | None:
         parse_ast(text)
         again = deeply(rewrite, text, context, is_package_init)
     except (SyntaxError, FileFailure) as err:
-        return f"internal error while pruning {flags}: the result does not parse ({err}); left untouched"
+        return (
+            f"internal error while pruning {flags}: the result does not parse ({err});"
+            " left untouched"
+        )
     except RecursionError:
         return too_deep("run again for the safety gate")
     except Exception as err:  # a bug of ours must cost one file, never the run
         return f"internal error while pruning {flags}: {_brief(err)}; left untouched"
     if again.text != text:
-        return f"internal error while pruning {flags}: a second run would change the result again; left untouched"
+        return (
+            f"internal error while pruning {flags}: a second run would change the result"
+            " again; left untouched"
+        )
     return None
 
 

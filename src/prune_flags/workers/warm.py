@@ -18,7 +18,8 @@ import os
 import pickle
 import signal
 import sys
-from typing import IO, Any, Callable
+from collections.abc import Callable
+from typing import IO, Any
 
 
 class Rewriter:

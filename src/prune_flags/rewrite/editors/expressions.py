@@ -28,9 +28,10 @@ passes leave alone keeps its bytes.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Callable, Final, Iterator
+from typing import Final
 
 import libcst as cst
 
@@ -64,32 +65,35 @@ class Level(IntEnum):
 
 _BINARY: Final[dict[type, Level]] = {
     cst.BitOr: Level.BIT_OR, cst.BitXor: Level.BIT_XOR, cst.BitAnd: Level.BIT_AND,
-    cst.LeftShift: Level.SHIFT, cst.RightShift: Level.SHIFT, cst.Add: Level.SUM, cst.Subtract: Level.SUM,
-    cst.Multiply: Level.TERM, cst.Divide: Level.TERM, cst.FloorDivide: Level.TERM, cst.Modulo: Level.TERM,
-    cst.MatrixMultiply: Level.TERM, cst.Power: Level.POWER,
+    cst.LeftShift: Level.SHIFT, cst.RightShift: Level.SHIFT, cst.Add: Level.SUM,
+    cst.Subtract: Level.SUM, cst.Multiply: Level.TERM, cst.Divide: Level.TERM,
+    cst.FloorDivide: Level.TERM, cst.Modulo: Level.TERM, cst.MatrixMultiply: Level.TERM,
+    cst.Power: Level.POWER,
 }  # fmt: skip
 _KINDS: Final[dict[type, Level]] = {
-    cst.Tuple: Level.TUPLE, cst.Yield: Level.TUPLE, cst.StarredElement: Level.TUPLE, cst.NamedExpr: Level.NAMED,
-    cst.Lambda: Level.LAMBDA, cst.IfExp: Level.TERNARY, cst.Comparison: Level.COMPARISON, cst.Await: Level.AWAIT,
+    cst.Tuple: Level.TUPLE, cst.Yield: Level.TUPLE, cst.StarredElement: Level.TUPLE,
+    cst.NamedExpr: Level.NAMED, cst.Lambda: Level.LAMBDA, cst.IfExp: Level.TERNARY,
+    cst.Comparison: Level.COMPARISON, cst.Await: Level.AWAIT,
 }  # fmt: skip
 # The least level a child needs in its place, where that does not depend on the operator.
 _POSITIONS: Final[dict[tuple[type, str], Level]] = {
     (cst.Comparison, "left"): Level.BIT_OR, (cst.ComparisonTarget, "comparator"): Level.BIT_OR,
-    (cst.IfExp, "body"): Level.OR, (cst.IfExp, "test"): Level.OR, (cst.IfExp, "orelse"): Level.LAMBDA,
-    (cst.Lambda, "body"): Level.LAMBDA, (cst.NamedExpr, "value"): Level.LAMBDA,
-    (cst.Await, "expression"): Level.ATOM, (cst.Attribute, "value"): Level.ATOM,
-    (cst.Subscript, "value"): Level.ATOM, (cst.Call, "func"): Level.ATOM,
-    (cst.StarredElement, "value"): Level.BIT_OR, (cst.StarredDictElement, "value"): Level.BIT_OR,
-    (cst.Element, "value"): Level.NAMED,
+    (cst.IfExp, "body"): Level.OR, (cst.IfExp, "test"): Level.OR,
+    (cst.IfExp, "orelse"): Level.LAMBDA, (cst.Lambda, "body"): Level.LAMBDA,
+    (cst.NamedExpr, "value"): Level.LAMBDA, (cst.Await, "expression"): Level.ATOM,
+    (cst.Attribute, "value"): Level.ATOM, (cst.Subscript, "value"): Level.ATOM,
+    (cst.Call, "func"): Level.ATOM, (cst.StarredElement, "value"): Level.BIT_OR,
+    (cst.StarredDictElement, "value"): Level.BIT_OR, (cst.Element, "value"): Level.NAMED,
     (cst.DictElement, "key"): Level.LAMBDA, (cst.DictElement, "value"): Level.LAMBDA,
-    (cst.Index, "value"): Level.NAMED, (cst.Slice, "lower"): Level.LAMBDA, (cst.Slice, "upper"): Level.LAMBDA,
-    (cst.Slice, "step"): Level.LAMBDA,
-    (cst.ListComp, "elt"): Level.NAMED, (cst.SetComp, "elt"): Level.NAMED, (cst.GeneratorExp, "elt"): Level.NAMED,
-    (cst.DictComp, "key"): Level.LAMBDA, (cst.DictComp, "value"): Level.LAMBDA,
-    (cst.CompFor, "iter"): Level.OR, (cst.CompIf, "test"): Level.OR,
-    (cst.FormattedStringExpression, "expression"): Level.TERNARY,
-    (cst.If, "test"): Level.NAMED, (cst.While, "test"): Level.NAMED, (cst.Decorator, "decorator"): Level.NAMED,
-    (cst.Assert, "test"): Level.LAMBDA, (cst.Assert, "msg"): Level.LAMBDA, (cst.WithItem, "item"): Level.LAMBDA,
+    (cst.Index, "value"): Level.NAMED, (cst.Slice, "lower"): Level.LAMBDA,
+    (cst.Slice, "upper"): Level.LAMBDA, (cst.Slice, "step"): Level.LAMBDA,
+    (cst.ListComp, "elt"): Level.NAMED, (cst.SetComp, "elt"): Level.NAMED,
+    (cst.GeneratorExp, "elt"): Level.NAMED, (cst.DictComp, "key"): Level.LAMBDA,
+    (cst.DictComp, "value"): Level.LAMBDA, (cst.CompFor, "iter"): Level.OR,
+    (cst.CompIf, "test"): Level.OR, (cst.FormattedStringExpression, "expression"): Level.TERNARY,
+    (cst.If, "test"): Level.NAMED, (cst.While, "test"): Level.NAMED,
+    (cst.Decorator, "decorator"): Level.NAMED, (cst.Assert, "test"): Level.LAMBDA,
+    (cst.Assert, "msg"): Level.LAMBDA, (cst.WithItem, "item"): Level.LAMBDA,
     (cst.Raise, "exc"): Level.LAMBDA, (cst.From, "item"): Level.LAMBDA,
     (cst.Param, "default"): Level.LAMBDA, (cst.Annotation, "annotation"): Level.LAMBDA,
 }  # fmt: skip
@@ -328,7 +332,8 @@ class ExpressionEditor(BodyEditor):
                     _Pending(depth, placed, True, (_without_parentheses,) if loose else ())
                 )
                 return placed
-            result = updated_node  # a pass that records what it replaces asked first; the others are overruled
+            # a pass that records what it replaces asked first; the others are overruled
+            result = updated_node
         if deferred:
             self._pending.append(_Pending(depth, result, False, tuple(deferred)))
         return result

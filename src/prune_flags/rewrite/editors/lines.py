@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import libcst as cst
 
@@ -73,7 +73,8 @@ def comment_words(lines: Sequence[cst.EmptyLine]) -> set[str]:
 # Comments that speak for the whole file and must stay at its top whatever goes below them: an
 # encoding declaration (PEP 263), and the file-level directives of type checkers and linters.
 FILE_DIRECTIVE = re.compile(
-    r"#(.*?coding[:=][ \t]*[-\w.]+| *(type: *ignore|mypy:|pyright:|pylint:|flake8:|isort:|ruff:|fmt:))"
+    r"#(.*?coding[:=][ \t]*[-\w.]+| *(type:"
+    r" *ignore|mypy:|pyright:|pylint:|flake8:|isort:|ruff:|fmt:))"
 )
 
 

@@ -23,8 +23,8 @@ engineer follows by hand:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import libcst as cst
 from libcst.metadata import PositionProvider
@@ -146,7 +146,8 @@ class BodyEditor(cst.CSTTransformer):
         return result
 
     def dotted(self, name: str) -> str:
-        """The dotted path inside the module (`Car.drive`) of `name` defined in the current scope."""
+        """The dotted path inside the module (`Car.drive`) of `name` defined in the current
+        scope."""
         owners = [
             scope.name.value
             for scope in self.scopes
@@ -284,7 +285,8 @@ class BodyEditor(cst.CSTTransformer):
                     self.record(
                         originals[index + 1],
                         Action.REMOVED_UNREACHABLE,
-                        "unreachable: it follows a return, raise, continue or break that folding exposed",
+                        "unreachable: it follows a return, raise, continue or break that"
+                        " folding exposed",
                         self.context.flag_near(self.line_of(original)),
                     )
                     # A view holds a function whole; a module or class body maybe not (window.py).

@@ -115,7 +115,8 @@ class FoldBranches(BodyEditor):
         self.record(
             original,
             Action.FOLDED_BRANCH_KEPT_CALL,
-            f"the condition is always {str(value).lower()} once {flag} is inlined; its call stays for its side effects",
+            f"the condition is always {str(value).lower()} once {flag} is inlined; its call"
+            " stays for its side effects",
             flag,
         )
         rest = self._fold_if(original, updated.with_changes(test=bool_node(value)), [])

@@ -13,7 +13,7 @@ the imports a file needs, the engine decides with `ast` (model/helpers.py).
 from __future__ import annotations
 
 import functools
-from typing import Sequence
+from collections.abc import Sequence
 
 import libcst as cst
 from libcst.metadata import PositionProvider
@@ -159,11 +159,17 @@ class InlineHelpers(ExpressionEditor):
         if name is not None:
             flag = self.context.flag_near(self.line_of(original))
             if isinstance(updated, cst.Expr):
-                reason = f"the call of {name} was a statement of its own, and what it returns has no side effect"
+                reason = (
+                    f"the call of {name} was a statement of its own, and what it"
+                    " returns has no side effect"
+                )
                 self.record(original, Action.REMOVED_CALL, reason, flag)
                 return []
             if isinstance(updated, cst.Assign) and _assigns_itself(updated):
-                reason = f"once {name} is inlined, it assigns {cst.ensure_type(value, cst.Name).value} to itself"
+                reason = (
+                    f"once {name} is inlined, it assigns"
+                    f" {cst.ensure_type(value, cst.Name).value} to itself"
+                )
                 self.record(original, Action.REMOVED_SELF_ASSIGNMENT, reason, flag)
                 return []
         return super().edit_small_statement(original, updated)

@@ -9,7 +9,7 @@ statements anywhere in the module, and the statement when no name is left.
 from __future__ import annotations
 
 import bisect
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import libcst as cst
 

@@ -109,7 +109,8 @@ class InlineFlags(ExpressionEditor):
         return None
 
     def _flag_named(self, name: str, read: cst.Name) -> str | None:
-        """The flag a bare name reads here, where it holds the flag's own value (see _carried_read)."""
+        """The flag a bare name reads here, where it holds the flag's own value (see
+        _carried_read)."""
         found = self._carried_read(name, read)
         if found is None:
             return None
@@ -151,7 +152,8 @@ class InlineFlags(ExpressionEditor):
             if name in self._carried[key]:
                 return self._carried[key][name]
             if name not in self._module_flags:
-                continue  # only a module flag can be shadowed: no need to learn what the scope binds
+                # only a module flag can be shadowed: no need to learn what the scope binds
+                continue
             if key not in self._bound:
                 self._bound[key] = bound_names(scope)
             if name in self._bound[key]:

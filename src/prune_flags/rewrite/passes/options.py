@@ -20,7 +20,8 @@ from prune_flags.vocabulary import Action
 
 
 def option_call_dest(call: cst.Call, wrappers: tuple[str, ...] = ()) -> str | None:
-    """The flag an option call defines (argparse's, click's or a declared wrapper's), if it is one."""
+    """The flag an option call defines (argparse's, click's or a declared wrapper's), if it is
+    one."""
     func = dotted_name(call.func) or ""
     if not (defines_option(func, wrappers) or func in CLICK_OPTIONS):
         return None

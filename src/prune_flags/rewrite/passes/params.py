@@ -37,7 +37,8 @@ class PruneFlagParameters(BodyEditor):
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
         updated_node = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
-        # Decided on the original: the option decorator that makes a click parameter a flag may be gone by now.
+        # Decided on the original: the option decorator that makes a click parameter a flag may be
+        # gone by now.
         linked = linked_flags(self.context.flag_functions, self.scopes)
         dead = [
             name

@@ -67,7 +67,10 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
                     self.get_metadata(PositionProvider, original)
                 )
                 if self.in_class_body and self.dotted(name) in self.context.droppable_hooks:
-                    reason = f"{name}'s body folded away, and no base class defines it: nothing is left to run or override"
+                    reason = (
+                        f"{name}'s body folded away, and no base class defines it:"
+                        " nothing is left to run or override"
+                    )
                     self.record(original, Action.REMOVED_METHOD, reason, flag)
                     return Edit(carry=detached_lines(updated.leading_lines))
                 reason = (
@@ -133,7 +136,10 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             )
             self.record(original, Action.OVERRIDDEN, reason, death.flag)
         elif registers:
-            reason = f"it registered {flag.name}, whose definition goes; the config fixes it at {flag.source}"
+            reason = (
+                f"it registered {flag.name}, whose definition goes; the config fixes"
+                f" it at {flag.source}"
+            )
             self.record(original, Action.REMOVED_WRITE, reason, death.flag)
         else:
             action = Action.REMOVED_SETTER if how == "setter" else Action.REMOVED_WRITE
@@ -269,7 +275,8 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         definition = isinstance(target, cst.Name) and self._flag_written(target) is not None
         keep_value = value is not None and not is_pure(value) and not definition
         if keep_value and self.at_module_level and isinstance(target, cst.Name):
-            return None  # `logger = logging.getLogger(...)` is set-up, not a value to strip down to its call
+            # `logger = logging.getLogger(...)` is set-up, not a value to strip down to its call
+            return None
         self._record_write(original, target, kept_value=keep_value, value=value)
         if keep_value:
             assert value is not None

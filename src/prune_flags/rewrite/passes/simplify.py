@@ -10,7 +10,7 @@ test, a ternary's test, the operand of `not`) and only when it has no side effec
 from __future__ import annotations
 
 import operator
-from typing import Callable
+from collections.abc import Callable
 
 import libcst as cst
 from libcst.metadata import PositionProvider
@@ -42,8 +42,14 @@ _COMPARE: dict[type, Callable[[object, object], bool]] = {
     cst.IsNot: operator.is_not,
 }
 _SINGLETONS = (type(None), bool)
-_NEVER_SAME: Callable[[object, object], bool] = lambda left, right: False
-_ALWAYS_DIFFERENT: Callable[[object, object], bool] = lambda left, right: True
+
+
+def _never_same(left: object, right: object) -> bool:
+    return False
+
+
+def _always_different(left: object, right: object) -> bool:
+    return True
 
 
 def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -60,7 +66,8 @@ _STRING_METHODS = frozenset(
 
 
 def string_method(call: cst.Call) -> object:
-    """`"True".lower()` and the like: a pure method of a constant string, with constant arguments."""
+    """`"True".lower()` and the like: a pure method of a constant string, with constant
+    arguments."""
     func = call.func
     if not (isinstance(func, cst.Attribute) and func.attr.value in _STRING_METHODS):
         return None
@@ -225,9 +232,10 @@ class SimplifyBooleans(ExpressionEditor):
                 isinstance(left, _SINGLETONS) and isinstance(right, _SINGLETONS)
             ):
                 if type(left) is type(right):
-                    return updated_node  # identity of equal non-singleton constants is an implementation detail
+                    # identity of equal non-singleton constants is an implementation detail
+                    return updated_node
                 # Constants of different types are never the same object.
-                compare = _NEVER_SAME if isinstance(target.operator, cst.Is) else _ALWAYS_DIFFERENT
+                compare = _never_same if isinstance(target.operator, cst.Is) else _always_different
             try:
                 result = result and bool(compare(left, right))
             except TypeError:

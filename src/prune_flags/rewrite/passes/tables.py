@@ -12,12 +12,14 @@ strings that spell it go from the literals that list or set it, in code and test
 
 An option whose arity is not known (a wrapper, `nargs="?"`, a field with no option call) loses its
 string only where no word follows it that it could take: otherwise the argument list stays as it is.
-The index counts the same entries as table mentions (index._Scanner._table), which keep no flag alive.
+The index counts the same entries as table mentions (index._Scanner._table), which keep no flag
+alive.
 """
 
 from __future__ import annotations
 
-from typing import Sequence, TypeVar
+from collections.abc import Sequence
+from typing import TypeVar
 
 import libcst as cst
 
@@ -175,8 +177,8 @@ class PruneOptionTables(BodyEditor):
             constant_value(e.value) if isinstance(e, cst.Element) else UNKNOWN
             for e in original.elements
         ]
-        # As index._Scanner._table counts it: strings only, none an option string (an argument list's
-        # words are no names: `["--mode", "use_x"]`), in a table's place.
+        # As index._Scanner._table counts it: strings only, none an option string (an argument
+        # list's words are no names: `["--mode", "use_x"]`), in a table's place.
         names_table = all(
             isinstance(w, str) and not option_like(w) for w in words
         ) and self._in_table_place(original)
@@ -256,7 +258,10 @@ class PruneOptionTables(BodyEditor):
             )
             if emptied and (callee.rsplit(".", 1)[-1], keyword) in self.context.emptiable_keywords:
                 flag = self.context.flag_changed_near(self.line_of(before))
-                reason = f"its dict lost its last entry with {flag}; {callee} takes an empty one as it takes none"
+                reason = (
+                    f"its dict lost its last entry with {flag}; {callee} takes an"
+                    " empty one as it takes none"
+                )
                 self.record(before, Action.REMOVED_OPTION_KEYWORD, reason, flag)
                 args = without_element(args, index)
         return result.with_changes(args=args) if len(args) < len(result.args) else result
@@ -264,8 +269,8 @@ class PruneOptionTables(BodyEditor):
     def edit_small_statement(
         self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
     ) -> list[cst.BaseSmallStatement] | None:
-        """`args.append("--use-x")` (or `"--size=3"`): the word it adds to an argument list goes with
-        the option. An option that takes a word after it stays appended (the next statement may
+        """`args.append("--use-x")` (or `"--size=3"`): the word it adds to an argument list goes
+        with the option. An option that takes a word after it stays appended (the next statement may
         append that word)."""
         call = updated.value if isinstance(updated, cst.Expr) else None
         if (

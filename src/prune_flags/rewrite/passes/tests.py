@@ -53,7 +53,8 @@ class PruneTests(WithItemEditor):
         updated: cst.FunctionDef | cst.ClassDef | cst.With,
         removal: Removal,
     ) -> Edit:
-        # A class goes after its tests, each recorded; one that goes for its own decorator is one change.
+        # A class goes after its tests, each recorded; one that goes for its own decorator is one
+        # change.
         own = isinstance(original, cst.ClassDef) and removal.action == Action.REMOVED_TEST
         if isinstance(original, (cst.FunctionDef, cst.With)) or own:
             span = self.get_metadata(PositionProvider, original)
