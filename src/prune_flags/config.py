@@ -28,7 +28,8 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 FORMATS = ("auto", "black", "none")
 
 
-# What becomes of a test that exists only to exercise a value the config rules out (see pinned.py).
+# What becomes of a test that exists only to exercise a value the config rules out (see
+# model/pinned.py).
 TESTS = ("delete", "report")
 
 
@@ -108,7 +109,7 @@ class Config:
     format: str = "auto"
     exclude: tuple[str, ...] = ()
     # true: a keyword the cleanup made a constant goes from a call of an installed library whose
-    # signature default is that value (see library.py)
+    # signature default is that value (see model/library.py)
     library_keywords: bool = False
     # The interpreter whose installed libraries are asked; "" is the one running prune-flags.
     library_python: str = ""
@@ -213,8 +214,8 @@ def _strings(table: Mapping[str, object], key: str, file: str) -> tuple[str, ...
 
 
 def _name_patterns(table: Mapping[str, object], key: str, file: str) -> tuple[str, ...]:
-    """Templates naming a flag: accessors (any expression that reads one, shapes.parse_template)
-    and writers (calls that write one, shapes.parse_writer)."""
+    """Templates naming a flag: accessors (any expression that reads one, templates.parse_template)
+    and writers (calls that write one, templates.parse_writer)."""
     patterns = _strings(table, key, file)
     for index, pattern in enumerate(patterns):
         if "{name}" not in pattern:

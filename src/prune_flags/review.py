@@ -1,17 +1,16 @@
-"""Interactive review: each changed file split into hunks, each accepted or declined.
+"""Interactive review: each changed file split into hunks, each accepted or declined."""
 
-Hunks are not independent: removing `self.fast = False` is right only because the `if self.fast:`
-of another hunk goes too. So a declined hunk means "keep these lines, and what they read": the
-cleanup runs again from the original texts with the statements the hunk touches protected, as a
-`# prune-flags: keep` pragma on them would (a virtual one: the marker is put into the texts the
-engine reads and taken out of what it gives back; nothing of it is written), before the next
-question. Hunks accepted earlier that the new plan no longer holds are withdrawn, and said so;
-what takes their place is asked about. A declined hunk that its own statements cannot keep (they
-stay, but a branch flattened around them dedents them) keeps the block around it, else its whole
-file; when even that does not hold, nothing is written. In the end every hunk of the last plan is
-accepted, except declined ones that run nothing (comments, blank lines, lines deleted inside a
-string), so the result is the cleanup's own output for the lines kept.
-"""
+# Hunks are not independent: removing `self.fast = False` is right only because the `if self.fast:`
+# of another hunk goes too. So a declined hunk means "keep these lines, and what they read": the
+# cleanup runs again from the original texts with the statements the hunk touches protected, as a `#
+# prune-flags: keep` pragma on them would (a virtual one: the marker is put into the texts the
+# engine reads and taken out of what it gives back; nothing of it is written), before the next
+# question. Hunks accepted earlier that the new plan no longer holds are withdrawn, and said so;
+# what takes their place is asked about. A declined hunk that its own statements cannot keep (they
+# stay, but a branch flattened around them dedents them) keeps the block around it, else its whole
+# file; when even that does not hold, nothing is written. In the end every hunk of the last plan is
+# accepted, except declined ones that run nothing (comments, blank lines, lines deleted inside a
+# string), so the result is the cleanup's own output for the lines kept.
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The helpers a round folded: functions it reduced to one `return` of a constant or of a
-parameter, and methods so reduced with the calls that reach them (helpers.py answers with `ast`);
-then how each file spells their calls, for passes/helpers.py to inline them."""
+"""The helpers a round folded: functions it reduced to one `return` of a constant or of a parameter,
+and methods so reduced with the calls that reach them (model/helpers.py answers with `ast`); then
+how each file spells their calls, for rewrite/passes/helpers.py to inline them."""
 
 from __future__ import annotations
 
@@ -37,9 +37,9 @@ class FoldedHelpers:
         self._modules: dict[Path, tuple[str, bool]] | None = None  # dotted names, on first need
 
     def learn(self, changed: list[Path]) -> bool:
-        """Functions this round reduced to one `return` of a constant or of a parameter (issue 5,
-        step 2), then, for each file that mentions one, how it spells their calls and the imports
-        it needs for them. True when there are new ones."""
+        """Functions this round reduced to one `return` of a constant or of a parameter, then, for
+        each file that mentions one, how it spells their calls and the imports it needs for them.
+        True when there are new ones."""
         found: dict[str, Helper] = {}
         for path in changed:
             text = self.repository.text(path)

@@ -1,15 +1,13 @@
-"""The cascade: inline, fold and prune, round after round, until no name loses its last reader.
+"""The cascade: inline, fold and prune, round after round, until no name loses its last reader."""
 
-Every round rewrites the planned files from their original text with everything
-learnt so far (which names are dead, which asserts go), so line numbers in the
-report are always the original's and a round never builds on a half-done one.
-A round ends when the index, rebuilt only over files that mention the names in
-question, finds no new name without a reader.
-
-What the model planned and what the rounds learnt are in cascade_state.py; what a file's
-rewrite is given in cascade_context.py; the helpers a round folded in cascade_helpers.py; which
-names may really go in cascade_liveness.py.
-"""
+# Every round rewrites the planned files from their original text with everything learnt so far
+# (which names are dead, which asserts go), so line numbers in the report are always the original's
+# and a round never builds on a half-done one. A round ends when the index, rebuilt only over files
+# that mention the names in question, finds no new name without a reader.
+#
+# What the model planned and what the rounds learnt are in cascade/state.py; what a file's rewrite
+# is given in cascade/contexts.py; the helpers a round folded in cascade/helpers.py; which names may
+# really go in cascade/liveness.py.
 
 from __future__ import annotations
 

@@ -1,10 +1,13 @@
-"""What the parts of the cascade share: what the model planned for it (`Plan`, the same every
-round) and what its rounds learnt so far (`Learnt`, which every round's rewrites are given).
+"""What the parts of the cascade share: `Plan`, what the model planned for it (the same every
+round), and `Learnt`, what its rounds learnt so far."""
 
-The parts are the rounds (cascade.py), what a file's rewrite is given (cascade_context.py), the
-helpers a round folded (cascade_helpers.py) and which names a round left without a reader may
-really go (cascade_liveness.py); each reads these two and nothing of the others' state.
-"""
+# What the parts of the cascade share: what the model planned for it (`Plan`, the same every round)
+# and what its rounds learnt so far (`Learnt`, which every round's rewrites are given).
+#
+# The parts are the rounds (cascade/rounds.py), what a file's rewrite is given
+# (cascade/contexts.py), the helpers a round folded (cascade/helpers.py) and which names a round
+# left without a reader may really go (cascade/liveness.py); each reads these two and nothing of the
+# others' state.
 
 from __future__ import annotations
 
@@ -36,7 +39,7 @@ class Plan:
     # (None: not known).
     option_flags: dict[str, frozenset[str]]
     option_arities: dict[str, int | None]
-    library_keywords: Mapping[Path, dict[KeywordPlace, LibraryDefault]]  # see library.py
+    library_keywords: Mapping[Path, dict[KeywordPlace, LibraryDefault]]  # see model/library.py
 
     @classmethod
     def of(

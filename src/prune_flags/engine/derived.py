@@ -1,34 +1,32 @@
-"""Derived flags (issue 17, items 4 and 2): fields and parameters the cleanup left constant.
+"""Derived flags: fields and parameters the cleanup left constant."""
 
-Once the configured flags are folded away, a field whose every write in the repository is one
-literal (`self.quiet = False`, the write of True gone with the branch that held it, or
-`self.quiet = not self.verbose` become `not True`, simplified to `False`) is a flag of its own;
-so is a parameter without a default that every call passes one literal (`_render(page, False)`
-once `FAST` was inlined). The cleanup runs again, from the original texts, with each as a scoped
-flag on top of the config's (`"pkg.mod.Runner.quiet" = false`, `"pkg.mod._render.fast" =
-false`): its reads are inlined, its definitions, or its parameter and every argument passing it,
-go, and the cascade goes on, until no new one appears. The engine's rounds, plumbing and
-refusals are those of any scoped flag: a derived flag is nothing but a key the user could have
-written.
-
-Only what the cleanup made constant counts: a field or parameter already constant before the run
-is its author's business (as helpers.py has it for helpers). When in doubt, nothing is derived:
-every write must be a class's own (`self.x`, `cls.x`, a class attribute) in one chain of plain
-classes (no decorator, metaclass or base from outside the repository), every use of the name
-must be that class's as the scoping rules judge it, a function must be the only one of its name,
-called and never used otherwise; names in `keep`, a package's interface (`__all__`, an
-`__init__.py` re-export, a name a test uses) and names already flags are left alone. A derived
-flag the run again refuses is dropped and the run made without it; a run that is worse in any
-other way (a file skipped, another flag refused) is not taken: a derived flag never changes the
-exit code or adds a refusal. Its changes are credited to the configured flag whose cleanup made
-it constant, with a reason naming it (`field quiet is always False after the cleanup`).
-
-Why runs, not rounds of one cascade: a flag's scope, plumbing (which arguments pass it),
-conflicts and test plan are decided over the original texts before the cascade starts, and every
-round rewrites from them; a flag found between rounds needs all of that over the same texts,
-which is what a run with it does. Finding costs a look at the lines a run edited (`ast` only); a
-run again is paid only when something was found.
-"""
+# Once the configured flags are folded away, a field whose every write in the repository is one
+# literal (`self.quiet = False`, the write of True gone with the branch that held it, or `self.quiet
+# = not self.verbose` become `not True`, simplified to `False`) is a flag of its own; so is a
+# parameter without a default that every call passes one literal (`_render(page, False)` once `FAST`
+# was inlined). The cleanup runs again, from the original texts, with each as a scoped flag on top
+# of the config's (`"pkg.mod.Runner.quiet" = false`, `"pkg.mod._render.fast" = false`): its reads
+# are inlined, its definitions, or its parameter and every argument passing it, go, and the cascade
+# goes on, until no new one appears. The engine's rounds, plumbing and refusals are those of any
+# scoped flag: a derived flag is nothing but a key the user could have written.
+#
+# Only what the cleanup made constant counts: a field or parameter already constant before the run
+# is its author's business (as model/helpers.py has it for helpers). When in doubt, nothing is
+# derived: every write must be a class's own (`self.x`, `cls.x`, a class attribute) in one chain of
+# plain classes (no decorator, metaclass or base from outside the repository), every use of the name
+# must be that class's as the scoping rules judge it, a function must be the only one of its name,
+# called and never used otherwise; names in `keep`, a package's interface (`__all__`, an
+# `__init__.py` re-export, a name a test uses) and names already flags are left alone. A derived
+# flag the run again refuses is dropped and the run made without it; a run that is worse in any
+# other way (a file skipped, another flag refused) is not taken: a derived flag never changes the
+# exit code or adds a refusal. Its changes are credited to the configured flag whose cleanup made it
+# constant, with a reason naming it (`field quiet is always False after the cleanup`).
+#
+# Why runs, not rounds of one cascade: a flag's scope, plumbing (which arguments pass it), conflicts
+# and test plan are decided over the original texts before the cascade starts, and every round
+# rewrites from them; a flag found between rounds needs all of that over the same texts, which is
+# what a run with it does. Finding costs a look at the lines a run edited (`ast` only); a run again
+# is paid only when something was found.
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The driver: files in scope -> the model of the flags -> the cascade's rounds (cascade.py) ->
-format -> safety gate -> Report."""
+"""The driver: files in scope -> the model of the flags -> the cascade's rounds (cascade/rounds.py)
+-> format -> safety gate -> Report."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def run(
     project_root = find_project_root(paths[0] if paths else cwd)
     repository = load(paths, config, cwd, project_root, progress, contents)
     first = _cleanup(repository, config, project_root, jobs)
-    # Fields and parameters the cleanup left constant are flags of their own (derived.py).
+    # Fields and parameters the cleanup left constant are flags of their own (engine/derived.py).
     return settle(
         repository, config, first, lambda more: _cleanup(repository, more, project_root, jobs)
     )
@@ -165,7 +165,7 @@ def _cleanup(
 def _library_keywords(
     repository: Repository, flags: frozenset[str], config: Config, root: Path
 ) -> LibraryKeywords:
-    """The keywords at library calls that may go (library.py): one probe for the whole run."""
+    """The keywords at library calls that may go (model/library.py): one probe for the whole run."""
     trees = [
         (path, tree)
         for path in repository.mentioning(flags, original=True)

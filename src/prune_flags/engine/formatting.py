@@ -1,13 +1,12 @@
-"""Run black on just the lines a codemod changed, with the target repository's black settings.
+"""Run black on just the lines a codemod changed, with the target repository's black settings."""
 
-`format = "auto"` formats where the repository says how it formats: black's `[tool.black]`, a
-black hook in `.pre-commit-config.yaml` (its `args` on top, its `rev` checked against the
-installed black), or ruff's formatter (`ruff.toml`, `.ruff.toml`, `[tool.ruff]`, a `ruff-format`
-hook), whose settings map onto black's: ruff format is black-compatible by design.
-
-`black` is imported inside the functions that format, never at module level: most runs format
-nothing, and importing black costs about 0.3 s.
-"""
+# `format = "auto"` formats where the repository says how it formats: black's `[tool.black]`, a
+# black hook in `.pre-commit-config.yaml` (its `args` on top, its `rev` checked against the
+# installed black), or ruff's formatter (`ruff.toml`, `.ruff.toml`, `[tool.ruff]`, a `ruff-format`
+# hook), whose settings map onto black's: ruff format is black-compatible by design.
+#
+# `black` is imported inside the functions that format, never at module level: most runs format
+# nothing, and importing black costs about 0.3 s.
 
 from __future__ import annotations
 

@@ -1,13 +1,12 @@
-"""The hooks a repository's `.pre-commit-config.yaml` runs, read without a YAML library.
+"""The hooks a repository's `.pre-commit-config.yaml` runs, read without a YAML library."""
 
-prune-flags depends on no YAML parser, and a pre-commit config is a small, regular document: a
-`repos:` list of mappings (`repo`, `rev`, `hooks:` a list of mappings with `id` and `args`).
-This reader understands the block style such files are written in (nested mappings and `-`
-lists by indentation), flow lists (`args: [--line-length=100, "-S"]`), quoted and plain scalars
-and comments; anything else (anchors, flow mappings, multi-line scalars) is skipped rather than
-misread. A file it cannot make sense of gives no hooks, never an error: it only decides how the
-touched lines are formatted.
-"""
+# prune-flags depends on no YAML parser, and a pre-commit config is a small, regular document: a
+# `repos:` list of mappings (`repo`, `rev`, `hooks:` a list of mappings with `id` and `args`). This
+# reader understands the block style such files are written in (nested mappings and `-` lists by
+# indentation), flow lists (`args: [--line-length=100, "-S"]`), quoted and plain scalars and
+# comments; anything else (anchors, flow mappings, multi-line scalars) is skipped rather than
+# misread. A file it cannot make sense of gives no hooks, never an error: it only decides how the
+# touched lines are formatted.
 
 from __future__ import annotations
 

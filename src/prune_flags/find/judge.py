@@ -1,8 +1,11 @@
-"""find's own candidates judged by the model of a flag (model.py), the one apply plans from: each
-as if the user had named it at the value find found. A name the model refuses (unrelated
-definitions carry it, a parameter sharing it is linked to it by no call, something passes it
-where no argument can go) is no proposal: apply would leave it as it is. One model for every
-candidate, over the same files, from the `ast` index; no LibCST."""
+"""find's own candidates judged by the model apply plans from, each as if the user had named it at
+the value find found; one the model refuses is held back with apply's reason."""
+
+# find's own candidates judged by the model of a flag (model.py), the one apply plans from: each as
+# if the user had named it at the value find found. A name the model refuses (unrelated definitions
+# carry it, a parameter sharing it is linked to it by no call, something passes it where no argument
+# can go) is no proposal: apply would leave it as it is. One model for every candidate, over the
+# same files, from the `ast` index; no LibCST.
 
 from __future__ import annotations
 

@@ -1,13 +1,16 @@
-"""The model of the flags a run prunes (DESIGN.md), built once from the `ast` index before the
-cascade runs: for each flag of the config, what the repository holds of it (its definitions,
-reads and writes: `NameFacts`), the parameters and arguments that carry it (`Plumbing`), the
-writes of another value the decision overrides, and its verdict: pruned, or refused and why. The
-tests' plan (what becomes of tests pinning another value) is the model's too.
+"""The model of the flags a run prunes, built once from the `ast` index before the cascade: each
+flag's facts, plumbing, overridden writes and verdict, and the run's tests plan."""
 
-The engine plans its rounds from the model and asks it which flags are still pruned; what the
-cascade finds later (a read left as an object, a write that could not go) only refuses more
-(`Model.refusing`). Every verdict ends in the report's `refused` list, which `find` (through
-`find.run.decide`) and `batch` (each repository's flags) read."""
+# The model of the flags a run prunes, built once from the `ast` index before the cascade runs: for
+# each flag of the config, what the repository holds of it (its definitions, reads and writes:
+# `NameFacts`), the parameters and arguments that carry it (`Plumbing`), the writes of another value
+# the decision overrides, and its verdict: pruned, or refused and why. The tests' plan (what becomes
+# of tests pinning another value) is the model's too.
+#
+# The engine plans its rounds from the model and asks it which flags are still pruned; what the
+# cascade finds later (a read left as an object, a write that could not go) only refuses more
+# (`Model.refusing`). Every verdict ends in the report's `refused` list, which `find` (through
+# `find.run.decide`) and `batch` (each repository's flags) read.
 
 from __future__ import annotations
 

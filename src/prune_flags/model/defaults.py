@@ -1,12 +1,15 @@
-"""Whether a call may drop a keyword whose dict the cleanup emptied (`init(extra={"use_x": True})`
-becomes `init(extra={})`, then `init()`), with `ast`: only when the call surely behaves the same.
+"""Whether a call may drop a keyword whose dict the cleanup emptied (`init(extra={})` to `init()`):
+only when every function of the callee's name takes an empty dict as it takes none."""
 
-That holds when every function of the callee's name in the repository takes the keyword with a
-default of `None` or `{}`, under no decorator that may look at its arguments, and reads it only
-for its truth (`extra or {}`, `if extra:`, `not extra`, `bool(extra)`), never rebinding it: an
-empty dict and either default are then alike. A class, a function without the parameter or with
-another default, any other read (`extra is None`, `extra.get(...)`, `f(extra)`): the keyword stays.
-"""
+# Whether a call may drop a keyword whose dict the cleanup emptied (`init(extra={"use_x": True})`
+# becomes `init(extra={})`, then `init()`), with `ast`: only when the call surely behaves the same.
+#
+# That holds when every function of the callee's name in the repository takes the keyword with a
+# default of `None` or `{}`, under no decorator that may look at its arguments, and reads it only
+# for its truth (`extra or {}`, `if extra:`, `not extra`, `bool(extra)`), never rebinding it: an
+# empty dict and either default are then alike. A class, a function without the parameter or with
+# another default, any other read (`extra is None`, `extra.get(...)`, `f(extra)`): the keyword
+# stays.
 
 from __future__ import annotations
 

@@ -1,26 +1,25 @@
-"""Helpers that fold to a constant (issue 5, step 2): what the cleanup may inline at their calls.
+"""Helpers that fold to a constant: what the cleanup may inline at their calls."""
 
-A helper is a module-level function, or a staticmethod of a module-level class, whose body
-(docstring aside) is one `return EXPR`, where EXPR either has no side effect and uses none of
-the parameters (`_get_channel(ctx)` -> `mlir.COLLECTIVE_CHANNEL_ID`), or is one of the
-parameters (`_maybe_cast(x)` -> `x`). Only a helper the cleanup made counts: a function that
-already had that shape is its author's business. A public name is inlined too (`should_skip`
-folded to `return False`), unless the module exports it (`__all__`) or a package's
-`__init__.py` re-exports it (the engine checks that): those are an interface for callers
-outside the repository. Dunders never are helpers.
-
-A method (an instance, class or static method of a module-level class) is a helper of the same
-shape, its `self` or `cls` neither used nor among its parameters (issue 17, item 1). A call
-reaches it only where the receiver's class makes that sure (`method_reach`, `method_calls`):
-anywhere when the repository defines the name once and no builtin answers to it, else through
-`self`, a local bound to `Class(...)` or the class itself, where no subclass overrides it.
-
-The engine asks two things, with `ast` only (like the index, this module never imports LibCST):
-`folded_helpers` over the files a round changed, and `helper_calls` over each file that mentions
-a helper: how the file spells a call of it, and the imports the expression needs there. A name
-the expression uses must be bound once, unconditionally, at the top of the helper's module; a
-file that binds it to something else, binds it conditionally or star-imports is left alone.
-"""
+# A helper is a module-level function, or a staticmethod of a module-level class, whose body
+# (docstring aside) is one `return EXPR`, where EXPR either has no side effect and uses none of the
+# parameters (`_get_channel(ctx)` -> `mlir.COLLECTIVE_CHANNEL_ID`), or is one of the parameters
+# (`_maybe_cast(x)` -> `x`). Only a helper the cleanup made counts: a function that already had that
+# shape is its author's business. A public name is inlined too (`should_skip` folded to `return
+# False`), unless the module exports it (`__all__`) or a package's `__init__.py` re-exports it (the
+# engine checks that): those are an interface for callers outside the repository. Dunders never are
+# helpers.
+#
+# A method (an instance, class or static method of a module-level class) is a helper of the same
+# shape, its `self` or `cls` neither used nor among its parameters. A call reaches it only where the
+# receiver's class makes that sure (`method_reach`, `method_calls`): anywhere when the repository
+# defines the name once and no builtin answers to it, else through `self`, a local bound to
+# `Class(...)` or the class itself, where no subclass overrides it.
+#
+# The engine asks two things, with `ast` only (like the index, this module never imports LibCST):
+# `folded_helpers` over the files a round changed, and `helper_calls` over each file that mentions a
+# helper: how the file spells a call of it, and the imports the expression needs there. A name the
+# expression uses must be bound once, unconditionally, at the top of the helper's module; a file
+# that binds it to something else, binds it conditionally or star-imports is left alone.
 
 from __future__ import annotations
 

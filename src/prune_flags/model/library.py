@@ -1,28 +1,30 @@
 """Library keywords (opt-in, `library_keywords = true`): a keyword the cleanup made a constant goes
-from a call of an installed library when the library's signature default is that same value
-(`torch.compile(model, fullgraph=self.fast)` with fast = false: `fullgraph=False` is the default).
+from a call of an installed library whose signature defaults to that same value."""
 
-Like the index, this module reads `ast` only and never imports LibCST. The engine asks it once a
-run, before the rewrite:
-
-- `keyword_calls`: in a file's original tree, the keyword arguments whose value reads a flag
-  (`fullgraph=self.fast`, `check=not FAST`) at calls whose callee resolves through the file's
-  imports to a module outside the repository (`from lib import Lib; Lib(...)`, `import lib;
-  lib.sub.f(...)`). A callee the repository defines, a name the file binds otherwise (anywhere, in
-  any scope, or under a condition), a method on another receiver, and a call with `*args` or
-  `**kwargs` (which could pass the keyword again) are never asked about.
-- `probe`: one subprocess for every callee the run needs, with the configured interpreter (or the
-  one running prune-flags), isolated (`-I`: no user site, no current directory on `sys.path`, no
-  PYTHONPATH) in an empty directory, so the target repository is never imported; a module the
-  repository holds (an editable install) is refused before it is imported. It imports each module
-  and reads `inspect.signature(callee).parameters[keyword].default` (a class's is its
-  constructor's). A callee it cannot read (the module does not import, no such attribute, no
-  signature, the keyword only through `**kwargs`) keeps its keywords, named once in a notice; so
-  does every callee when the probe fails or takes longer than `PROBE_TIMEOUT` seconds.
-
-The pass (passes/keywords.py) then drops a keyword at one of these places whose value the rewrite
-made a constant that is the default by `same_default`.
-"""
+# Library keywords (opt-in, `library_keywords = true`): a keyword the cleanup made a constant goes
+# from a call of an installed library when the library's signature default is that same value
+# (`torch.compile(model, fullgraph=self.fast)` with fast = false: `fullgraph=False` is the default).
+#
+# Like the index, this module reads `ast` only and never imports LibCST. The engine asks it once a
+# run, before the rewrite:
+#
+# - `keyword_calls`: in a file's original tree, the keyword arguments whose value reads a flag
+#   (`fullgraph=self.fast`, `check=not FAST`) at calls whose callee resolves through the file's
+#   imports to a module outside the repository (`from lib import Lib; Lib(...)`, `import lib;
+#   lib.sub.f(...)`). A callee the repository defines, a name the file binds otherwise (anywhere, in
+#   any scope, or under a condition), a method on another receiver, and a call with `*args` or
+#   `**kwargs` (which could pass the keyword again) are never asked about.
+# - `probe`: one subprocess for every callee the run needs, with the configured interpreter (or the
+#   one running prune-flags), isolated (`-I`: no user site, no current directory on `sys.path`, no
+#   PYTHONPATH) in an empty directory, so the target repository is never imported; a module the
+#   repository holds (an editable install) is refused before it is imported. It imports each module
+#   and reads `inspect.signature(callee).parameters[keyword].default` (a class's is its
+#   constructor's). A callee it cannot read (the module does not import, no such attribute, no
+#   signature, the keyword only through `**kwargs`) keeps its keywords, named once in a notice; so
+#   does every callee when the probe fails or takes longer than `PROBE_TIMEOUT` seconds.
+#
+# The pass (passes/keywords.py) then drops a keyword at one of these places whose value the rewrite
+# made a constant that is the default by `same_default`.
 
 from __future__ import annotations
 

@@ -1,22 +1,20 @@
-"""Tests that pin a value the config rules out, found with `ast` (README: "Tests").
+"""Tests that pin a value the config rules out, found with `ast`."""
 
-In a test file (`test_*.py`, `*_test.py`, `conftest.py`, or under a `tests/` directory), a test
-(a `test*` function, or a `test*` method of a `Test*` class) that sets a flag to another value
-for its whole body exists only to exercise what the cleanup removes. It sets it so with a
-decorator (`@mock.patch("pkg.FAST", True)`, `@override_settings(FAST=True)`), a `with` around
-its whole body, a write before its first other statement (`monkeypatch.setattr(cfg, "fast",
-True)`, `cfg.fast = True`, `setattr`, a writer call), or a keyword passed to one of the flag's
-owners in its first statement (`run(fast=True)`); a test class that a decorator of the class sets
-so. With `tests = "delete"` such a test (or class) goes, with
-the fixtures of its file that only deleted tests used and a test class it leaves empty; a
-parametrized one whose write takes a parameter loses only the entries that give another value
-(and goes when none is left). Any other write of another value in a test goes alone, and the
-test is reported as possibly pinning the removed behaviour; so does every such write with
-`tests = "report"`. A test double writing the configured value goes alone too: once the flag's
-definition is gone, it would have nothing to patch.
-
-The tests pass (passes/tests.py) carries the plan out by the original file's lines and columns.
-"""
+# In a test file (`test_*.py`, `*_test.py`, `conftest.py`, or under a `tests/` directory), a test (a
+# `test*` function, or a `test*` method of a `Test*` class) that sets a flag to another value for
+# its whole body exists only to exercise what the cleanup removes. It sets it so with a decorator
+# (`@mock.patch("pkg.FAST", True)`, `@override_settings(FAST=True)`), a `with` around its whole
+# body, a write before its first other statement (`monkeypatch.setattr(cfg, "fast", True)`,
+# `cfg.fast = True`, `setattr`, a writer call), or a keyword passed to one of the flag's owners in
+# its first statement (`run(fast=True)`); a test class that a decorator of the class sets so. With
+# `tests = "delete"` such a test (or class) goes, with the fixtures of its file that only deleted
+# tests used and a test class it leaves empty; a parametrized one whose write takes a parameter
+# loses only the entries that give another value (and goes when none is left). Any other write of
+# another value in a test goes alone, and the test is reported as possibly pinning the removed
+# behaviour; so does every such write with `tests = "report"`. A test double writing the configured
+# value goes alone too: once the flag's definition is gone, it would have nothing to patch.
+#
+# The tests pass (passes/tests.py) carries the plan out by the original file's lines and columns.
 
 from __future__ import annotations
 

@@ -1,8 +1,11 @@
 """Plumbing: the parameters that are a flag along chains of calls, and the arguments that go with
-them. A parameter linked to the flag's own definitions by calls (a keyword, a position, `**kwargs`
-handed on, `super().__init__`) is the flag whatever its default; each argument passing it goes:
-by keyword, through `**kwargs`, or by position where no other argument shifts. All from the
-`ast` index; the engine plans from it and passes/params.py carries it out."""
+them."""
+
+# Plumbing: the parameters that are a flag along chains of calls, and the arguments that go with
+# them. A parameter linked to the flag's own definitions by calls (a keyword, a position, `**kwargs`
+# handed on, `super().__init__`) is the flag whatever its default; each argument passing it goes: by
+# keyword, through `**kwargs`, or by position where no other argument shifts. All from the `ast`
+# index; the engine plans from it and passes/params.py carries it out.
 
 from __future__ import annotations
 
@@ -253,7 +256,7 @@ class _KeywordLanding:
 
     def forwards(self, name: str) -> frozenset[str] | None:
         """The callees a function of this name hands its **kwargs on to (see
-        index.keyword_forwards)."""
+        semantic.calls.keyword_forwards)."""
         if name not in self._forwards:
             self._forwards[name] = (
                 None

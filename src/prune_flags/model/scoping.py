@@ -1,16 +1,17 @@
-"""Whose a flag's name is. Definitions of one name that no chain of bases links (two classes'
-`fast`, two modules' `FAST`, two functions' `use_x` parameters) are different variables: a
-qualified key (`"pkg.mod.Class.fast" = false`) says which one the flag is, and the others are
-left alone.
+"""Whose a flag's name is: qualified keys resolved to one definition, and definitions of one name
+grouped by the chains of bases that link them."""
 
-A scoped flag's home is its definition's class with its subclasses and ancestors that define
-the name (or its module with the modules importing the name from it, or its function). Every
-other definition is foreign, and so is every class or function that touches only foreign ones.
-A place that could be either (`car.fast` on a receiver of unknown class) is never guessed: the
-flag is refused as ambiguous, naming where. The engine hides a scoped flag from the index inside
-its foreign classes and functions (`foreign_spans`), and the passes leave them alone
-(`passes.body.BodyEditor`).
-"""
+# Whose a flag's name is. Definitions of one name that no chain of bases links (two classes' `fast`,
+# two modules' `FAST`, two functions' `use_x` parameters) are different variables: a qualified key
+# (`"pkg.mod.Class.fast" = false`) says which one the flag is, and the others are left alone.
+#
+# A scoped flag's home is its definition's class with its subclasses and ancestors that define the
+# name (or its module with the modules importing the name from it, or its function). Every other
+# definition is foreign, and so is every class or function that touches only foreign ones. A place
+# that could be either (`car.fast` on a receiver of unknown class) is never guessed: the flag is
+# refused as ambiguous, naming where. The engine hides a scoped flag from the index inside its
+# foreign classes and functions (`foreign_spans`), and the passes leave them alone
+# (`rewrite.editors.statements.BodyEditor`).
 
 from __future__ import annotations
 

@@ -1,8 +1,11 @@
-"""Verdicts: whether each flag is pruned or refused, before the cascade runs. The writes of another
-value the decision overrides (or, under `strict`, that refuse the flag), the tests that pin
-another value, ambiguity (a name unrelated definitions carry, a parameter name shared with
-unrelated functions), qualified keys resolved, flags read as objects; and after the cascade,
-whether every write that had to go went. All from the `ast` index and the plumbing."""
+"""Verdicts: whether each flag is pruned or refused, before the cascade runs, and after it whether
+every write that had to go went."""
+
+# Verdicts: whether each flag is pruned or refused, before the cascade runs. The writes of another
+# value the decision overrides (or, under `strict`, that refuse the flag), the tests that pin
+# another value, ambiguity (a name unrelated definitions carry, a parameter name shared with
+# unrelated functions), qualified keys resolved, flags read as objects; and after the cascade,
+# whether every write that had to go went. All from the `ast` index and the plumbing.
 
 from __future__ import annotations
 
@@ -103,7 +106,7 @@ def pinning_plan(
     facts: Mapping[str, NameFacts],
     plumbings: Mapping[str, Plumbing],
 ) -> TestPlan:
-    """What becomes of the tests that write a flag (see pinned.py): planned over the original
+    """What becomes of the tests that write a flag (see model/pinned.py): planned over the original
     texts of the test files holding such writes. Under strict, nothing (each is a conflict)."""
     if config.strict:
         return TestPlan()

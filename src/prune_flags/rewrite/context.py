@@ -34,10 +34,11 @@ class Death(NamedTuple):
 class RewriteContext:
     path: str
     flags: Mapping[str, Flag]
-    accessors: tuple[Template, ...] = ()  # expression templates that read a flag (shapes.Template)
+    # expression templates that read a flag (templates.Template)
+    accessors: tuple[Template, ...] = ()
     writers: tuple[
         Template, ...
-    ] = ()  # writer templates (shapes.parse_writer): calls that write a flag
+    ] = ()  # writer templates (templates.parse_writer): calls that write a flag
     # For each flag, the functions and classes that take it: `flag=` goes only from calls of these.
     flag_owners: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # For each flag, the functions of this file whose parameter of its name is the flag whatever
@@ -78,7 +79,8 @@ class RewriteContext:
     kept_imports: frozenset[str] = frozenset()
     # Lines of the asserts whose every subject is a dead name.
     removable_asserts: frozenset[int] = frozenset()
-    # In a test file: the tests, parametrize entries and writes that pin another value (pinned.py).
+    # In a test file: the tests, parametrize entries and writes that pin another value
+    # (model/test_file.py).
     tests: TestEdits | None = None
     # Lines that name something this run acts on; a block without any is not walked (None: walk
     # all).
@@ -186,7 +188,8 @@ class RewriteContext:
 class Rewritten:
     text: str
     changes: tuple[Change, ...]
-    # The loads of each name before and after (see index.tree_names): what lost its readers.
+    # The loads of each name before and after (see semantic.trees.tree_names): what lost its
+    # readers.
     loads_before: Mapping[str, int] = field(default_factory=dict)
     loads_after: Mapping[str, int] = field(default_factory=dict)
     # For each name that lost loads, the flag whose cleanup took them.

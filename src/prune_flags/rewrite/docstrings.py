@@ -1,12 +1,11 @@
-"""Removing a parameter's entry from a docstring: Google, NumPy and Sphinx styles.
+"""Removing a parameter's entry from a docstring: Google, NumPy and Sphinx styles."""
 
-Works on the docstring's source lines, quotes included. An entry is its first line and every
-following line indented deeper; entries set apart by blank lines (or the first, flush with its
-header, set apart from the next) go with the blank lines after them, so no double blank line
-is left, and a last entry set apart from the one before goes with the blank lines above it, so
-none is left dangling before the closing quotes. A section left without entries goes with its
-header and the blank line that separated it from what came before.
-"""
+# Works on the docstring's source lines, quotes included. An entry is its first line and every
+# following line indented deeper; entries set apart by blank lines (or the first, flush with its
+# header, set apart from the next) go with the blank lines after them, so no double blank line is
+# left, and a last entry set apart from the one before goes with the blank lines above it, so none
+# is left dangling before the closing quotes. A section left without entries goes with its header
+# and the blank line that separated it from what came before.
 
 from __future__ import annotations
 

@@ -1,25 +1,24 @@
-"""The part of a file a rewrite parses: the statements that name what it acts on.
+"""The part of a file a rewrite parses: the statements that name what it acts on."""
 
-LibCST costs about ten times what `ast` does per line, and the files a cleanup touches are
-mostly long modules that mention a flag in a few places. So the rewrite parses a view: the
-statements holding a line it acts on, in file order, one module made of runs of consecutive
-statements. A statement that may go comes with its neighbours: a run never starts with a
-statement that may go (its first statement is a neighbour, one that stays, a class header or
-the file's start), and a statement that may go has the statement after it in its run (two,
-when the next is the string documenting it), so every rule about the lines around a deleted
-statement sees what it would see in the whole file. Any statement holding a line may go,
-but a def or a class whose lines held are all in its body: it goes only when its name is
-dead, and its name is in its header; whatever becomes of its body, it stays.
-
-A class in the view that stays is cut one level down when that leaves out enough of it
-(CLASS_CUT lines): its header (decorators to the line before its first body statement), then
-the body statements holding a line, chosen by the same rules inside its body (what the last
-one leaves behind when it goes stays in the body's footer, as at the end of the file), and
-its last one when the statement after the class may go. A comment line at column 0 marks the
-seam between runs (legal inside a class body too); the rewritten runs are put back between
-the untouched text around them. Module-level bindings the passes look for (a flag assigned
-or imported at top level, a constant holding its name) name the flag, so they are in the view.
-"""
+# LibCST costs about ten times what `ast` does per line, and the files a cleanup touches are mostly
+# long modules that mention a flag in a few places. So the rewrite parses a view: the statements
+# holding a line it acts on, in file order, one module made of runs of consecutive statements. A
+# statement that may go comes with its neighbours: a run never starts with a statement that may go
+# (its first statement is a neighbour, one that stays, a class header or the file's start), and a
+# statement that may go has the statement after it in its run (two, when the next is the string
+# documenting it), so every rule about the lines around a deleted statement sees what it would see
+# in the whole file. Any statement holding a line may go, but a def or a class whose lines held are
+# all in its body: it goes only when its name is dead, and its name is in its header; whatever
+# becomes of its body, it stays.
+#
+# A class in the view that stays is cut one level down when that leaves out enough of it (CLASS_CUT
+# lines): its header (decorators to the line before its first body statement), then the body
+# statements holding a line, chosen by the same rules inside its body (what the last one leaves
+# behind when it goes stays in the body's footer, as at the end of the file), and its last one when
+# the statement after the class may go. A comment line at column 0 marks the seam between runs
+# (legal inside a class body too); the rewritten runs are put back between the untouched text around
+# them. Module-level bindings the passes look for (a flag assigned or imported at top level, a
+# constant holding its name) name the flag, so they are in the view.
 
 from __future__ import annotations
 

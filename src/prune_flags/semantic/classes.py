@@ -1,25 +1,27 @@
-"""A class's ancestry as the repository defines it: one walk up the chain of bases, which each
-question about a class's ancestors reads its own way (issue 18: one fact, one function).
+"""A class's ancestry as the repository defines it: one lazy walk up the chain of bases, each
+step's class statements and what is not plain about them; and the subclasses of classes."""
 
-For a class's name, the walk gives a step for it and for every class its statements derive from
-(by the bases' last names, `Base` of `models.Base`, as the repository's classes are matched;
-`object` is no step, and each name is one step, so a cycle ends): every class statement of that
-name the repository's files hold, and what is not plain about them (`flaws`): defined nowhere or
-more than once, a file that may define it but does not parse, a decorator or a metaclass (either
-may hand the class anything), a base spelt other than by a plain name (`models.Base`,
-`Generic[T]`), or by no name at all (`Generic[T]`, `make_base()`: the walk cannot follow it).
-
-The questions, each tolerating its own flaws:
-- `helpers.method_reach`: every step is one plain class (no flaw at all), or a call's receiver
-  class is not sure;
-- `derived`: every step of a derived flag's classes is the repository's own, undecorated, with
-  no keyword and every base followed (a framework's base may set or read its attributes);
-- `scoping.droppable_hooks`: an ancestor may define a hook when the repository does not define
-  it, gives it a keyword or a base it cannot name plainly, or binds the hook in its body.
-
-The walk is lazy, depth-first, a base's statements looked up only when it is reached: a question
-answered early asks nothing more (each lookup parses the files that name the class).
-"""
+# A class's ancestry as the repository defines it: one walk up the chain of bases, which each
+# question about a class's ancestors reads its own way.
+#
+# For a class's name, the walk gives a step for it and for every class its statements derive from
+# (by the bases' last names, `Base` of `models.Base`, as the repository's classes are matched;
+# `object` is no step, and each name is one step, so a cycle ends): every class statement of that
+# name the repository's files hold, and what is not plain about them (`flaws`): defined nowhere or
+# more than once, a file that may define it but does not parse, a decorator or a metaclass (either
+# may hand the class anything), a base spelt other than by a plain name (`models.Base`,
+# `Generic[T]`), or by no name at all (`Generic[T]`, `make_base()`: the walk cannot follow it).
+#
+# The questions, each tolerating its own flaws:
+# - `helpers.method_reach`: every step is one plain class (no flaw at all), or a call's receiver
+#   class is not sure;
+# - `derived`: every step of a derived flag's classes is the repository's own, undecorated, with no
+#   keyword and every base followed (a framework's base may set or read its attributes);
+# - `scoping.droppable_hooks`: an ancestor may define a hook when the repository does not define it,
+#   gives it a keyword or a base it cannot name plainly, or binds the hook in its body.
+#
+# The walk is lazy, depth-first, a base's statements looked up only when it is reached: a question
+# answered early asks nothing more (each lookup parses the files that name the class).
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ class Write:
     method: bool = False  # the parameter's function takes self/cls: an attribute call passes it
     option_strings: tuple[str, ...] = ()  # an option's long strings, `--use-x`, `--turbo`
     option_arity: int | None = (
-        None  # the words an option takes after its string (shapes.option_arity)
+        None  # the words an option takes after its string (options.option_arity)
     )
     # A `setattr` or writer call that is a statement of its own, or a writer call as a `with` item
     # binding nothing or a decorator (the prune pass can remove it); one inside an expression is

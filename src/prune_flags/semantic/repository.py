@@ -1,9 +1,12 @@
-"""The files a run reads and the `ast` index over them: their bytes (read once), their texts
-(decoded only for files that mention a name the run asks about), their texts once rewritten, and
-the trees parsed so far. Every question the engine and the model of a flag ask of the code
-(which files mention a name, what the index says of it, which calls reach a function) is asked
-here, behind the text pre-filter, so that unrelated files are never decoded or parsed. No LibCST:
-`find` builds the model of its candidates from it too."""
+"""The files a run reads and the `ast` index over them: bytes read once, texts decoded and trees
+parsed only for files that mention what is asked, behind the text pre-filter. No LibCST."""
+
+# The files a run reads and the `ast` index over them: their bytes (read once), their texts (decoded
+# only for files that mention a name the run asks about), their texts once rewritten, and the trees
+# parsed so far. Every question the engine and the model of a flag ask of the code (which files
+# mention a name, what the index says of it, which calls reach a function) is asked here, behind the
+# text pre-filter, so that unrelated files are never decoded or parsed. No LibCST: `find` builds the
+# model of its candidates from it too.
 
 from __future__ import annotations
 
@@ -161,7 +164,7 @@ class Repository:
     def name_constants(self, flags: frozenset[str]) -> tuple[dict[str, str], frozenset[str]]:
         """Module constants that hold a flag's name (`EXPRESS = "express-shipping"`): an accessor
         or a writer call may name the flag through them, from any module that imports them (see
-        shapes.FlagNames). Also those among them that another module binds to another string:
+        spellings.FlagNames). Also those among them that another module binds to another string:
         a use of one may be the flag's (the index counts it) or not (no pass acts on it).
         Without accessors or writers, none is looked for."""
         if not (self.accessors or self.writers):

@@ -31,7 +31,7 @@ def scan(
     option_calls: tuple[str, ...] = (),
 ) -> dict[str, NameFacts]:
     """Facts about `names` in one parsed module, with the config's setter and accessor call shapes,
-    the constants of the repository that hold a flag's name (see shapes.FlagNames) and the calls
+    the constants of the repository that hold a flag's name (see spellings.FlagNames) and the calls
     it declares as adding options (`option_calls`).
     Given the module's text, only the top-level statements naming one of them are walked: the
     same test that spares whole files their parse (no top-level statement depends on another)."""

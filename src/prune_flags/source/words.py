@@ -24,7 +24,7 @@ def names_in(
     text: str, names: Iterable[str], words: frozenset[str] | None = None
 ) -> frozenset[str]:
     """The names that occur in text as whole words, in any of their spellings (`use_x`, or
-    `use-x` as in `--use-x`: see shapes.spellings). An identifier does exactly when it is one of
+    `use-x` as in `--use-x`: see spellings.spellings). An identifier does exactly when it is one of
     the text's words (`text_words`), a set worked out once per text, or given by a caller that
     keeps it: a run asks about thousands of names at once, and one pattern of all of them would
     cost a pass per name over every text."""

@@ -117,7 +117,7 @@ def _option(
 ) -> tuple[str | None, tuple[str, ...], int | None]:
     """The flag an option call defines (argparse's, click's, or a declared wrapper's), its long
     option strings (`--turbo` may fill `dest="fast_path"`: tables spell the option so) and the
-    words it takes after them (shapes.option_arity). (None, (), None) for any other call."""
+    words it takes after them (options.option_arity). (None, (), None) for any other call."""
     func = ast_dotted(call.func)
     if not (defines_option(func, wrappers) or func in CLICK_OPTIONS):
         return None, (), None
@@ -134,7 +134,7 @@ def _option(
 
 
 def _option_keyword(value: ast.expr) -> object:
-    """An option call's keyword as shapes.option_arity reads it: a literal, or a dotted name
+    """An option call's keyword as options.option_arity reads it: a literal, or a dotted name
     (`action=argparse.BooleanOptionalAction`)."""
     found = literal(value)
     return ast_dotted(value) or found if found is UNKNOWN else found

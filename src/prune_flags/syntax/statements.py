@@ -10,7 +10,8 @@ from collections.abc import Iterable, Iterator
 KEEP_PRAGMA = "# prune-flags: keep"
 
 
-# The rewrite honours the pragma whatever spaces it holds (passes/body.py: has_keep_pragma).
+# The rewrite honours the pragma whatever spaces it holds (rewrite/editors/lines.py:
+# has_keep_pragma).
 _KEEP_PRAGMA_TEXT = re.compile(" *".join(map(re.escape, KEEP_PRAGMA.replace(" ", ""))))
 
 

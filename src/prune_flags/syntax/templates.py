@@ -1,9 +1,12 @@
 """Accessor and writer templates from the config (`features.has({name}, ...)`,
-`config.{name}.value`, `set_config({name}, ...)`, `override_settings({name}=...)`), parsed once
-with `ast` when the config loads and matched against `ast` nodes here and LibCST nodes by the
-lookups pass. `{name}` stands for the flag's name (a string literal, or a constant holding one,
-in argument, subscript, keyword-value and membership positions; the keyword of a writer's
-keyword; an identifier in attribute positions); `...` for any further arguments."""
+`set_config({name}, ...)`), parsed once with `ast` and matched against `ast` and LibCST nodes."""
+
+# Accessor and writer templates from the config (`features.has({name}, ...)`, `config.{name}.value`,
+# `set_config({name}, ...)`, `override_settings({name}=...)`), parsed once with `ast` when the
+# config loads and matched against `ast` nodes here and LibCST nodes by the lookups pass. `{name}`
+# stands for the flag's name (a string literal, or a constant holding one, in argument, subscript,
+# keyword-value and membership positions; the keyword of a writer's keyword; an identifier in
+# attribute positions); `...` for any further arguments.
 
 from __future__ import annotations
 
@@ -27,8 +30,8 @@ class Template:
     """An expression template from the config's `accessors` (`features.has({name}, ...)`,
     `config.{name}.value`, `options[{name}]`, `{name} in options.enabled`: parse_template) or
     `writers` (calls: parse_writer). Parsed once into an `ast` shape; a read or a write matches it
-    by shape (see `match`, `written`), whether it is an `ast` node (the index, pinned.py) or a
-    LibCST one (passes/lookups.py, prune.py): each side only says how its nodes unfold."""
+    by shape (see `match`, `written`), whether it is an `ast` node (the index, model/test_file.py)
+    or a LibCST one (passes/lookups.py, prune.py): each side only says how its nodes unfold."""
 
     text: str
     tree: ast.expr = field(compare=False)

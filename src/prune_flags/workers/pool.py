@@ -1,13 +1,12 @@
-"""Process pools whose workers end with the run that started them, and work dealt round one.
+"""Process pools whose workers end with the run that started them, and work dealt round one."""
 
-A run killed with SIGKILL has no chance to shut its pool down, and the workers would wait for
-work forever; each worker watches its parent instead, and exits once it is gone.
-
-Workers are forked where that is safe (they inherit what the run imported), and spawned
-elsewhere: on macOS, on a platform without `fork`, or from a process with threads. Never the
-fork server (the default from Python 3.14 on Linux): its workers are the server's children,
-not the run's, and would find their parent gone at once.
-"""
+# A run killed with SIGKILL has no chance to shut its pool down, and the workers would wait for work
+# forever; each worker watches its parent instead, and exits once it is gone.
+#
+# Workers are forked where that is safe (they inherit what the run imported), and spawned elsewhere:
+# on macOS, on a platform without `fork`, or from a process with threads. Never the fork server (the
+# default from Python 3.14 on Linux): its workers are the server's children, not the run's, and
+# would find their parent gone at once.
 
 from __future__ import annotations
 

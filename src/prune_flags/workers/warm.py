@@ -1,16 +1,14 @@
-"""A process that imports LibCST while this one starts.
+"""A process that imports LibCST while this one starts."""
 
-Importing LibCST costs about 0.2 s, more than parsing the command line and indexing a tree of
-a thousand files, and only the rewrites need it. So `diff` and `apply` fork first thing: the
-child imports the rewrite while the parent imports typer, reads the config and the files and
-builds the index; then the child rewrites what the parent sends it, one batch at a time. The
-parent never imports LibCST unless it starts a pool for a large round.
-
-The child reads requests until its pipe closes, which happens when the parent exits, however
-it exits (killed too), so it never outlives the run. Where forking is unsafe (see
-`fork_is_safe`), or the child is gone, the parent rewrites in its own process, as it would
-without this.
-"""
+# Importing LibCST costs about 0.2 s, more than parsing the command line and indexing a tree of a
+# thousand files, and only the rewrites need it. So `diff` and `apply` fork first thing: the child
+# imports the rewrite while the parent imports typer, reads the config and the files and builds the
+# index; then the child rewrites what the parent sends it, one batch at a time. The parent never
+# imports LibCST unless it starts a pool for a large round.
+#
+# The child reads requests until its pipe closes, which happens when the parent exits, however it
+# exits (killed too), so it never outlives the run. Where forking is unsafe (see `fork_is_safe`), or
+# the child is gone, the parent rewrites in its own process, as it would without this.
 
 from __future__ import annotations
 

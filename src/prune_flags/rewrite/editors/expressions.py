@@ -1,29 +1,28 @@
-"""Replacements fit their place: the parentheses an expression needs where it now stands.
+"""Replacements fit their place: the parentheses an expression needs where it now stands."""
 
-LibCST prints a tree as it is: put `x > 1 and f()` under `not` and it prints `not x > 1 and f()`,
-another condition. The passes replace expressions (a flag by its constant, an `and`/`or` by one
-operand, a ternary by an arm, a helper's call by what it returns, a lookup by its value), so
-every replacement goes through `ExpressionEditor`, the base of those passes, which
-
-* gives the replacement the parentheses of what it replaced when it has none of its own (a
-  multi-line operand keeps the brackets its line breaks need), and drops them again where the
-  replacement needs none (`if (FAST or x):` -> `if x:`, `f() and (FAST or x > 3)` ->
-  `f() and x > 3`, but `not (FAST or x and y)` -> `not (x and y)`) unless that would glue it
-  to a keyword (`if(x):`, never `ifx:`). LibCST refuses such a node, but only the one that owns
-  the keyword: where the atom ends up at an end of its parent (`return(x), y`), the parent's
-  parent decides, and so on up to the statement;
-* parenthesises it where its precedence is lower than its position allows, by Python's grammar
-  (`-1 ** 2` is not `(-1) ** 2`);
-* keeps a constant out of the receiver of an attribute, call or subscript it lacks (`None(d)`,
-  `False.value`): the node stays as it was; one whose type has the attribute stands in
-  parentheses (`(x is None).bit_length()` -> `(False).bit_length()`, never `1 is None`);
-* and keeps a replacement out of an f-string where it cannot be written there (`f"{FLAG=}"`
-  prints the expression's text; before Python 3.12 an expression cannot hold the f-string's quote
-  or a backslash).
-
-Only replaced expressions are looked at: parsed code already satisfies all of this, so what the
-passes leave alone keeps its bytes.
-"""
+# LibCST prints a tree as it is: put `x > 1 and f()` under `not` and it prints `not x > 1 and f()`,
+# another condition. The passes replace expressions (a flag by its constant, an `and`/`or` by one
+# operand, a ternary by an arm, a helper's call by what it returns, a lookup by its value), so every
+# replacement goes through `ExpressionEditor`, the base of those passes, which
+#
+# * gives the replacement the parentheses of what it replaced when it has none of its own (a
+#   multi-line operand keeps the brackets its line breaks need), and drops them again where the
+#   replacement needs none (`if (FAST or x):` -> `if x:`, `f() and (FAST or x > 3)` -> `f() and x >
+#   3`, but `not (FAST or x and y)` -> `not (x and y)`) unless that would glue it to a keyword
+#   (`if(x):`, never `ifx:`). LibCST refuses such a node, but only the one that owns the keyword:
+#   where the atom ends up at an end of its parent (`return(x), y`), the parent's parent decides,
+#   and so on up to the statement;
+# * parenthesises it where its precedence is lower than its position allows, by Python's grammar
+#   (`-1 ** 2` is not `(-1) ** 2`);
+# * keeps a constant out of the receiver of an attribute, call or subscript it lacks (`None(d)`,
+#   `False.value`): the node stays as it was; one whose type has the attribute stands in parentheses
+#   (`(x is None).bit_length()` -> `(False).bit_length()`, never `1 is None`);
+# * and keeps a replacement out of an f-string where it cannot be written there (`f"{FLAG=}"` prints
+#   the expression's text; before Python 3.12 an expression cannot hold the f-string's quote or a
+#   backslash).
+#
+# Only replaced expressions are looked at: parsed code already satisfies all of this, so what the
+# passes leave alone keeps its bytes.
 
 from __future__ import annotations
 

@@ -1,25 +1,22 @@
-"""Editing statement lists: the shared base of every pass that removes or flattens statements.
+"""Editing statement lists: the shared base of every pass that removes or flattens statements."""
 
-Passes decide per statement (`edit_statement`, `edit_small_statement`); this base
-rebuilds each block from those decisions and owns the layout rules a careful
-engineer follows by hand:
-
-* a deleted statement takes the comment lines attached directly above it (a module's first
-  statement too, though LibCST keeps those in the module's header; not a block that opens the
-  file or holds an encoding declaration or a file-level directive); blank lines and detached
-  comments above it move to the next statement kept, without doubling the blank lines at the
-  seam;
-* but a comment heading a paragraph (a blank line or the block's start above it) over a
-  deleted `if`, loop, `with` or `try` stays with the paragraph's first statement kept,
-  when no blank line comes between, and it speaks of nothing that went (a word of the
-  flag, of a name that died, of the deleted code, that the kept statement lacks);
-* a flattened branch keeps every comment inside it, its footer comments included;
-* an unconditional exit exposed by flattening ends the block: what follows is gone; a bare
-  `return` so exposed at the end of a function's body goes too, and a `continue` at the end of a
-  loop's;
-* a block left empty is for the parent statement to handle; if nobody does, it
-  gets `pass`, which is only needed where Python needs a body.
-"""
+# Passes decide per statement (`edit_statement`, `edit_small_statement`); this base rebuilds each
+# block from those decisions and owns the layout rules a careful engineer follows by hand:
+#
+# * a deleted statement takes the comment lines attached directly above it (a module's first
+#   statement too, though LibCST keeps those in the module's header; not a block that opens the file
+#   or holds an encoding declaration or a file-level directive); blank lines and detached comments
+#   above it move to the next statement kept, without doubling the blank lines at the seam;
+# * but a comment heading a paragraph (a blank line or the block's start above it) over a deleted
+#   `if`, loop, `with` or `try` stays with the paragraph's first statement kept, when no blank line
+#   comes between, and it speaks of nothing that went (a word of the flag, of a name that died, of
+#   the deleted code, that the kept statement lacks);
+# * a flattened branch keeps every comment inside it, its footer comments included;
+# * an unconditional exit exposed by flattening ends the block: what follows is gone; a bare
+#   `return` so exposed at the end of a function's body goes too, and a `continue` at the end of a
+#   loop's;
+# * a block left empty is for the parent statement to handle; if nobody does, it gets `pass`, which
+#   is only needed where Python needs a body.
 
 from __future__ import annotations
 
@@ -289,7 +286,8 @@ class BodyEditor(cst.CSTTransformer):
                         " folding exposed",
                         self.context.flag_near(self.line_of(original)),
                     )
-                    # A view holds a function whole; a module or class body maybe not (window.py).
+                    # A view holds a function whole; a module or class body maybe not
+                    # (rewrite/view.py).
                     if not any(isinstance(scope, cst.FunctionDef) for scope in self.scopes):
                         self.context.unreachable_outside_functions = True
                 break

@@ -1,14 +1,17 @@
-"""Helpers that fold to a constant: a call of a function the cleanup reduced to `return EXPR`
-(EXPR without side effects, using no parameter) becomes EXPR, and the file gets the imports EXPR
-needs; a call of one reduced to `return <parameter>` becomes the argument it passes. A method's
-call is one the engine found reaching it (by line and name), through a receiver without side
-effects, which goes with the call (`self.checker.should_skip([t])` -> `False`).
+"""Helpers that fold to a constant: a call of a function (or method) the cleanup reduced to
+`return EXPR` becomes EXPR, with the imports EXPR needs; one reduced to `return <parameter>`
+becomes the argument it passes."""
 
-Only where nothing can tell the difference: every argument is free of side effects, the call
-binds the parameters as Python would (a call that raises TypeError stays), and no enclosing
-scope rebinds a name the expression or the callee uses. Which spellings reach which helper, and
-the imports a file needs, the engine decides with `ast` (model/helpers.py).
-"""
+# Helpers that fold to a constant: a call of a function the cleanup reduced to `return EXPR` (EXPR
+# without side effects, using no parameter) becomes EXPR, and the file gets the imports EXPR needs;
+# a call of one reduced to `return <parameter>` becomes the argument it passes. A method's call is
+# one the engine found reaching it (by line and name), through a receiver without side effects,
+# which goes with the call (`self.checker.should_skip([t])` -> `False`).
+#
+# Only where nothing can tell the difference: every argument is free of side effects, the call binds
+# the parameters as Python would (a call that raises TypeError stays), and no enclosing scope
+# rebinds a name the expression or the callee uses. Which spellings reach which helper, and the
+# imports a file needs, the engine decides with `ast` (model/helpers.py).
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
-"""Inline: every read of a flag becomes the constant it is fixed at.
+"""Inline: every read of a flag becomes the constant it is fixed at."""
 
-Reads are `anything.flag` and, where the module defines or imports the flag by
-name, the bare name outside any scope that rebinds it. Stores, `del`, import
-names, keyword names and definitions are not reads and are left to the prune pass.
-A read that an attribute, call or subscript acts on (`FLAG.value`, `self.namer(d)`)
-stays: the name holds an object there, not the constant.
-"""
+# Reads are `anything.flag` and, where the module defines or imports the flag by name, the bare name
+# outside any scope that rebinds it. Stores, `del`, import names, keyword names and definitions are
+# not reads and are left to the prune pass. A read that an attribute, call or subscript acts on
+# (`FLAG.value`, `self.namer(d)`) stays: the name holds an object there, not the constant.
 
 from __future__ import annotations
 

@@ -1,11 +1,13 @@
-"""Library keywords (opt-in, see library.py): a keyword argument that the inlining made a constant
-(`torch.compile(model, fullgraph=self.fast)` -> `fullgraph=False`) goes, with its comma, where the
-engine found that the installed library's callee defaults to that same value.
+"""Library keywords (opt-in, see model/library.py): a keyword argument the inlining made the
+installed callee's default goes, with its comma."""
 
-The engine names the places (line and keyword, from the original's `ast`) with each default; this
-pass only checks that the rewrite made the value a constant, from a value that was none, and that
-the constant is the default.
-"""
+# Library keywords (opt-in, see model/library.py): a keyword argument that the inlining made a
+# constant (`torch.compile(model, fullgraph=self.fast)` -> `fullgraph=False`) goes, with its comma,
+# where the engine found that the installed library's callee defaults to that same value.
+#
+# The engine names the places (line and keyword, from the original's `ast`) with each default; this
+# pass only checks that the rewrite made the value a constant, from a value that was none, and that
+# the constant is the default.
 
 from __future__ import annotations
 

@@ -1,15 +1,17 @@
-"""Lookups by name: `getattr`/`hasattr` with the flag's name, environment variables, and the
-reads the config declares in `accessors` (calls, attributes, subscripts, membership tests: see
-shapes.Template). Each becomes the flag's constant; `{name} not in ...` against a template of
-`in` (or the reverse), its negation.
+"""Lookups by name: `getattr`/`hasattr` with the flag's name, environment variables, and the reads
+the config declares in `accessors`; each becomes the flag's constant."""
 
-`getattr(obj, "flag", d)` is the flag's value and `hasattr(obj, "flag")` is True: the
-attribute exists while the code runs with the flag fixed. An environment flag's value is a
-string, or None for unset: `os.environ.get("NAME")` and `os.getenv("NAME", d)` give it (or d
-when unset), `os.environ["NAME"]` gives it when set, and `"NAME" in os.environ` whether it is.
-A lookup that an attribute, call or subscript acts on stays, as a flag's read does (see inline),
-unless it is an environment variable's string (`os.environ.get("NAME", "").lower()`).
-"""
+# Lookups by name: `getattr`/`hasattr` with the flag's name, environment variables, and the reads
+# the config declares in `accessors` (calls, attributes, subscripts, membership tests: see
+# templates.Template). Each becomes the flag's constant; `{name} not in ...` against a template of
+# `in` (or the reverse), its negation.
+#
+# `getattr(obj, "flag", d)` is the flag's value and `hasattr(obj, "flag")` is True: the attribute
+# exists while the code runs with the flag fixed. An environment flag's value is a string, or None
+# for unset: `os.environ.get("NAME")` and `os.getenv("NAME", d)` give it (or d when unset),
+# `os.environ["NAME"]` gives it when set, and `"NAME" in os.environ` whether it is. A lookup that an
+# attribute, call or subscript acts on stays, as a flag's read does (see inline), unless it is an
+# environment variable's string (`os.environ.get("NAME", "").lower()`).
 
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ _ENVIRONMENT = "environment variable"
 
 
 def cst_unfold(node: object) -> tuple:
-    """A LibCST node as the template matcher sees it (shapes.Unfold, as shapes.ast_unfold)."""
+    """A LibCST node as the template matcher sees it (templates.Unfold, as templates.ast_unfold)."""
     value = constant_value(node) if isinstance(node, cst.BaseExpression) else UNKNOWN
     if value is not UNKNOWN or isinstance(node, cst.Ellipsis):
         return ("constant", Ellipsis if isinstance(node, cst.Ellipsis) else value)
@@ -64,7 +66,7 @@ def cst_unfold(node: object) -> tuple:
 
 class FlagNaming(BodyEditor):
     """What names a flag in this module, for the passes that read (lookups) and write (prune)
-    through accessor and writer calls: the one resolution, shapes.FlagNames."""
+    through accessor and writer calls: the one resolution, spellings.FlagNames."""
 
     def __init__(self, context: RewriteContext) -> None:
         super().__init__(context)
@@ -76,7 +78,8 @@ class FlagNaming(BodyEditor):
         return super().on_visit(node)
 
     def _module_names(self, node: cst.Module) -> FlagNames:
-        # The names the module assigns: the string each holds, or None (as shapes.module_strings).
+        # The names the module assigns: the string each holds, or None (as
+        # spellings.module_strings).
         assigned: dict[str, str | None] = {}
         for statement in node.body:
             for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():

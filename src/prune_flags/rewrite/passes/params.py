@@ -1,13 +1,15 @@
-"""Parameters that are flags: `def f(..., use_x=False)` where use_x is fixed at False, and the
-parameters a chain of calls links to a flag whatever their default (the engine names them).
+"""Parameters that are flags: the parameter of a fixed flag, and those a chain of calls links to it,
+go once nothing reads them, with the arguments passing them and their docstring entries."""
 
-Inline reads the parameter inside the body (see inline.py); once the flag has no reader
-left this pass removes the parameter, its entry in the docstring, and the argument passing it
-at every call of its function (or class), by keyword, or by position where the engine found
-that nothing after it shifts. An argument or default of another value goes too, reported as
-overridden: the config is the decision. A call whose argument cannot go (strict, a value with
-side effects, a shifting position) is a conflict found by the index before any file is touched.
-"""
+# Parameters that are flags: `def f(..., use_x=False)` where use_x is fixed at False, and the
+# parameters a chain of calls links to a flag whatever their default (the engine names them).
+#
+# Inline reads the parameter inside the body (see inline.py); once the flag has no reader left this
+# pass removes the parameter, its entry in the docstring, and the argument passing it at every call
+# of its function (or class), by keyword, or by position where the engine found that nothing after
+# it shifts. An argument or default of another value goes too, reported as overridden: the config is
+# the decision. A call whose argument cannot go (strict, a value with side effects, a shifting
+# position) is a conflict found by the index before any file is touched.
 
 from __future__ import annotations
 

@@ -1,11 +1,10 @@
-"""Simplify: boolean logic and comparisons over inlined constants.
+"""Simplify: boolean logic and comparisons over inlined constants."""
 
-Only expressions that contain an inlined flag are touched; the rest of the file
-keeps its bytes. Short-circuit semantics are kept exactly: `False and f()` is
-`False`, but `f() and False` keeps the call to `f()`. Dropping an operand that
-is not a constant is done only in a boolean context (an `if`/`while`/`assert`
-test, a ternary's test, the operand of `not`) and only when it has no side effect.
-"""
+# Only expressions that contain an inlined flag are touched; the rest of the file keeps its bytes.
+# Short-circuit semantics are kept exactly: `False and f()` is `False`, but `f() and False` keeps
+# the call to `f()`. Dropping an operand that is not a constant is done only in a boolean context
+# (an `if`/`while`/`assert` test, a ternary's test, the operand of `not`) and only when it has no
+# side effect.
 
 from __future__ import annotations
 

@@ -1,14 +1,13 @@
-"""Stores and handlers a fold left without a purpose.
+"""Stores and handlers a fold left without a purpose."""
 
-* `self.flusher = None` right before a branch the fold flattened whose first statement is
-  `self.flusher = make()`: nothing reads the first value, so it goes (a local the same way,
-  where no nested function can see it);
-* `except E as e: raise`, a handler the fold reduced to re-raising, at the end of its `try`:
-  it catches nothing (a handler after it could catch what it passes on, so only trailing ones
-  go); a `try` left with no handler and no `finally` is unwrapped, its `else` after its body.
-
-Only what the fold changed is touched: a user's own `x = None; x = f()` stays.
-"""
+# * `self.flusher = None` right before a branch the fold flattened whose first statement is
+#   `self.flusher = make()`: nothing reads the first value, so it goes (a local the same way, where
+#   no nested function can see it);
+# * `except E as e: raise`, a handler the fold reduced to re-raising, at the end of its `try`: it
+#   catches nothing (a handler after it could catch what it passes on, so only trailing ones go); a
+#   `try` left with no handler and no `finally` is unwrapped, its `else` after its body.
+#
+# Only what the fold changed is touched: a user's own `x = None; x = f()` stays.
 
 from __future__ import annotations
 

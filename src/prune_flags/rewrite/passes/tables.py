@@ -1,20 +1,22 @@
-"""Option tables: once a flag goes (its command-line option, or its field, has no reader left), the
-strings that spell it go from the literals that list or set it, in code and tests alike:
+"""Option tables: once a flag goes, the strings that spell it go from the literals that list or set
+it, in code and tests alike."""
 
-- its name in a table of names (`SCOPED_OPTIONS = {"use_x", "size"}`, `choices=["use-x", "old"]`:
-  a set, list or tuple of string literals only, none an option string) and as a dict key
-  (`{"use_x": parse_bool}`, `init(extra={"use_x": True})`), the entry's value with it when that
-  has no side effects; either only where a table stands: an assignment's value, a call's
-  argument, a dict's value (never `x == ["use_x"]`, nor a record `("use_x", bool)` in a list);
-- its option strings in argument lists (`"--use-x"`, `"--no-use-x"`, `"--section.use_x"`,
-  `"--size=3"`), with the words the option takes after them (`"--size", "3"`: see
-  shapes.option_arity), and a statement appending one (`args.append("--use-x")`).
-
-An option whose arity is not known (a wrapper, `nargs="?"`, a field with no option call) loses its
-string only where no word follows it that it could take: otherwise the argument list stays as it is.
-The index counts the same entries as table mentions (index._Scanner._table), which keep no flag
-alive.
-"""
+# Option tables: once a flag goes (its command-line option, or its field, has no reader left), the
+# strings that spell it go from the literals that list or set it, in code and tests alike:
+#
+# - its name in a table of names (`SCOPED_OPTIONS = {"use_x", "size"}`, `choices=["use-x", "old"]`:
+#   a set, list or tuple of string literals only, none an option string) and as a dict key
+#   (`{"use_x": parse_bool}`, `init(extra={"use_x": True})`), the entry's value with it when that
+#   has no side effects; either only where a table stands: an assignment's value, a call's argument,
+#   a dict's value (never `x == ["use_x"]`, nor a record `("use_x", bool)` in a list);
+# - its option strings in argument lists (`"--use-x"`, `"--no-use-x"`, `"--section.use_x"`,
+#   `"--size=3"`), with the words the option takes after them (`"--size", "3"`: see
+#   options.option_arity), and a statement appending one (`args.append("--use-x")`).
+#
+# An option whose arity is not known (a wrapper, `nargs="?"`, a field with no option call) loses its
+# string only where no word follows it that it could take: otherwise the argument list stays as it
+# is. The index counts the same entries as table mentions (semantic.scan_reads.Reads._table), which
+# keep no flag alive.
 
 from __future__ import annotations
 
@@ -166,8 +168,8 @@ class PruneOptionTables(BodyEditor):
         return _kept(elements, kept)
 
     def _in_table_place(self, node: cst.CSTNode) -> bool:
-        """Whether a literal stands where a table does (as index._Scanner._table has it): an
-        assignment's value, a call's argument, a dict's value."""
+        """Whether a literal stands where a table does (as semantic.scan_reads.Reads._table has it):
+        an assignment's value, a call's argument, a dict's value."""
         return id(node) in self._table_places
 
     def _leave_sequence(
@@ -177,8 +179,8 @@ class PruneOptionTables(BodyEditor):
             constant_value(e.value) if isinstance(e, cst.Element) else UNKNOWN
             for e in original.elements
         ]
-        # As index._Scanner._table counts it: strings only, none an option string (an argument
-        # list's words are no names: `["--mode", "use_x"]`), in a table's place.
+        # As semantic.scan_reads.Reads._table counts it: strings only, none an option string (an
+        # argument list's words are no names: `["--mode", "use_x"]`), in a table's place.
         names_table = all(
             isinstance(w, str) and not option_like(w) for w in words
         ) and self._in_table_place(original)
@@ -207,8 +209,9 @@ class PruneOptionTables(BodyEditor):
         return self._leave_sequence(original_node, updated_node)
 
     def leave_Dict(self, original_node: cst.Dict, updated_node: cst.Dict) -> cst.BaseExpression:
-        """A dict entry naming a gone flag goes when its value has no side effects (the index
-        counts only those: index._Scanner._table); one that set it to another value is overridden.
+        """A dict entry naming a gone flag goes when its value has no side effects (the index counts
+        only those: semantic.scan_reads.Reads._table); one that set it to another value is
+        overridden.
         """
         if not self._in_table_place(original_node):
             return updated_node

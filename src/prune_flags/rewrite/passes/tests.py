@@ -1,16 +1,15 @@
-"""Tests that pin a value the config rules out, carried out as `pinned` planned them.
+"""Tests that pin a value the config rules out, carried out as `pinned` planned them."""
 
-The plan (pinned.py, with `ast`) names what goes by the original file's lines and columns; this
-pass finds each thing there, removes it and records the change the plan wrote:
-
-* a test, a fixture only deleted tests used, a test class left empty, a `with` block of another
-  value inside a test: whole, with decorators and the comments attached above; what other passes
-  recorded inside goes with it (a test is one change);
-* a parametrize entry that gives another value: from its list;
-* a write a test makes on the way: a statement, a decorator, a keyword of a call, an item of a
-  `with` (passes/withs.py: the `with` itself when none of its items is left, its body dedented
-  into its place).
-"""
+# The plan (model/test_file.py, with `ast`) names what goes by the original file's lines and
+# columns; this pass finds each thing there, removes it and records the change the plan wrote:
+#
+# * a test, a fixture only deleted tests used, a test class left empty, a `with` block of another
+#   value inside a test: whole, with decorators and the comments attached above; what other passes
+#   recorded inside goes with it (a test is one change);
+# * a parametrize entry that gives another value: from its list;
+# * a write a test makes on the way: a statement, a decorator, a keyword of a call, an item of a
+#   `with` (passes/withs.py: the `with` itself when none of its items is left, its body dedented
+#   into its place).
 
 from __future__ import annotations
 

@@ -1,9 +1,12 @@
-"""`with` statements some of whose items a pass removes: a test's write of a flag (tests.py, as
-pinned.py planned it) or a setter of a flag that has no reader left (prune.py), such as
-`with config.use_x(True):` or `with override_settings(USE_X=True):`. The items that go leave the
-`with`; a `with` left without items is unwrapped, its body dedented into its place with its
-comments. Each pass only says which items it removes (`with_item_removal`); this editor removes
-them once, whichever passes asked."""
+"""`with` statements some of whose items a pass removes: the items go, and a `with` left with none
+is unwrapped, its body dedented in its place."""
+
+# `with` statements some of whose items a pass removes: a test's write of a flag (tests.py, as
+# model/test_file.py planned it) or a setter of a flag that has no reader left (prune.py), such as
+# `with config.use_x(True):` or `with override_settings(USE_X=True):`. The items that go leave the
+# `with`; a `with` left without items is unwrapped, its body dedented into its place with its
+# comments. Each pass only says which items it removes (`with_item_removal`); this editor removes
+# them once, whichever passes asked.
 
 from __future__ import annotations
 
