@@ -21,7 +21,7 @@ from prune_flags.model.library import (
 from prune_flags.model.unmatched import appearances, unmatched
 from prune_flags.model.verdicts import read_as_objects, still_written
 from prune_flags.report import FileResult, FlagWarning, Report, Skipped
-from prune_flags.semantic.repository import Progress, Repository, load
+from prune_flags.semantic.repository import OUTSIDE, Progress, Repository, load
 from prune_flags.source.files import (
     SourceError,
     SourceFile,
@@ -156,8 +156,11 @@ def _cleanup(
     report.skipped.extend(
         Skipped(repository.display(path), error + kept.get(repository.display(path), ""))
         for path, error in sorted(repository.skipped.items())
+        if path not in repository.outside
     )
-    report.warnings = _unmatched(repository, config.flags, report)
+    report.notices.extend(_kept_outside(repository, cascade.learnt.kept))
+    # (a flag whose definitions stay for a file outside the paths was acted on: no warning)
+    report.warnings = _unmatched(repository, config.flags, report, frozenset(cascade.learnt.kept))
     report.notices[:0] = library.notices
     return report, cascade
 
@@ -175,10 +178,27 @@ def _library_keywords(
     return library_keywords(trees, flags, names, root, config.library_python)
 
 
-def _unmatched(repository: Repository, flags: Sequence[Flag], report: Report) -> list[FlagWarning]:
+def _kept_outside(repository: Repository, kept: Mapping[str, set[str]]) -> list[str]:
+    """What files outside the paths keep alive by reading it, said once a file."""
+    outside = {repository.display(path) for path in repository.outside}
+    by_file: dict[str, list[str]] = {}
+    for name, displays in sorted(kept.items()):
+        for display in sorted(displays & outside):
+            by_file.setdefault(display, []).append(name)
+    return [
+        f"{display} reads {', '.join(names)}, so {'its' if len(names) == 1 else 'their'}"
+        f" definitions stay: the file is {OUTSIDE} (run over the whole repository to clean it"
+        " up too)"
+        for display, names in sorted(by_file.items())
+    ]
+
+
+def _unmatched(
+    repository: Repository, flags: Sequence[Flag], report: Report, kept: frozenset[str]
+) -> list[FlagWarning]:
     """A warning for each flag the run neither changed anything of nor refused: nothing of it was
     in a form the tool acts on, so the config likely misses how it is read (see unmatched)."""
-    acted = {refusal.flag for refusal in report.refused}
+    acted = {refusal.flag for refusal in report.refused} | kept
     acted.update(change.flag for result in report.files for change in result.changes)
     found = []
     for flag in flags:

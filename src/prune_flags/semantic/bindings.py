@@ -48,6 +48,11 @@ def body_bindings(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
     return _bindings(list(function.body) if isinstance(function.body, list) else [function.body])
 
 
+def class_bindings(cls: ast.ClassDef) -> set[str]:
+    """Names a class body binds for itself: what a bare name read in the body may be."""
+    return _bindings(list(cls.body))
+
+
 def _bindings(body: list[ast.AST]) -> set[str]:
     names: set[str] = set()
     declared: set[str] = set()

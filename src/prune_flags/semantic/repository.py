@@ -53,6 +53,9 @@ class Repository:
     sources: dict[Path, SourceFile] = field(default_factory=dict)
     rewritten: dict[Path, str] = field(default_factory=dict)
     skipped: dict[Path, str] = field(default_factory=dict)
+    # The repository's files outside the paths the run was given: read as skipped files are (what
+    # they read stays defined), never rewritten, and not reported as skipped.
+    outside: frozenset[Path] = frozenset()
     # Scoped flags: per file, the classes and functions where the name is another definition's;
     # the index leaves out what is in them (see scoping).
     foreign: dict[str, Foreign] = field(default_factory=dict)
@@ -357,6 +360,10 @@ def load(
     files = discover_python_files(paths, project_root, config.exclude)
     if not files:
         raise NoPythonFiles(", ".join(str(path) for path in paths))
+    # The paths say where to write; what the code reads is looked up in the whole repository.
+    outside = _outside(paths, files, project_root, cwd, config.exclude)
+    repository.outside = frozenset(outside)
+    files = files + outside
     for done, path in enumerate(files, 1):
         if progress is not None:
             progress(done, len(files))
@@ -366,4 +373,27 @@ def load(
             )
         except SourceError as err:
             repository.skipped[path] = str(err)
+    for path in outside:
+        repository.skipped.setdefault(path, OUTSIDE)
     return repository
+
+
+OUTSIDE = "outside the paths given"
+
+
+def _outside(
+    paths: Sequence[Path], files: list[Path], root: Path, cwd: Path, exclude: Sequence[str]
+) -> list[Path]:
+    """The repository's files in scope that the paths leave out, as a walk from its root names
+    them (relative to the working directory when the root is within it)."""
+    real_root = os.path.realpath(root)
+    if any(os.path.realpath(path) == real_root for path in paths):
+        return []
+    given = {os.path.realpath(path) for path in files}
+    relative = os.path.relpath(root, cwd)
+    top = Path(relative) if not relative.startswith("..") else root
+    return [
+        path
+        for path in discover_python_files([top], root, exclude)
+        if os.path.realpath(path) not in given
+    ]

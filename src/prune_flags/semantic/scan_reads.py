@@ -95,6 +95,10 @@ class Reads(ScanState):
             and node is not self._written_name
         ):
             self._of(node.id).name_reads.append(self._site(node))
+            # In a class body a bare name reads what the class binds (its own field) before a
+            # module's: the field is read, and stays while this does.
+            if self._scopes and self._scopes[-1] == "class" and node.id in self._class_bindings[-1]:
+                self._of(node.id).attribute_reads.append(self._site(node))
         if isinstance(node.ctx, ast.Load):
             self._constant_use(node.id, node)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
+from prune_flags.semantic.bindings import class_bindings
 from prune_flags.semantic.facts import ITSELF, AssertRead, NameFacts, Site, Write
 from prune_flags.syntax.expressions import (
     HARMLESS_DECORATORS,
@@ -54,6 +55,7 @@ class ScanState(ast.NodeVisitor):
         )  # candidate-named parameters -> their defaults
         self._scope_nodes: list[ast.AST] = []  # the enclosing functions, lambdas and comprehensions
         self._classes: list[str] = []  # enclosing class names
+        self._class_bindings: list[set[str]] = []  # what each enclosing class body binds
         self._qualname: list[str] = []  # the names of the enclosing classes and functions
         self._function_names: dict[int, str] = (
             {}
@@ -103,17 +105,45 @@ class ScanState(ast.NodeVisitor):
         defaults = self._parameter_defaults(node)
         self._scopes.append(kind)
         self._globals.append(set())
-        self._locals.append(
-            node
-        )  # its local names are learnt only if a candidate name is read in it
+        self._locals.append(node)  # its local names are learnt only if a candidate name is read
         self._scope_nodes.append(node)
         self._flag_params.append(defaults)
-        self.generic_visit(node)
+        outside = evaluated_outside(node)
+        self._visit_inside(node, {id(child) for child in outside}, _holding(node, outside))
         self._flag_params.pop()
         self._scope_nodes.pop()
         self._locals.pop()
         self._globals.pop()
         self._scopes.pop()
+
+    def _visit_inside(self, node: ast.AST, outside: set[int], holding: set[int]) -> None:
+        """The children of a scope's node, in `generic_visit`'s order, each in the scope but those
+        Python evaluates where the definition stands (`outside`), visited there."""
+        for _, value in ast.iter_fields(node):
+            for child in value if isinstance(value, list) else [value]:
+                if not isinstance(child, ast.AST):
+                    continue
+                if id(child) in outside:
+                    self._in_enclosing_scope(child)
+                elif id(child) in holding:
+                    self._visit_inside(child, outside, holding)
+                else:
+                    self.visit(child)
+
+    def _in_enclosing_scope(self, node: ast.AST) -> None:
+        saved = (
+            self._scopes.pop(),
+            self._globals.pop(),
+            self._locals.pop(),
+            self._scope_nodes.pop(),
+            self._flag_params.pop(),
+        )
+        self.visit(node)
+        self._scopes.append(saved[0])
+        self._globals.append(saved[1])
+        self._locals.append(saved[2])
+        self._scope_nodes.append(saved[3])
+        self._flag_params.append(saved[4])
 
     def _parameter_defaults(self, node: ast.AST) -> dict[str, ast.expr]:
         """Parameters named like a candidate, each a write of kind "parameter" (its default's
@@ -203,12 +233,14 @@ class ScanState(ast.NodeVisitor):
             self.visit(child)
         self._scopes.append("class")
         self._classes.append(node.name)
+        self._class_bindings.append(class_bindings(node) & self.names)
         self._qualname.append(node.name)
         self._methods.append("")
         for statement in node.body:
             self.visit(statement)
         self._methods.pop()
         self._qualname.pop()
+        self._class_bindings.pop()
         self._classes.pop()
         self._scopes.pop()
 
@@ -240,3 +272,24 @@ class ScanState(ast.NodeVisitor):
 
     def visit_Global(self, node: ast.Global) -> None:
         self._globals[-1].update(node.names)
+
+
+def evaluated_outside(scope: ast.AST) -> list[ast.expr]:
+    """What Python evaluates where a scope's definition stands, not in the scope: a function's
+    decorators and parameter defaults, a lambda's defaults, a comprehension's first iterable."""
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        arguments = scope.args
+        decorators = [] if isinstance(scope, ast.Lambda) else list(scope.decorator_list)
+        defaults = [d for d in arguments.kw_defaults if d is not None]
+        return decorators + list(arguments.defaults) + defaults
+    generators = getattr(scope, "generators", None)
+    return [generators[0].iter] if generators else []
+
+
+def _holding(scope: ast.AST, outside: list[ast.expr]) -> set[int]:
+    """The nodes between a scope's node and what it evaluates outside: its `arguments`, its first
+    generator."""
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return {id(scope.args)}
+    generators = getattr(scope, "generators", None)
+    return {id(generators[0])} if generators and outside else set()
