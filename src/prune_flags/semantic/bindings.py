@@ -48,6 +48,30 @@ def body_bindings(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
     return _bindings(list(function.body) if isinstance(function.body, list) else [function.body])
 
 
+def bound_to_modules(statements: list[ast.stmt], names: frozenset[str]) -> frozenset[str]:
+    """The names among `names` that an `import` binds in these statements and nothing else does:
+    a module wherever they are read, never a flag of that name."""
+    imported: set[str] = set()
+    bound: set[str] = set()
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Import):
+                imported.update(
+                    (alias.asname or alias.name).partition(".")[0] for alias in node.names
+                )
+            elif isinstance(node, ast.ImportFrom):
+                bound.update(alias.asname or alias.name for alias in node.names)
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                bound.add(node.id)
+            elif isinstance(node, DefinitionNode):
+                bound.add(node.name)
+            elif isinstance(node, ast.arg):
+                bound.add(node.arg)
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                bound.update(node.names)
+    return frozenset((imported - bound) & names)
+
+
 def class_bindings(cls: ast.ClassDef) -> set[str]:
     """Names a class body binds for itself: what a bare name read in the body may be."""
     return _bindings(list(cls.body))

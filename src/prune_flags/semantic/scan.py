@@ -6,6 +6,7 @@ import ast
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
+from prune_flags.semantic.bindings import bound_to_modules
 from prune_flags.semantic.facts import NameFacts
 from prune_flags.semantic.scan_calls import Calls
 from prune_flags.semantic.scan_reads import Reads
@@ -48,20 +49,23 @@ def scan(
     scanner = Scanner(
         path, names, module_writers(tree, writers), accessors, flag_names, option_calls
     )
-    if text is None:
-        scanner.visit(tree)
-        return scanner.facts
-    if text.count("\r") != text.count("\r\n"):
-        scanner.visit(
-            tree
-        )  # lines are counted by "\n": with old Mac line endings they are not the `ast`'s
+    if text is None or text.count("\r") != text.count("\r\n"):
+        # (lines are counted by "\n": with old Mac line endings they are not the `ast`'s)
+        statements = tree.body
     else:
         # `--use-x` defines use_x (lines_naming knows), and FAST_KEY (or FK, its alias) may name a
         # flag.
-        for _, _, statement in statements_holding(
-            tree.body, lines_naming(text, names | scanner.constants.keys())
-        ):
-            scanner.visit(statement)
+        statements = [
+            statement
+            for _, _, statement in statements_holding(
+                tree.body, lines_naming(text, names | scanner.constants.keys())
+            )
+        ]
+    scanner.modules = bound_to_modules(statements, names)
+    for statement in statements:
+        scanner.visit(statement)
+    if text is None:
+        return scanner.facts
     for statement in kept_by_pragma(tree.body, text):
         scanner.kept(statement)
     return scanner.facts

@@ -61,7 +61,7 @@ class Reads(ScanState):
             self._of(node.attr).object_reads.append(
                 ObjectRead(self._site(node), f"{base}.{{name}}{use}")
             )
-        elif isinstance(node, ast.Name) and node.id in self.names:
+        elif isinstance(node, ast.Name) and node.id in self.names and node.id not in self.modules:
             # A local that only shares the name holds something else; a flag parameter is the flag.
             if not self._is_local(node.id) or any(
                 node.id in parameters for parameters in self._flag_params
@@ -90,6 +90,7 @@ class Reads(ScanState):
         # A parameter or local that only shares the name reads itself, not the module's name.
         if (
             node.id in self.names
+            and node.id not in self.modules
             and isinstance(node.ctx, ast.Load)
             and not self._is_local(node.id)
             and node is not self._written_name

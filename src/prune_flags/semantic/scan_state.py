@@ -35,6 +35,8 @@ class ScanState(ast.NodeVisitor):
         self.accessors = accessors
         self.flag_names = flag_names
         self.option_calls = option_calls  # the config's wrappers of add_argument
+        # Names only an `import` binds in the module: a module there, never the flag of its name.
+        self.modules: frozenset[str] = frozenset()
         # Constants holding a name asked about (`FAST_KEY = "enable_fast"`): a use of one is a read
         # of that name, except as the name a writer call writes; its definition is not.
         self.constants = flag_names.holding(names)
