@@ -361,7 +361,7 @@ def load(
     if not files:
         raise NoPythonFiles(", ".join(str(path) for path in paths))
     # The paths say where to write; what the code reads is looked up in the whole repository.
-    outside = _outside(paths, files, project_root, cwd, config.exclude)
+    outside = _outside(paths, files, project_root, config.exclude)
     repository.outside = frozenset(outside)
     files = files + outside
     for done, path in enumerate(files, 1):
@@ -382,18 +382,16 @@ OUTSIDE = "outside the paths given"
 
 
 def _outside(
-    paths: Sequence[Path], files: list[Path], root: Path, cwd: Path, exclude: Sequence[str]
+    paths: Sequence[Path], files: list[Path], root: Path, exclude: Sequence[str]
 ) -> list[Path]:
-    """The repository's files in scope that the paths leave out, as a walk from its root names
-    them (relative to the working directory when the root is within it)."""
+    """The repository's files in scope that the paths leave out (never written: absolute paths
+    do)."""
     real_root = os.path.realpath(root)
     if any(os.path.realpath(path) == real_root for path in paths):
         return []
     given = {os.path.realpath(path) for path in files}
-    relative = os.path.relpath(root, cwd)
-    top = Path(relative) if not relative.startswith("..") else root
     return [
         path
-        for path in discover_python_files([top], root, exclude)
+        for path in discover_python_files([root], root, exclude)
         if os.path.realpath(path) not in given
     ]
