@@ -40,7 +40,11 @@ class Contexts:
         # `--use-x`): what a worker is sent grows with the file, not with the run.
         dead = self.dead_in(path) | frozenset(option_flags)
         display = self.repository.display(path)
+        tree = self.repository.tree_facts(path, self.repository.sources[path].text)
         return RewriteContext(
+            outside=(
+                tree.outside_names(self.repository.internal) if tree is not None else frozenset()
+            ),
             path=display,
             flags=plan.flags,
             accessors=self.repository.accessors,

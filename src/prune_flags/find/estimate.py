@@ -23,6 +23,7 @@ from prune_flags.find.syntax import (
     function_bindings,
     parameter_defaults,
     plain_literal,
+    root_name,
 )
 from prune_flags.semantic.bindings import module_level_names
 from prune_flags.source.files import SourceError, read_source
@@ -47,12 +48,15 @@ class _FoldCounter:
         parameter: bool = False,
         module_bound: bool = False,
         accessors: tuple[Template, ...] = (),
+        outside: frozenset[str] = frozenset(),
     ) -> None:
         """Counts over `trees`: the module's, or the parts of it that read the flag in a test
         (whole functions and top-level statements), each with what to add to its line numbers;
         `lines` are the module's, split as the tokenizer splits them; `module_bound`: the module
-        binds the name at its top level; `accessors`: the config's templates that read flags."""
+        binds the name at its top level; `accessors`: the config's templates that read flags;
+        `outside`: names bound to other libraries, whose attributes are theirs."""
         self.lines_of_text = lines
+        self.outside = outside
         self.accessors = accessors
         self.name = name
         self.value = value
@@ -91,6 +95,7 @@ class _FoldCounter:
             isinstance(node, ast.Attribute)
             and node.attr == self.name
             and isinstance(node.ctx, ast.Load)
+            and root_name(node.value) not in self.outside
         ):
             self.used = True
             return self.value
@@ -312,6 +317,7 @@ def count_folds(
     spans: Sequence[tuple[int, int]] = (),
     module_bound: frozenset[str] | None = None,
     templates: Templates = Templates(),
+    outside: frozenset[str] = frozenset(),
 ) -> dict[str, tuple[int, int]]:
     """(branches, lines) each flag folds in one file; a file that no longer reads or parses counts
     nothing. A flag is (name, value), or (name, value, True) for a parameter flag; its reads
@@ -336,7 +342,12 @@ def count_folds(
     accessors, _ = templates.parsed()
     counted = (
         _FoldCounter(  # type: ignore[misc]
-            trees, lines, *flag, module_bound=flag[0] in module_bound, accessors=accessors
+            trees,
+            lines,
+            *flag,
+            module_bound=flag[0] in module_bound,
+            accessors=accessors,
+            outside=outside,
         )
         for flag in flags
     )
@@ -375,7 +386,12 @@ _SPAN_GAP = 20  # lines between two runs that are parsed with them rather than a
 
 
 _CountTask = tuple[
-    Path, Sequence[tuple[str, object, bool]], Sequence[tuple[int, int]], frozenset[str], Templates
+    Path,
+    Sequence[tuple[str, object, bool]],
+    Sequence[tuple[int, int]],
+    frozenset[str],
+    Templates,
+    frozenset[str],
 ]
 
 
@@ -406,7 +422,7 @@ def estimate_all(
         ]
         if flags:
             spans = {span for name, _, _ in flags for span in facts.segments.get(name, ())}
-            tasks.append((path, flags, tuple(spans), facts.module_bound, templates))
+            tasks.append((path, flags, tuple(spans), facts.module_bound, templates, facts.outside))
     totals: dict[str, list[int]] = {name: [0, 0] for name in wanted}
     for counts in chunked_map(pool, _count_chunk, tasks):
         for name, (branches, lines) in counts.items():

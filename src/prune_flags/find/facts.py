@@ -102,6 +102,9 @@ class FileFacts:
     # statements around, all that counting its folds needs to parse again.
     segments: Mapping[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     module_bound: frozenset[str] = frozenset()  # names read in a test that the module binds
+    # Names some import binds to another library: an attribute read through one is that
+    # library's, not a flag's (as the cleanup has it: TreeFacts.outside_names, a subset).
+    outside: frozenset[str] = frozenset()
     # Reads through the config's accessor templates (counted in `reads` too), the names such a
     # read spells as a string (`features.has("x")`), and those it reads as a bare name
     # (`use_x.value`, which a local of that name would read instead).

@@ -18,6 +18,7 @@ from prune_flags.find.facts import FileFacts, Templates
 from prune_flags.find.scan_bindings import Bindings
 from prune_flags.find.scan_calls import Calls
 from prune_flags.find.scan_definitions import Definitions
+from prune_flags.find.scan_state import EXTERNAL_BUILTINS
 from prune_flags.source.files import SourceError, read_source
 
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
@@ -105,6 +106,7 @@ class Scanner(Bindings, Definitions, Calls):
                 if name in condition_reads or name in self.parameter_condition_reads
             },
             module_bound=frozenset(self.top_level.intersection(self.name_condition_reads)),
+            outside=frozenset(self.external - EXTERNAL_BUILTINS),
             template_reads=self.template_reads,
             named_template_reads=frozenset(self.named_template_reads),
             bare_template_reads=frozenset(self.bare_template_reads),

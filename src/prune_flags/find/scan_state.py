@@ -15,7 +15,7 @@ from prune_flags.find.facts import (
     Definition,
     Templates,
 )
-from prune_flags.find.syntax import deciding_reads
+from prune_flags.find.syntax import deciding_reads, root_name
 from prune_flags.semantic.bindings import module_level_names
 from prune_flags.semantic.facts import Site
 from prune_flags.syntax.statements import first_line
@@ -168,7 +168,9 @@ class ScanState:
         elif isinstance(target, ast.Attribute):
             self.stored.add(target.attr)
             self.mentions.add(target.attr)
-            if value is UNKNOWN:
+            # (another library's attribute of the name, `torch.x.deterministic = True`, is no
+            # definition: find's own rules take the name for shared, as for a read of it)
+            if value is UNKNOWN or root_name(target.value) in self.external:
                 self.disqualified.add(target.attr)
             else:
                 self.define(target.attr, ATTRIBUTE, value, line, owner=self.current_class)

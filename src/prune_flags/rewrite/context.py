@@ -77,6 +77,9 @@ class RewriteContext:
     # Names that files the run skipped read: however unused the cleanup leaves them, their imports
     # stay (a skipped file may import them from this module).
     kept_imports: frozenset[str] = frozenset()
+    # The names the file binds only to other libraries: what is read through them is theirs
+    # (rewrite.scopes.elsewhere).
+    outside: frozenset[str] = frozenset()
     # Lines of the asserts whose every subject is a dead name.
     removable_asserts: frozenset[int] = frozenset()
     # In a test file: the tests, parametrize entries and writes that pin another value

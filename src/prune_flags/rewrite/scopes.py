@@ -13,6 +13,15 @@ from prune_flags.rewrite.purity import is_pure
 from prune_flags.syntax.values import same_value
 
 
+def elsewhere(receiver: cst.BaseExpression, outside: frozenset[str]) -> bool:
+    """Whether a receiver is plainly another library's object: its chain starts at a name the
+    module binds only to another library (`torch` of `import torch`; see
+    semantic.trees.TreeFacts.outside_names). An attribute of it is never a flag of its name."""
+    while isinstance(receiver, (cst.Attribute, cst.Subscript, cst.Call)):
+        receiver = receiver.func if isinstance(receiver, cst.Call) else receiver.value
+    return isinstance(receiver, cst.Name) and receiver.value in outside
+
+
 def flag_bindings(module: cst.Module, flags: Mapping[str, object]) -> dict[str, str]:
     """Local name -> flag, for flags the module assigns at top level or imports by name."""
     bindings: dict[str, str] = {}
@@ -230,12 +239,17 @@ def _carried_value(
     names: Mapping[str, str],
     carried: Mapping[str, Carried],
     lookup: Lookup,
+    outside: frozenset[str],
 ) -> Carried | None:
     """What a local assigned `value` carries: a flag's read of any kind the passes inline
     (`self.use_x`, a module flag or flag parameter among `names`, a lookup by name:
     `getattr(settings, "X", "")`, `os.environ.get("MODE")`, an accessor template's call), or what
     another such local carries."""
-    if isinstance(value, cst.Attribute) and value.attr.value in flags:
+    if (
+        isinstance(value, cst.Attribute)
+        and value.attr.value in flags
+        and not elsewhere(value.value, outside)
+    ):
         flag = flags[value.attr.value]
         return flag.name, constant_node(flag.value)
     if isinstance(value, cst.Name):
@@ -252,6 +266,7 @@ def flag_locals(
     module_flags: Mapping[str, str],
     parameters: frozenset[str],
     lookup: Lookup,
+    outside: frozenset[str] = frozenset(),
 ) -> dict[str, Carried]:
     """Locals that only carry a flag: `use_x = self.use_x` (or a module flag, one of the flag
     `parameters`, a lookup by name: `lookup` says what one reads) at the top of the function
@@ -266,7 +281,9 @@ def flag_locals(
     ):
         return {}
     names = {**module_flags, **{name: name for name in parameters}}
-    if not any(_assigns_flag(statement, flags, names, lookup) for statement in function.body.body):
+    if not any(
+        _assigns_flag(statement, flags, names, lookup, outside) for statement in function.body.body
+    ):
         return {}  # the common case, decided without walking the body
     counter = _StoreCounter()
     function.body.visit(counter)
@@ -284,7 +301,7 @@ def flag_locals(
                 and target not in escaping | seen
             ):
                 assert isinstance(small, cst.Assign)
-                value = _carried_value(small.value, flags, names, carried, lookup)
+                value = _carried_value(small.value, flags, names, carried, lookup, outside)
                 if value is not None and target not in mentions(small.value).names:
                     carried[target] = value
             seen |= mentions(small).names
@@ -307,13 +324,16 @@ def _assigns_flag(
     flags: Mapping[str, Flag],
     names: Mapping[str, str],
     lookup: Lookup,
+    outside: frozenset[str],
 ) -> bool:
     """A top-level `name = <flag read>` statement: worth a closer look."""
     if not isinstance(statement, cst.SimpleStatementLine):
         return False
     return any(
         _single_name_target(small) is not None
-        and _carried_value(small.value, flags, names, {}, lookup)  # type: ignore[attr-defined]
+        and _carried_value(  # type: ignore[attr-defined]
+            small.value, flags, names, {}, lookup, outside
+        )
         is not None
         for small in statement.body
     )

@@ -20,6 +20,7 @@ from pathlib import Path
 from prune_flags.config import Config
 from prune_flags.semantic.calls import scan_calls
 from prune_flags.semantic.facts import CallSite, NameFacts, Site
+from prune_flags.semantic.modules import internal_module_names
 from prune_flags.semantic.owners import Foreign, foreign_spans, without_foreign
 from prune_flags.semantic.scan import scan
 from prune_flags.semantic.trees import TreeFacts
@@ -53,6 +54,9 @@ class Repository:
     sources: dict[Path, SourceFile] = field(default_factory=dict)
     rewritten: dict[Path, str] = field(default_factory=dict)
     skipped: dict[Path, str] = field(default_factory=dict)
+    # The top-level names of the repository's modules and packages: an import of anything else
+    # reaches another library (TreeFacts.outside_names).
+    internal: frozenset[str] = frozenset()
     # The repository's files outside the paths the run was given: read as skipped files are (what
     # they read stays defined), never rewritten, and not reported as skipped.
     outside: frozenset[Path] = frozenset()
@@ -261,9 +265,10 @@ class Repository:
     def scanned(self, path: Path, text: str, names: frozenset[str]) -> dict[str, NameFacts] | None:
         """The facts about `names` in one text of a file; None, and the file skipped, when it does
         not parse or nests too deeply to walk."""
-        tree = self.tree(path, text)
-        if tree is None:
+        facts = self.tree_facts(path, text)
+        if facts is None:
             return None
+        tree = facts.tree
         display = self.display(path)
         try:
             found = deeply(
@@ -276,6 +281,7 @@ class Repository:
                 text,
                 self.flag_constants,
                 self.option_calls,
+                facts.outside_names(self.internal),
             )
         except RecursionError:
             self.skipped[path] = too_deep("analyse")
@@ -375,6 +381,7 @@ def load(
             repository.skipped[path] = str(err)
     for path in outside:
         repository.skipped.setdefault(path, OUTSIDE)
+    repository.internal = internal_module_names(files, project_root)
     return repository
 
 

@@ -30,10 +30,12 @@ def scan(
     text: str | None = None,
     constants: Mapping[str, str] = MappingProxyType({}),
     option_calls: tuple[str, ...] = (),
+    outside: frozenset[str] = frozenset(),
 ) -> dict[str, NameFacts]:
     """Facts about `names` in one parsed module, with the config's setter and accessor call shapes,
     the constants of the repository that hold a flag's name (see spellings.FlagNames) and the calls
-    it declares as adding options (`option_calls`).
+    it declares as adding options (`option_calls`); `outside`, the names the module binds only to
+    other libraries (TreeFacts.outside_names): nothing read through them is the repository's.
     Given the module's text, only the top-level statements naming one of them are walked: the
     same test that spares whole files their parse (no top-level statement depends on another)."""
     names = frozenset(names)
@@ -62,6 +64,7 @@ def scan(
             )
         ]
     scanner.modules = bound_to_modules(statements, names)
+    scanner.outside = outside
     for statement in statements:
         scanner.visit(statement)
     if text is None:

@@ -24,7 +24,12 @@ class Calls(ScanState):
         may replace: an object read."""
         name: object = None
         named: ast.expr | None = None
-        if callee in ("getattr", "hasattr") and len(node.args) >= 2 and not node.keywords:
+        if (
+            callee in ("getattr", "hasattr")
+            and len(node.args) >= 2
+            and not node.keywords
+            and not self._elsewhere(node.args[0])
+        ):
             name, named = (
                 self.flag_names.of_ast(node.args[1]),
                 node.args[1],
@@ -42,6 +47,12 @@ class Calls(ScanState):
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         dotted = ast_dotted(func)
+        if (
+            dotted in ("getattr", "hasattr", "setattr", "delattr")
+            and len(node.args) >= 2
+            and self._elsewhere(node.args[0])
+        ):
+            self._elsewhere_names.add(id(node.args[1]))
         self._effectful_lookup(node, dotted, self._template_reads(node))
         if dotted.rsplit(".", 1)[-1] not in TYPE_DECLARATIONS:
             self._table_places.update(
@@ -125,7 +136,7 @@ class Calls(ScanState):
                 )
         if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) == 3:
             name = literal(node.args[1])
-            if isinstance(name, str) and name in self.names:
+            if isinstance(name, str) and name in self.names and not self._elsewhere(node.args[0]):
                 statement, from_parameter = node is self._statement_call, self._from_parameter(
                     node.args[2]
                 )

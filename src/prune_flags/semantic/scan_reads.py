@@ -29,7 +29,13 @@ class Reads(ScanState):
         self.visit(node.value)
 
     def visit_Assert(self, node: ast.Assert) -> None:
-        self._assert = AssertRead(self._site(node), assert_subjects(node.test))
+        subjects = assert_subjects(node.test)
+        if subjects is not None and any(
+            isinstance(part, ast.Attribute) and self._elsewhere(part.value)
+            for part in ast.walk(node.test)
+        ):
+            subjects = None  # it checks another library's attribute: nothing dead decides it
+        self._assert = AssertRead(self._site(node), subjects)
         self.visit(node.test)
         self._assert = None
         if node.msg is not None:
@@ -57,6 +63,8 @@ class Reads(ScanState):
             )
             return
         if isinstance(node, ast.Attribute) and node.attr in self.names:
+            if self._elsewhere(node.value):
+                return
             base = ast_dotted(node.value) or "..."
             self._of(node.attr).object_reads.append(
                 ObjectRead(self._site(node), f"{base}.{{name}}{use}")
@@ -79,7 +87,11 @@ class Reads(ScanState):
         self._template_reads(node)
         self._constant_use(node.attr, node)
         self._receiver(node.value, f".{node.attr}")
-        if node.attr in self.names and node is not self._written_name:
+        if (
+            node.attr in self.names
+            and node is not self._written_name
+            and not self._elsewhere(node.value)
+        ):
             if self._assert is not None:
                 self._of(node.attr).assert_reads.append(self._assert)
             else:
@@ -124,6 +136,7 @@ class Reads(ScanState):
             and node.value in self.names
             and node is not self._written_name
             and node.value not in self._defining
+            and id(node) not in self._elsewhere_names
         ):
             self._of(node.value).string_reads.append(self._site(node))
         if isinstance(node.value, str):

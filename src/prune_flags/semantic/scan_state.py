@@ -37,6 +37,10 @@ class ScanState(ast.NodeVisitor):
         self.option_calls = option_calls  # the config's wrappers of add_argument
         # Names only an `import` binds in the module: a module there, never the flag of its name.
         self.modules: frozenset[str] = frozenset()
+        # Names bound only to other libraries: an attribute read through one is theirs.
+        self.outside: frozenset[str] = frozenset()
+        # The strings naming another library's attribute (`getattr(torch, "x")`): no reads.
+        self._elsewhere_names: set[int] = set()
         # Constants holding a name asked about (`FAST_KEY = "enable_fast"`): a use of one is a read
         # of that name, except as the name a writer call writes; its definition is not.
         self.constants = flag_names.holding(names)
@@ -95,6 +99,13 @@ class ScanState(ast.NodeVisitor):
                 ):  # a parameter passed along holds its default unless a caller says otherwise
                     return literal(parameters[name])
         return literal(node)
+
+    def _elsewhere(self, receiver: ast.expr) -> bool:
+        """Whether a receiver is plainly another library's object (`torch.backends.cudnn` of
+        `import torch`): an attribute of it is that library's, never a name of the repository's."""
+        while isinstance(receiver, (ast.Attribute, ast.Subscript, ast.Call)):
+            receiver = receiver.func if isinstance(receiver, ast.Call) else receiver.value
+        return isinstance(receiver, ast.Name) and receiver.id in self.outside
 
     def _of(self, name: str) -> NameFacts:
         return self.facts.setdefault(name, NameFacts())

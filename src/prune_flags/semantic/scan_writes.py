@@ -26,7 +26,7 @@ class Writes(ScanState):
         elif isinstance(target, ast.Starred):
             self._write(target.value, WriteKind.UNPACK, UNKNOWN, node)
         elif isinstance(target, ast.Attribute):
-            if target.attr in self.names:
+            if target.attr in self.names and not self._elsewhere(target.value):
                 owner = self._receiver_class(target.value)
                 carried = (
                     self._carried(node.value, target.attr)

@@ -13,6 +13,10 @@ from typing import NamedTuple
 from prune_flags.syntax.expressions import ast_dotted
 from prune_flags.syntax.statements import DefinitionNode
 
+# Other libraries' objects that stand for the repository's own definitions: Django's settings
+# are the project's settings module.
+MIRRORS = frozenset({("django.conf", "settings")})
+
 
 class Forwarder(NamedTuple):
     """A function with a `*args` parameter, as its calls of others see it."""
@@ -50,6 +54,51 @@ class TreeFacts:
             if isinstance(node, DefinitionNode):
                 found.setdefault(node.name, []).append(node)
         return found
+
+    @functools.cached_property
+    def _bindings(self) -> tuple[dict[str, set[str]], frozenset[str]]:
+        """What each name an import binds comes from (the top-level module of each import of it;
+        "" for a relative one), and the names bound any other way, anywhere in the tree."""
+        imported: dict[str, set[str]] = {}
+        other: set[str] = set()
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    name = alias.asname or alias.name.partition(".")[0]
+                    imported.setdefault(name, set()).add(alias.name.partition(".")[0])
+            elif isinstance(node, ast.ImportFrom):
+                origin = "" if node.level or not node.module else node.module.partition(".")[0]
+                for alias in node.names:
+                    mirror = (node.module, alias.name) in MIRRORS
+                    imported.setdefault(alias.asname or alias.name, set()).add(
+                        "" if mirror else origin
+                    )
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                other.add(node.id)
+            elif isinstance(node, DefinitionNode):
+                other.add(node.name)
+            elif isinstance(node, ast.arg):
+                other.add(node.arg)
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                other.update(node.names)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                other.add(node.name)
+            elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+                other.add(node.name)
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                other.add(node.rest)
+        return imported, frozenset(other)
+
+    def outside_names(self, internal: frozenset[str]) -> frozenset[str]:
+        """The names the module binds only by imports from outside the repository (`torch` of
+        `import torch`, `backends` of `from torch import backends`): whatever is read through them
+        belongs to another library, never to a flag of the repository's."""
+        imported, other = self._bindings
+        return frozenset(
+            name
+            for name, origins in imported.items()
+            if name not in other and all(origin and origin not in internal for origin in origins)
+        )
 
     @functools.cached_property
     def classes(self) -> dict[str, list[ast.ClassDef]]:

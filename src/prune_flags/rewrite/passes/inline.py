@@ -16,6 +16,7 @@ from prune_flags.rewrite.editors.expressions import ExpressionEditor
 from prune_flags.rewrite.scopes import (
     Carried,
     bound_names,
+    elsewhere,
     first_binding,
     flag_bindings,
     flag_locals,
@@ -144,6 +145,7 @@ class InlineFlags(ExpressionEditor):
                     self._module_flags,
                     self._parameters[key],
                     self.lookup_read,
+                    self.context.outside,
                 )
             if name in self._parameters[key]:
                 return (name, None) if self._before_rebinding(scope, name, read) else None
@@ -184,7 +186,11 @@ class InlineFlags(ExpressionEditor):
         self, original_node: cst.Attribute, updated_node: cst.Attribute
     ) -> cst.BaseExpression:
         flag = self.context.flags.get(updated_node.attr.value)
-        if flag is None or id(original_node) in self._not_reads:
+        if (
+            flag is None
+            or id(original_node) in self._not_reads
+            or elsewhere(original_node.value, self.context.outside)
+        ):
             return updated_node
         return self._inline(original_node, updated_node, flag.name)
 

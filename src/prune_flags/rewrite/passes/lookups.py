@@ -30,7 +30,7 @@ from prune_flags.rewrite.editors.expressions import ExpressionEditor
 from prune_flags.rewrite.editors.statements import BodyEditor
 from prune_flags.rewrite.passes.simplify import string_method
 from prune_flags.rewrite.purity import dotted_name, is_pure
-from prune_flags.rewrite.scopes import Carried
+from prune_flags.rewrite.scopes import Carried, elsewhere
 from prune_flags.syntax.spellings import FlagNames
 from prune_flags.syntax.values import UNKNOWN
 from prune_flags.vocabulary import Action
@@ -210,7 +210,11 @@ class InlineLookups(FlagNaming, ExpressionEditor):
             return None
         if func in ("getattr", "hasattr") and len(args) in ((2, 3) if func == "getattr" else (2,)):
             flag = self.named_flag(args[1].value)
-            if flag is not None and flag.name.isidentifier():
+            if (
+                flag is not None
+                and flag.name.isidentifier()
+                and not elsewhere(args[0].value, self.context.outside)
+            ):
                 value = constant_node(flag.value) if func == "getattr" else bool_node(True)
                 return flag, f"read through {func}", value
         if func in _ENV_GETTERS and len(args) in (1, 2):

@@ -21,6 +21,7 @@ from prune_flags.rewrite.editors.statements import Edit
 from prune_flags.rewrite.passes.lookups import FlagNaming, cst_unfold
 from prune_flags.rewrite.passes.withs import Record, WithItemEditor
 from prune_flags.rewrite.purity import is_pure
+from prune_flags.rewrite.scopes import elsewhere
 from prune_flags.syntax.values import same_value
 from prune_flags.vocabulary import Action
 
@@ -206,6 +207,8 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         if isinstance(func, cst.Name) and func.value == "setattr" and len(call.args) == 3:
             name, value = constant_value(call.args[1].value), call.args[2].value
             flag = self.context.flags.get(name) if isinstance(name, str) else None
+            if flag is not None and self._elsewhere(call.args[0].value):
+                flag = None
         else:
             written = next(
                 (
@@ -253,8 +256,14 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         live[-1] = live[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return [updated.with_changes(target=updated.target.with_changes(elements=live))]
 
+    def _elsewhere(self, receiver: cst.BaseExpression) -> bool:
+        """Whether an attribute of the receiver is another library's, never the repository's."""
+        return elsewhere(receiver, self.context.outside)
+
     def _target_death(self, target: cst.BaseExpression) -> Death | None:
         if isinstance(target, cst.Attribute):
+            if self._elsewhere(target.value):
+                return None  # another library's attribute of the name
             return self.context.dead_names.get(target.attr.value)
         if isinstance(target, cst.Name):
             if self.in_class_body:
@@ -322,7 +331,10 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         """The flag a write's target is: an attribute of its name, or its name bound in a class
         body or at module level (a function's local only shares the name)."""
         if isinstance(target, cst.Attribute):
-            return self.context.flags.get(target.attr.value)
+            flag = self.context.flags.get(target.attr.value)
+            if flag is not None and self._elsewhere(target.value):
+                return None
+            return flag
         if isinstance(target, cst.Name) and (self.in_class_body or self.at_module_level):
             return self.context.flags.get(target.value)
         return None
