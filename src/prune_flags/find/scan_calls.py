@@ -72,7 +72,7 @@ class Calls(Reads):
         literal. `f(fast=fast)` inside a function whose parameter `fast` defaults to a literal
         passes that literal (a caller that gives `fast` another value rules the name out anyway)."""
         literal_value = plain_literal(value)
-        if literal_value is UNKNOWN and value.__class__ is ast.Name and value.id == name:  # type: ignore[attr-defined]
+        if literal_value is UNKNOWN and value.__class__ is ast.Name and value.id == name:
             literal_value = self.parameter_value(name)
         if literal_value is UNKNOWN:
             self.disqualified.add(name)

@@ -28,6 +28,7 @@ import ast
 import builtins
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from prune_flags.semantic.bindings import (
     Binding,
@@ -153,7 +154,7 @@ def _reads_receiver(qualname: str, node: ast.FunctionDef) -> bool:
     if "." not in qualname or method_kind(node) not in ("class", "instance"):
         return False
     receiver = [*node.args.posonlyargs, *node.args.args][0].arg
-    value = node.body[-1].value  # type: ignore[attr-defined]  (a `return` of a value: see _one_return)
+    value = _returned(node)
     return any(isinstance(n, ast.Name) and n.id == receiver for n in ast.walk(value))
 
 
@@ -186,6 +187,11 @@ def _one_return(node: ast.FunctionDef) -> bool:
     """The body, its docstring aside, is one `return` of a value."""
     body = node.body[1:] if is_string_statement(node.body[0]) else node.body
     return len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None
+
+
+def _returned(node: ast.FunctionDef) -> ast.expr:
+    """The value a function of one `return` (see _one_return) returns."""
+    return cast(ast.expr, cast(ast.Return, node.body[-1]).value)
 
 
 def _dunder(name: str) -> bool:
@@ -232,7 +238,7 @@ def _helper(
     arguments = node.args
     if (node.decorator_list and "." not in qualname) or arguments.vararg or arguments.kwarg:
         return None
-    value = node.body[-1].value  # type: ignore[attr-defined]  (a `return` of a value: see _shaped)
+    value = _returned(node)  # a function of one `return`: see _shaped
     assert value is not None
     method = method_kind(node) if "." in qualname else ""
     positional = [*arguments.posonlyargs, *arguments.args]

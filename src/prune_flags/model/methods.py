@@ -7,6 +7,7 @@ import ast
 import io
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import cast
 
 from prune_flags.model.helpers import (
     Helper,
@@ -149,7 +150,7 @@ def method_calls(
             by_name.setdefault(reach.helper.name, []).append((reach, imports))
     found: dict[tuple[int, str], HelperCall | None] = {}
     for call, receiver in _method_call_sites(tree, frozenset(by_name)):
-        name = call.func.attr  # type: ignore[attr-defined]  (see _method_call_sites)
+        name = cast(ast.Attribute, call.func).attr  # an attribute call: see _method_call_sites
         reached = [
             HelperCall(reach.helper, imports)
             for reach, imports in by_name[name]
@@ -247,7 +248,7 @@ def _receiver(
     enclosing function binds (the module's binding says what it is); ("local", R) for another
     receiver whose root name R (`runner` of `runner.checker`) an enclosing function binds, not by
     an import, and ("", R) for one whose root name it does not; ("", "") for anything else."""
-    value = call.func.value  # type: ignore[attr-defined]  (an attribute call: see _method_call_sites)
+    value = cast(ast.Attribute, call.func).value  # an attribute call: see _method_call_sites
     if not isinstance(value, ast.Name):
         root = value
         while isinstance(root, ast.Attribute):

@@ -331,8 +331,8 @@ class TestFile:
         for statement in body:
             write = self._statement_write(statement)
             leading = leading and write is not None
-            if leading:
-                yield replace(write, pinning=True)  # type: ignore[type-var]
+            if leading and write is not None:  # (leading implies it)
+                yield replace(write, pinning=True)
             else:
                 yield from self._nested_writes([statement], whole=len(body) == 1)
         for index, statement in enumerate(body):

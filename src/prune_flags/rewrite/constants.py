@@ -67,7 +67,7 @@ def constant_node(value: object, quote: str = '"') -> cst.BaseExpression:
         return cst.Tuple(elements)
     else:
         raise TypeError(f"not a constant: {value!r}")
-    if value < 0:  # type: ignore[operator]
+    if value < 0:
         return cst.UnaryOperation(cst.Minus(), node)
     return node
 

@@ -297,7 +297,8 @@ class ExpressionEditor(BodyEditor):
             self._verbatim += 1
         return super().on_visit(node)
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[no-untyped-def]
+    # Its return is left to inference: LibCST's is generic in the node's type.
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
         depth = self._depth
         self._depth -= 1
         children: dict[int, _Pending] = {}

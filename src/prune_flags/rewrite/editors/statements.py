@@ -136,7 +136,8 @@ class BodyEditor(cst.CSTTransformer):
         span = self.get_metadata(PositionProvider, node)
         return any(span.start.line <= line <= span.end.line for line in lines)
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[no-untyped-def]
+    # Its return is left to inference: LibCST's is generic in the node's type.
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
         result = super().on_leave(original_node, updated_node)
         if isinstance(original_node, SCOPES):
             self.scopes.pop()

@@ -193,7 +193,7 @@ class InlineLookups(FlagNaming, ExpressionEditor):
         return read[0], read[1], constant_node(result)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
+        result = super().leave_Call(original_node, updated_node)
         if result is not updated_node:
             return result
         read = self._call_read(updated_node) or self._accessor_read(original_node)
@@ -258,7 +258,7 @@ class InlineLookups(FlagNaming, ExpressionEditor):
     def leave_Attribute(
         self, original_node: cst.Attribute, updated_node: cst.Attribute
     ) -> cst.BaseExpression:
-        result = super().leave_Attribute(original_node, updated_node)  # type: ignore[misc]
+        result = super().leave_Attribute(original_node, updated_node)
         return self._accessor(original_node, updated_node) if result is updated_node else result
 
     def leave_Subscript(
@@ -287,7 +287,7 @@ class InlineLookups(FlagNaming, ExpressionEditor):
         result = self._accessor(original_node, updated_node)
         if result is not updated_node:
             return result
-        return super().leave_Comparison(original_node, updated_node)  # type: ignore[misc]
+        return super().leave_Comparison(original_node, updated_node)
 
     def _membership_read(self, comparison: cst.Comparison) -> _Read | None:
         """`"NAME" in os.environ`: whether the variable is set."""

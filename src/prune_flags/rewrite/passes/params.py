@@ -11,6 +11,8 @@ side effects, a shifting position) is a conflict found by the index before any f
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from prune_flags.config import Flag
@@ -36,7 +38,8 @@ class PruneFlagParameters(BodyEditor):
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
-        updated_node = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
+        # Every pass's leave_FunctionDef gives back a function, LibCST's the one it is given.
+        updated_node = cast(cst.FunctionDef, super().leave_FunctionDef(original_node, updated_node))
         # Decided on the original: the option decorator that makes a click parameter a flag may be
         # gone by now.
         linked = linked_flags(self.context.flag_functions, self.scopes)
@@ -79,7 +82,7 @@ class PruneFlagParameters(BodyEditor):
             )
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
+        result = super().leave_Call(original_node, updated_node)
         if not isinstance(result, cst.Call):
             return result
         args = list(result.args)

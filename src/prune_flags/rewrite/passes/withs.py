@@ -8,6 +8,7 @@ them once, whichever passes asked."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import libcst as cst
 
@@ -47,7 +48,8 @@ class WithItemEditor(BodyEditor):
         return super().edit_statement(original, updated)
 
     def leave_With(self, original_node: cst.With, updated_node: cst.With) -> cst.With:
-        updated_node = super().leave_With(original_node, updated_node)  # type: ignore[assignment]
+        # LibCST's leave_With gives back the node it is given.
+        updated_node = cast(cst.With, super().leave_With(original_node, updated_node))
         removals = self._removals(original_node)
         if not removals or len(removals) == len(original_node.items):
             return updated_node  # (a `with` losing every item is unwrapped by its block)
