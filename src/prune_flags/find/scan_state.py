@@ -41,6 +41,7 @@ class ScanState:
 
     # Defined by the scanner's other parts (scan.Scanner, scan_reads.Reads), called from here.
     visit: Callable[[ast.AST], None]
+    template_name: Callable[[ast.expr], str | None]
     template_store: Callable[[ast.Attribute | ast.Subscript], None]
 
     def __init__(

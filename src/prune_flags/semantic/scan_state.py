@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from prune_flags.semantic.facts import ITSELF, AssertRead, NameFacts, Site, Write
 from prune_flags.syntax.expressions import (
@@ -19,6 +19,14 @@ from prune_flags.vocabulary import WriteKind
 
 
 class ScanState(ast.NodeVisitor):
+    # Defined by the scanner's other parts (scan.Scanner combines them), called from
+    # scan_calls.Calls: by scan_reads.Reads,
+    _template_reads: Callable[[ast.expr], tuple[str, ast.expr, Template] | None]
+    _receiver: Callable[[ast.expr, str], None]
+    # and by scan_writes.Writes.
+    _carried: Callable[[ast.expr | None, str], str]
+    _from_parameter: Callable[[ast.AST | None], bool]
+
     def __init__(
         self,
         path: str,
