@@ -174,7 +174,7 @@ Changed = list[tuple[Path, Shapes, Shapes]]  # per changed file: its shapes befo
 def _reshaped(changed: Changed) -> set[str]:
     """The callees a changed file calls with other arguments than before (a call only removed
     passes nothing: the calls left are as they were)."""
-    found = set()
+    found: set[str] = set()
     for _, old, new in changed:
         found.update(
             name for name, shapes in new.items() if _counted(shapes) - _counted(old.get(name))
@@ -184,7 +184,7 @@ def _reshaped(changed: Changed) -> set[str]:
 
 def _changed(changed: Changed) -> set[str]:
     """The names whose writes (or calls) a changed file holds otherwise than before."""
-    found = set()
+    found: set[str] = set()
     for _, old, new in changed:
         found.update(
             name

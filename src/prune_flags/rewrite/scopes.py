@@ -23,7 +23,7 @@ def flag_bindings(module: cst.Module, flags: Mapping[str, object]) -> dict[str, 
             if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
                 for alias in small.names:
                     imported = alias.name.value if isinstance(alias.name, cst.Name) else None
-                    if imported in flags:
+                    if imported is not None and imported in flags:
                         local = alias.asname.name if alias.asname else alias.name
                         if isinstance(local, cst.Name):
                             bindings[local.value] = imported

@@ -175,7 +175,7 @@ class Repository:
                 for name, value in constants.items()
                 if value is not None and value in flags
             )
-        ambiguous = set()
+        ambiguous: set[str] = set()
         for path in self.mentioning(frozenset(found)):
             tree = self.tree(path, self.text(path))
             constants = module_strings(tree) if tree is not None else {}

@@ -138,7 +138,7 @@ class ScanState(ast.NodeVisitor):
             )
         )
         pairs += list(zip(arguments.kwonlyargs, arguments.kw_defaults))
-        found = {}
+        found: dict[str, ast.expr] = {}
         method = bool(positional) and positional[0].arg in ("self", "cls")
         name = getattr(node, "name", "")
         scope = self._function_names.get(id(node), "")
@@ -167,7 +167,7 @@ class ScanState(ast.NodeVisitor):
                 scope=scope,
             )
             self._of(argument.arg).writes.append(write)
-            if value is not UNKNOWN:
+            if value is not UNKNOWN and default is not None:  # (UNKNOWN without a default)
                 found[argument.arg] = default
         return found
 

@@ -119,7 +119,7 @@ class TemplateMatch:
 Unfold = Callable[[object], tuple]
 
 
-def _is_placeholder(node: ast.expr) -> bool:
+def _is_placeholder(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id == _PLACEHOLDER
 
 

@@ -32,7 +32,9 @@ from prune_flags.vocabulary import Action
 
 
 class PruneFlagParameters(BodyEditor):
-    def _dead_flag(self, name: str) -> bool:
+    # In the Rewriter this one, first in the MRO, is PruneOptions' `_dead_flag` too: it takes
+    # None (no flag), as that one does.
+    def _dead_flag(self, name: str | None) -> bool:
         return name in self.context.flags and name in self.context.dead_names
 
     def leave_FunctionDef(

@@ -63,7 +63,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             if (
                 isinstance(updated, cst.FunctionDef)
                 and is_empty(updated.body)
-                and not is_empty(original.body)
+                and not is_empty(cast(cst.FunctionDef, original).body)  # the function's original
             ):
                 flag = self.context.flag_changed_within(
                     self.get_metadata(PositionProvider, original)
@@ -233,7 +233,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         return flag, value
 
     def _prune_del(
-        self, original: cst.Del, updated: cst.Del
+        self, original: cst.BaseSmallStatement, updated: cst.Del
     ) -> list[cst.BaseSmallStatement] | None:
         """`del self.dead` goes; `del self.live, self.dead` keeps its live targets."""
         targets = (

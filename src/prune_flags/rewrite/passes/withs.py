@@ -12,7 +12,7 @@ from typing import cast
 
 import libcst as cst
 
-from prune_flags.rewrite.editors.lines import detached_lines, merge_lines
+from prune_flags.rewrite.editors.lines import detached_lines, leading_lines, merge_lines
 from prune_flags.rewrite.editors.shapes import (
     block_footer,
     block_statements,
@@ -65,6 +65,6 @@ def _unwrapped(updated: cst.With) -> Edit:
     statements = block_statements(updated.body)
     if not statements:
         return Edit(carry=detached_lines(updated.leading_lines))
-    leading = merge_lines(list(updated.leading_lines), list(statements[0].leading_lines))
+    leading = merge_lines(list(updated.leading_lines), list(leading_lines(statements[0])))
     statements[0] = statements[0].with_changes(leading_lines=leading)
     return Edit(statements=statements, carry=block_footer(updated.body))
