@@ -217,8 +217,8 @@ def _cause(cascade: Cascade, known: dict[str, Derived], changed: Changed, name: 
     return next(iter(cascade.plan.flags), "")
 
 
-def _lines(node: ast.AST) -> Shape:
-    return ast.dump(node), node.lineno, node.end_lineno or node.lineno  # type: ignore[attr-defined]
+def _lines(node: ast.stmt | ast.expr) -> Shape:
+    return ast.dump(node), node.lineno, node.end_lineno or node.lineno
 
 
 def _edited_lines(before: str, after: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:

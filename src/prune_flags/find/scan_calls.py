@@ -39,7 +39,7 @@ class Calls(Reads):
             self.writer_call(node)
         kind = func.__class__
         callee = (
-            func.id if kind is _NAME else func.attr if kind is _ATTRIBUTE else None  # type: ignore[attr-defined]
+            func.id if kind is _NAME else func.attr if kind is _ATTRIBUTE else None  # type: ignore[attr-defined]  # mypy cannot narrow by `kind`
         )
         double_star = False
         visit = self.visit
@@ -54,9 +54,9 @@ class Calls(Reads):
         else:
             self.record_call(node, callee, double_star)
             if kind is _NAME:
-                self.read_name(func)  # type: ignore[arg-type]
+                self.read_name(func)  # type: ignore[arg-type]  # a Name (as above)
             else:
-                self.read_attribute(func)  # type: ignore[arg-type]
+                self.read_attribute(func)  # type: ignore[arg-type]  # an Attribute (as above)
         args = node.args
         if kind is _NAME and callee in READER_CALLS and len(args) > 1:
             # getattr(obj, "x") only reads x: its string is counted as a read, not a writer.

@@ -188,7 +188,7 @@ class ScanState:
             self.bind_target(target.value, UNKNOWN, line)
 
     def define(self, name: str, kind: str, value: object, line: int, **where: object) -> None:
-        self.definitions.append(Definition(name, self.site(line), kind, value, **where))  # type: ignore[arg-type]
+        self.definitions.append(Definition(name, self.site(line), kind, value, **where))  # type: ignore[arg-type]  # Definition's own keywords
 
     def parameter_value(self, name: str) -> object:
         """The default of the innermost enclosing parameter of that name, else UNKNOWN."""

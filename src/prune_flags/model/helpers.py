@@ -199,7 +199,7 @@ def _dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__")
 
 
-def method_kind(method: ast.FunctionDef) -> str:
+def method_kind(method: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     """ "static", "class" or "instance" (taking its instance first); "" for a method that another
     decorator may wrap (`property`, a cache) or that takes no first parameter to bind."""
     decorators = [ast_dotted(d) for d in method.decorator_list]

@@ -191,6 +191,7 @@ def _reaches(
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
 
 def _method_call_sites(
@@ -199,7 +200,9 @@ def _method_call_sites(
     """Each call `receiver.name(...)` of one of the names, with what its receiver is (_receiver)."""
     found: list[tuple[ast.Call, tuple[str, str]]] = []
 
-    def walk(node: ast.AST, functions: tuple[ast.AST, ...], method: tuple[str, str] | None) -> None:
+    def walk(
+        node: ast.AST, functions: tuple[_Function, ...], method: tuple[str, str] | None
+    ) -> None:
         for child in ast.iter_child_nodes(node):
             if (
                 isinstance(child, ast.Call)
@@ -223,7 +226,7 @@ def _method_call_sites(
                     and node in tree.body
                     and not isinstance(child, ast.Lambda)
                 ):
-                    kind = method_kind(child)  # type: ignore[arg-type]
+                    kind = method_kind(child)
                     receiver = (
                         [*child.args.posonlyargs, *child.args.args][0].arg
                         if kind in ("class", "instance")
@@ -240,7 +243,7 @@ def _method_call_sites(
 
 
 def _receiver(
-    call: ast.Call, functions: tuple[ast.AST, ...], method: tuple[str, str] | None
+    call: ast.Call, functions: tuple[_Function, ...], method: tuple[str, str] | None
 ) -> tuple[str, str]:
     """What a call's receiver is: ("self", C) for the instance or class a method of module-level
     class C receives (never rebound in it), ("instance", C) for a local of the innermost function
@@ -305,8 +308,8 @@ def _imports_name(function: ast.AST, name: str) -> bool:
     )
 
 
-def _binds(function: ast.AST, name: str) -> bool:
-    return name in parameter_names(function) or _rebinds(function, name)  # type: ignore[arg-type]
+def _binds(function: _Function, name: str) -> bool:
+    return name in parameter_names(function) or _rebinds(function, name)
 
 
 def _constructed_local(

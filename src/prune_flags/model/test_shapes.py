@@ -248,7 +248,8 @@ class TestWrite:
 
     flag: Flag
     value: ast.expr | None  # the expression written; None: a mock stands in
-    node: ast.AST  # the call, assignment or keyword that writes (its line is the index's)
+    # The call, assignment or keyword that writes (its line is the index's).
+    node: ast.expr | ast.stmt | ast.keyword
     place: str  # "decorator", "with", "statement", "keyword"
     key: Any  # where it is, as TestEdits keys it with its place
     pinning: bool  # it sets the flag for the test's whole body

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import cast
 
 import libcst as cst
 
@@ -277,7 +278,7 @@ def flag_locals(
         for small in (
             statement.body if isinstance(statement, cst.SimpleStatementLine) else (statement,)
         ):
-            target = _single_name_target(small)  # type: ignore[arg-type]
+            target = _single_name_target(small)
             if (
                 target is not None
                 and counter.counts.get(target) == 1
@@ -291,7 +292,7 @@ def flag_locals(
     return carried
 
 
-def _single_name_target(small: cst.BaseSmallStatement) -> str | None:
+def _single_name_target(small: cst.BaseSmallStatement | cst.BaseStatement) -> str | None:
     """The name `name = value` binds."""
     if (
         isinstance(small, cst.Assign)
@@ -313,7 +314,7 @@ def _assigns_flag(
         return False
     return any(
         _single_name_target(small) is not None
-        and _carried_value(small.value, flags, names, {}, lookup)  # type: ignore[attr-defined]
+        and _carried_value(cast(cst.Assign, small).value, flags, names, {}, lookup)  # (an Assign)
         is not None
         for small in statement.body
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 
+from prune_flags.semantic.bindings import ScopeNode
 from prune_flags.semantic.facts import ITSELF, AssertRead, NameFacts, Site, Write
 from prune_flags.syntax.expressions import (
     HARMLESS_DECORATORS,
@@ -54,13 +55,14 @@ class ScanState(ast.NodeVisitor):
         self.facts: dict[str, NameFacts] = {}
         self._scopes: list[str] = []  # "class" / "function"
         self._globals: list[set[str]] = [set()]
-        self._locals: list[ast.AST | set[str]] = (
+        self._locals: list[ScopeNode | set[str]] = (
             []
         )  # enclosing scopes, then the candidate names they bind
         self._flag_params: list[dict[str, ast.expr]] = (
             []
         )  # candidate-named parameters -> their defaults
-        self._scope_nodes: list[ast.AST] = []  # the enclosing functions, lambdas and comprehensions
+        # The enclosing functions, lambdas and comprehensions.
+        self._scope_nodes: list[ScopeNode] = []
         self._classes: list[str] = []  # enclosing class names
         self._qualname: list[str] = []  # the names of the enclosing classes and functions
         self._function_names: dict[int, str] = (
@@ -88,7 +90,7 @@ class ScanState(ast.NodeVisitor):
             return ITSELF
         if isinstance(node, ast.Call) and ast_dotted(node.func) in FIELD_CONSTRUCTORS:
             return _field_default(node)
-        read = template_read(self.accessors, node, self.flag_names)  # type: ignore[arg-type]
+        read = template_read(self.accessors, node, self.flag_names)
         if read is not None and read[0] == name:
             # `self.x = extra_args.get("x", False)`: the accessor is inlined to the flag's value
             return ITSELF
@@ -107,7 +109,7 @@ class ScanState(ast.NodeVisitor):
         return Site(self.path, getattr(node, "lineno", 0))
 
     # -- scopes -----------------------------------------------------------------------
-    def _scoped(self, node: ast.AST, kind: str) -> None:
+    def _scoped(self, node: ScopeNode, kind: str) -> None:
         defaults = self._parameter_defaults(node)
         self._scopes.append(kind)
         self._globals.append(set())

@@ -220,14 +220,15 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             if written is None:
                 return None
             if written.named is not None:
-                flag = self.named_flag(written.named)  # type: ignore[arg-type]  # "enable_fast", or FAST_KEY holding it
+                # "enable_fast", or FAST_KEY holding it (matched with cst_unfold: LibCST nodes)
+                flag = self.named_flag(cast(cst.BaseExpression, written.named))
             else:
                 flag = (
                     self.context.flags.get(written.identifier)
                     if isinstance(written.identifier, str)
                     else None
                 )
-            value = written.value  # type: ignore[assignment]
+            value = cast("cst.BaseExpression | None", written.value)
         if flag is None or flag.name not in self.context.dead_names:
             return None
         return flag, value
