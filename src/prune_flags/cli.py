@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -18,6 +19,9 @@ from prune_flags.exits import EXIT_CHANGES, EXIT_SKIPPED, usage_error, use_color
 from prune_flags.find.command import find
 from prune_flags.report import Report, explain_lines, render_diff
 from prune_flags.vocabulary import Action
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 app = typer.Typer(
     add_completion=False,
@@ -145,7 +149,7 @@ def _progress_bar() -> Iterator[Callable[[int, int], None]]:
         yield advance
 
 
-def _stderr_console():  # type: ignore[no-untyped-def]
+def _stderr_console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True)

@@ -15,7 +15,7 @@ else:
         """Python 3.11's `enum.StrEnum`: a member formats and prints as its value."""
 
         __str__ = str.__str__
-        __format__ = str.__format__
+        __format__ = str.__format__  # type: ignore[assignment]  # str's, as 3.11's StrEnum has
 
 
 class WriteKind(StrEnum):

@@ -66,7 +66,7 @@ class RepoResult:
         flags = values.get("flags", {})
         if not isinstance(flags, dict) or not all(isinstance(word, str) for word in flags.values()):
             raise ValueError('"flags" is not an object of flag names and verdicts')
-        return cls(**values)  # type: ignore[arg-type]
+        return cls(**values)  # type: ignore[arg-type]  # a report line as the tool wrote it
 
     def skipped(self) -> RepoResult:
         """This done result, as a later run that skips the repository reports it: the fields of

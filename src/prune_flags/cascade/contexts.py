@@ -97,12 +97,14 @@ class Contexts:
             return frozenset()
         found = set()
         for node in ast.walk(tree):
-            for keyword in node.keywords if isinstance(node, ast.Call) else ():
+            if not isinstance(node, ast.Call):
+                continue
+            for keyword in node.keywords:
                 value = keyword.value
                 if keyword.arg is None or not isinstance(value, ast.Dict) or not value.keys:
                     continue
                 if all(isinstance(key, ast.Constant) and key.value in gone for key in value.keys):
-                    found.add((ast_dotted(node.func).rsplit(".", 1)[-1], keyword.arg))  # type: ignore[union-attr]
+                    found.add((ast_dotted(node.func).rsplit(".", 1)[-1], keyword.arg))
         return frozenset(pair for pair in found if self._empty_is_default(pair))
 
     def _empty_is_default(self, pair: tuple[str, str]) -> bool:

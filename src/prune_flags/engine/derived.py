@@ -172,7 +172,7 @@ Changed = list[tuple[Path, Shapes, Shapes]]  # per changed file: its shapes befo
 def _reshaped(changed: Changed) -> set[str]:
     """The callees a changed file calls with other arguments than before (a call only removed
     passes nothing: the calls left are as they were)."""
-    found = set()
+    found: set[str] = set()
     for _, old, new in changed:
         found.update(
             name for name, shapes in new.items() if _counted(shapes) - _counted(old.get(name))
@@ -182,7 +182,7 @@ def _reshaped(changed: Changed) -> set[str]:
 
 def _changed(changed: Changed) -> set[str]:
     """The names whose writes (or calls) a changed file holds otherwise than before."""
-    found = set()
+    found: set[str] = set()
     for _, old, new in changed:
         found.update(
             name
@@ -215,8 +215,8 @@ def _cause(cascade: Cascade, known: dict[str, Derived], changed: Changed, name: 
     return next(iter(cascade.plan.flags), "")
 
 
-def _lines(node: ast.AST) -> Shape:
-    return ast.dump(node), node.lineno, node.end_lineno or node.lineno  # type: ignore[attr-defined]
+def _lines(node: ast.stmt | ast.expr) -> Shape:
+    return ast.dump(node), node.lineno, node.end_lineno or node.lineno
 
 
 def _edited_lines(before: str, after: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:

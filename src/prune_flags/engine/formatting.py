@@ -220,7 +220,8 @@ def _from_ruff(options: Mapping[str, Any], source: str) -> tuple[BlackSettings, 
     """black settings for ruff's `line-length`, `target-version` and `[format]`
     (`quote-style`, `skip-magic-trailing-comma`); ruff's `preview` is its own and not mapped."""
     # ruff spells its keys with dashes only (it rejects `line_length`), so they are read as written.
-    style = options.get("format") if isinstance(options.get("format"), dict) else {}
+    format_table = options.get("format")
+    style = format_table if isinstance(format_table, dict) else {}
     target = options.get("target-version")
     settings = BlackSettings(
         line_length=_line_length(options.get("line-length"), BlackSettings().line_length),

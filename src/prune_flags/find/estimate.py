@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 from prune_flags.find.facts import (
     LITERAL_NAMES,
@@ -157,7 +158,7 @@ class _FoldCounter:
         after = bisect.bisect_left(self.mentioned, start + self.offset)
         return (
             after < len(self.mentioned)
-            and self.mentioned[after] <= node.end_lineno + self.offset  # type: ignore[attr-defined]
+            and self.mentioned[after] <= node.end_lineno + self.offset  # type: ignore[attr-defined]  # as a node with a lineno has
         )
 
     def visit(self, node: ast.AST) -> None:
@@ -228,16 +229,16 @@ class _FoldCounter:
         if truth is None:
             self.visit_all([node.test, *node.body])
             if has_elif:
-                self.fold_if(orelse[0], is_elif=True)  # type: ignore[arg-type]
+                self.fold_if(cast(ast.If, orelse[0]), is_elif=True)  # has_elif says so
             else:
                 self.visit_all(orelse)
             return
         self.branches += 1
-        header = node.test.end_lineno - node.lineno + 1  # type: ignore[operator]
+        header = node.test.end_lineno - node.lineno + 1  # type: ignore[operator]  # parsed: not None
         if truth:
             # The header goes (an elif's becomes `else:`), the body stays dedented, later branches
             # go.
-            after = node.end_lineno - node.body[-1].end_lineno if orelse else 0  # type: ignore[operator]
+            after = node.end_lineno - node.body[-1].end_lineno if orelse else 0  # type: ignore[operator]  # parsed: not None
             self.lines += header - is_elif + after
             self.visit_all(node.body)
         elif not orelse:
@@ -249,7 +250,7 @@ class _FoldCounter:
             gone = orelse[0].lineno - node.lineno - (1 if is_elif and not has_elif else 0)
             self.lines += gone + (0 if is_elif else self.comments_above(node))
             if has_elif:
-                self.fold_if(orelse[0], is_elif)  # type: ignore[arg-type]
+                self.fold_if(cast(ast.If, orelse[0]), is_elif)  # has_elif says so
             else:
                 self.visit_all(orelse)
 
@@ -280,7 +281,7 @@ class _FoldCounter:
             count += 1
             line -= 1
         heads = line < 0 or not text[line].strip() or text[line].rstrip().endswith(":")
-        below = node.end_lineno + self.offset  # type: ignore[operator]  # the index of the line below
+        below = node.end_lineno + self.offset  # type: ignore[operator]  # parsed: not None; the index of the line below
         indent = text[node.lineno + self.offset - 1][: node.col_offset]
         goes_on = (
             below < len(text)
@@ -291,7 +292,7 @@ class _FoldCounter:
 
 
 def statement_span(node: ast.stmt) -> int:
-    return node.end_lineno - node.lineno + 1  # type: ignore[operator]
+    return node.end_lineno - node.lineno + 1  # type: ignore[operator]  # parsed: not None
 
 
 def compare_constants(op: ast.cmpop, left: object, right: object) -> bool:
@@ -303,7 +304,7 @@ def compare_constants(op: ast.cmpop, left: object, right: object) -> bool:
             raise TypeError("identity of other constants is not defined")
         return (left is right) == isinstance(op, ast.Is)
     if isinstance(op, (ast.In, ast.NotIn)):
-        return (left in right) == isinstance(op, ast.In)  # type: ignore[operator]
+        return (left in right) == isinstance(op, ast.In)  # type: ignore[operator]  # else TypeError, which the caller takes
     comparisons = {ast.Lt: "__lt__", ast.LtE: "__le__", ast.Gt: "__gt__", ast.GtE: "__ge__"}
     result = getattr(left, comparisons[type(op)])(right)
     if result is NotImplemented:
@@ -341,7 +342,7 @@ def count_folds(
     assert module_bound is not None
     accessors, _ = templates.parsed()
     counted = (
-        _FoldCounter(  # type: ignore[misc]
+        _FoldCounter(  # type: ignore[misc]  # a flag is (name, value) or (name, value, parameter)
             trees,
             lines,
             *flag,

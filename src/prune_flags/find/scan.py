@@ -33,11 +33,11 @@ class Scanner(Bindings, Definitions, Calls):
         kind = node.__class__
         if kind is _NAME:  # a name used other than as a callee: as a value it may escape
             if not (self.naming and id(node) in self.naming):  # not `use_x` of `use_x.value`
-                self.value_refs.add(node.id)  # type: ignore[attr-defined]
-            self.read_name(node)  # type: ignore[arg-type]
+                self.value_refs.add(node.id)  # type: ignore[attr-defined]  # a Name: mypy cannot narrow by `kind`
+            self.read_name(node)  # type: ignore[arg-type]  # a Name (as above)
             return
         if kind is _CONSTANT:
-            value = node.value  # type: ignore[attr-defined]
+            value = node.value  # type: ignore[attr-defined]  # a Constant: mypy cannot narrow by `kind`
             if value.__class__ is str and len(value) < 80:
                 if not (self.naming and id(node) in self.naming):
                     self.string(value)

@@ -39,7 +39,7 @@ class Calls(Reads):
             self.writer_call(node)
         kind = func.__class__
         callee = (
-            func.id if kind is _NAME else func.attr if kind is _ATTRIBUTE else None  # type: ignore[attr-defined]
+            func.id if kind is _NAME else func.attr if kind is _ATTRIBUTE else None  # type: ignore[attr-defined]  # mypy cannot narrow by `kind`
         )
         double_star = False
         visit = self.visit
@@ -54,9 +54,9 @@ class Calls(Reads):
         else:
             self.record_call(node, callee, double_star)
             if kind is _NAME:
-                self.read_name(func)  # type: ignore[arg-type]
+                self.read_name(func)  # type: ignore[arg-type]  # a Name (as above)
             else:
-                self.read_attribute(func)  # type: ignore[arg-type]
+                self.read_attribute(func)  # type: ignore[arg-type]  # an Attribute (as above)
         args = node.args
         if kind is _NAME and callee in READER_CALLS and len(args) > 1:
             # getattr(obj, "x") only reads x: its string is counted as a read, not a writer.
@@ -72,7 +72,7 @@ class Calls(Reads):
         literal. `f(fast=fast)` inside a function whose parameter `fast` defaults to a literal
         passes that literal (a caller that gives `fast` another value rules the name out anyway)."""
         literal_value = plain_literal(value)
-        if literal_value is UNKNOWN and value.__class__ is ast.Name and value.id == name:  # type: ignore[attr-defined]
+        if literal_value is UNKNOWN and value.__class__ is ast.Name and value.id == name:
             literal_value = self.parameter_value(name)
         if literal_value is UNKNOWN:
             self.disqualified.add(name)

@@ -51,7 +51,7 @@ class Reads(ScanState):
         reads = self.attribute_reads
         reads[name] = reads.get(name, 0) + 1
         owner = node.value
-        if owner.__class__ is ast.Name and owner.id in ("self", "cls"):  # type: ignore[attr-defined]
+        if owner.__class__ is ast.Name and owner.id in ("self", "cls"):
             if self.current_class is not None:
                 self.self_reads.add((self.current_class, name))
         # os.sep, torch.cuda.x: an attribute of something outside the repository shares the name.

@@ -41,6 +41,7 @@ class ScanState:
 
     # Defined by the scanner's other parts (scan.Scanner, scan_reads.Reads), called from here.
     visit: Callable[[ast.AST], None]
+    template_name: Callable[[ast.expr], str | None]
     template_store: Callable[[ast.Attribute | ast.Subscript], None]
 
     def __init__(
@@ -189,7 +190,7 @@ class ScanState:
             self.bind_target(target.value, UNKNOWN, line)
 
     def define(self, name: str, kind: str, value: object, line: int, **where: object) -> None:
-        self.definitions.append(Definition(name, self.site(line), kind, value, **where))  # type: ignore[arg-type]
+        self.definitions.append(Definition(name, self.site(line), kind, value, **where))  # type: ignore[arg-type]  # Definition's own keywords
 
     def parameter_value(self, name: str) -> object:
         """The default of the innermost enclosing parameter of that name, else UNKNOWN."""

@@ -30,7 +30,7 @@ def parameter_defaults(args: ast.arguments) -> list[tuple[int | None, ast.arg, a
 def plain_literal(node: ast.expr | None) -> object:
     value: object
     if node.__class__ is ast.Constant:
-        value = node.value  # type: ignore[union-attr]
+        value = node.value
     elif node.__class__ in (
         ast.UnaryOp,
         ast.Tuple,

@@ -27,6 +27,7 @@ import ast
 import builtins
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from prune_flags.semantic.bindings import (
     Binding,
@@ -152,7 +153,7 @@ def _reads_receiver(qualname: str, node: ast.FunctionDef) -> bool:
     if "." not in qualname or method_kind(node) not in ("class", "instance"):
         return False
     receiver = [*node.args.posonlyargs, *node.args.args][0].arg
-    value = node.body[-1].value  # type: ignore[attr-defined]  (a `return` of a value: see _one_return)
+    value = _returned(node)
     return any(isinstance(n, ast.Name) and n.id == receiver for n in ast.walk(value))
 
 
@@ -187,12 +188,17 @@ def _one_return(node: ast.FunctionDef) -> bool:
     return len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None
 
 
+def _returned(node: ast.FunctionDef) -> ast.expr:
+    """The value a function of one `return` (see _one_return) returns."""
+    return cast(ast.expr, cast(ast.Return, node.body[-1]).value)
+
+
 def _dunder(name: str) -> bool:
     """`__call__`, `__getattr__`: Python calls it, not only the code."""
     return name.startswith("__") and name.endswith("__")
 
 
-def method_kind(method: ast.FunctionDef) -> str:
+def method_kind(method: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     """ "static", "class" or "instance" (taking its instance first); "" for a method that another
     decorator may wrap (`property`, a cache) or that takes no first parameter to bind."""
     decorators = [ast_dotted(d) for d in method.decorator_list]
@@ -231,7 +237,7 @@ def _helper(
     arguments = node.args
     if (node.decorator_list and "." not in qualname) or arguments.vararg or arguments.kwarg:
         return None
-    value = node.body[-1].value  # type: ignore[attr-defined]  (a `return` of a value: see _shaped)
+    value = _returned(node)  # a function of one `return`: see _shaped
     assert value is not None
     method = method_kind(node) if "." in qualname else ""
     positional = [*arguments.posonlyargs, *arguments.args]

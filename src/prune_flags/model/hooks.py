@@ -115,9 +115,11 @@ def _binds_hook(node: ast.ClassDef, hook: str) -> bool:
     )
 
 
-def _bound(statement: ast.stmt) -> set[str]:
+def _bound(
+    statement: ast.FunctionDef | ast.AsyncFunctionDef | ast.Assign | ast.AnnAssign,
+) -> set[str]:
     """The names a class-body statement binds."""
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return {statement.name}
-    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]  # type: ignore[attr-defined]
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
     return {t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)}

@@ -7,6 +7,7 @@ import ast
 import io
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import cast
 
 from prune_flags.model.helpers import (
     Helper,
@@ -149,7 +150,7 @@ def method_calls(
             by_name.setdefault(reach.helper.name, []).append((reach, imports))
     found: dict[tuple[int, str], HelperCall | None] = {}
     for call, receiver in _method_call_sites(tree, frozenset(by_name)):
-        name = call.func.attr  # type: ignore[attr-defined]  (see _method_call_sites)
+        name = cast(ast.Attribute, call.func).attr  # an attribute call: see _method_call_sites
         reached = [
             HelperCall(reach.helper, imports)
             for reach, imports in by_name[name]
@@ -190,6 +191,7 @@ def _reaches(
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
 
 def _method_call_sites(
@@ -198,7 +200,9 @@ def _method_call_sites(
     """Each call `receiver.name(...)` of one of the names, with what its receiver is (_receiver)."""
     found: list[tuple[ast.Call, tuple[str, str]]] = []
 
-    def walk(node: ast.AST, functions: tuple[ast.AST, ...], method: tuple[str, str] | None) -> None:
+    def walk(
+        node: ast.AST, functions: tuple[_Function, ...], method: tuple[str, str] | None
+    ) -> None:
         for child in ast.iter_child_nodes(node):
             if (
                 isinstance(child, ast.Call)
@@ -222,7 +226,7 @@ def _method_call_sites(
                     and node in tree.body
                     and not isinstance(child, ast.Lambda)
                 ):
-                    kind = method_kind(child)  # type: ignore[arg-type]
+                    kind = method_kind(child)
                     receiver = (
                         [*child.args.posonlyargs, *child.args.args][0].arg
                         if kind in ("class", "instance")
@@ -239,7 +243,7 @@ def _method_call_sites(
 
 
 def _receiver(
-    call: ast.Call, functions: tuple[ast.AST, ...], method: tuple[str, str] | None
+    call: ast.Call, functions: tuple[_Function, ...], method: tuple[str, str] | None
 ) -> tuple[str, str]:
     """What a call's receiver is: ("self", C) for the instance or class a method of module-level
     class C receives (never rebound in it), ("instance", C) for a local of the innermost function
@@ -247,7 +251,7 @@ def _receiver(
     enclosing function binds (the module's binding says what it is); ("local", R) for another
     receiver whose root name R (`runner` of `runner.checker`) an enclosing function binds, not by
     an import, and ("", R) for one whose root name it does not; ("", "") for anything else."""
-    value = call.func.value  # type: ignore[attr-defined]  (an attribute call: see _method_call_sites)
+    value = cast(ast.Attribute, call.func).value  # an attribute call: see _method_call_sites
     if not isinstance(value, ast.Name):
         root = value
         while isinstance(root, ast.Attribute):
@@ -304,8 +308,8 @@ def _imports_name(function: ast.AST, name: str) -> bool:
     )
 
 
-def _binds(function: ast.AST, name: str) -> bool:
-    return name in parameter_names(function) or _rebinds(function, name)  # type: ignore[arg-type]
+def _binds(function: _Function, name: str) -> bool:
+    return name in parameter_names(function) or _rebinds(function, name)
 
 
 def _constructed_local(

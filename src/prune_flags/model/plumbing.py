@@ -71,6 +71,7 @@ def plumbing(
     every argument passing it goes: by keyword, through **kwargs, or by position where no other
     argument shifts (see positional_passes)."""
     parameters = [write for write in facts.writes if write.kind == WriteKind.PARAMETER]
+    unlinked: list[Write]
     if strict:
         flagged, unlinked = [
             write for write in parameters if same_value(write.value, flag.value)

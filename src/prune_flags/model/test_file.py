@@ -102,7 +102,7 @@ class TestFile:
             delete,
         )
         self.removals: dict[tuple[str, Any], Removal] = {}  # what goes alone (see TestEdits)
-        self.deleted: dict[ast.AST, Removal] = {}  # what goes whole
+        self.deleted: dict[ast.stmt, Removal] = {}  # what goes whole
         self.handled: dict[tuple[str, int], int] = (
             {}
         )  # (flag, write line) -> the line of its change
@@ -118,7 +118,7 @@ class TestFile:
                 self._plan_test(test, used)
         if self.deleted:
             self._delete_left_behind()
-        deleted = {("deleted", node.lineno): why for node, why in self.deleted.items()}  # type: ignore[attr-defined]
+        deleted = {("deleted", node.lineno): why for node, why in self.deleted.items()}
         return TestEdits({**self.removals, **deleted}, frozenset(self.tests)), self.handled
 
     # -- a test class -----------------------------------------------------------------------
@@ -145,7 +145,7 @@ class TestFile:
             self.handled[(flag.name, decorator.lineno)] = cls.lineno
             for test in (m for m in cls.body if isinstance(m, FunctionNode)):
                 for write in self._writes(test):
-                    self.handled[(write.flag.name, write.node.lineno)] = cls.lineno  # type: ignore[attr-defined]
+                    self.handled[(write.flag.name, write.node.lineno)] = cls.lineno
             return
 
     # -- one test ---------------------------------------------------------------------------
@@ -222,7 +222,7 @@ class TestFile:
         inside = {id(node) for block in gone for node in ast.walk(block)}
         for write in writes:
             if id(write.node) in inside:
-                self.handled[(write.flag.name, write.node.lineno)] = write.line  # type: ignore[attr-defined]
+                self.handled[(write.flag.name, write.node.lineno)] = write.line
         return [write for write in writes if id(write.node) not in inside]
 
     def _delete_test(
@@ -242,7 +242,7 @@ class TestFile:
         )
         self.deleted[test] = Removal(test.lineno, flag.name, Action.REMOVED_TEST, reason)
         for write in writes:
-            self.handled[(write.flag.name, write.node.lineno)] = test.lineno  # type: ignore[attr-defined]
+            self.handled[(write.flag.name, write.node.lineno)] = test.lineno
 
     def _remove_entry(
         self,
@@ -299,7 +299,7 @@ class TestFile:
                 f"and may pin the removed behaviour (possibly pinning{setting})"
             )
         self.removals[(write.place, write.key)] = Removal(write.line, flag.name, action, reason)
-        self.handled[(flag.name, write.node.lineno)] = write.line  # type: ignore[attr-defined]
+        self.handled[(flag.name, write.node.lineno)] = write.line
 
     def _kind(self, write: TestWrite, parameters: Mapping[str, Parametrized]) -> str:
         """The value written: "other" or "same" as the configured one, "param" (a parametrize
@@ -331,8 +331,8 @@ class TestFile:
         for statement in body:
             write = self._statement_write(statement)
             leading = leading and write is not None
-            if leading:
-                yield replace(write, pinning=True)  # type: ignore[type-var]
+            if leading and write is not None:  # (leading implies it)
+                yield replace(write, pinning=True)
             else:
                 yield from self._nested_writes([statement], whole=len(body) == 1)
         for index, statement in enumerate(body):
@@ -483,11 +483,11 @@ class TestFile:
                 )
 
     # -- text -------------------------------------------------------------------------------
-    def _position(self, node: ast.AST) -> Position:
+    def _position(self, node: ast.stmt | ast.keyword) -> Position:
         """A node's line and column in characters, as LibCST counts them (`ast` counts bytes)."""
-        line = self.lines[node.lineno - 1]  # type: ignore[attr-defined]
-        column = len(line.encode("utf-8")[: node.col_offset].decode("utf-8", "replace"))  # type: ignore[attr-defined]
-        return node.lineno, column  # type: ignore[attr-defined]
+        line = self.lines[node.lineno - 1]
+        column = len(line.encode("utf-8")[: node.col_offset].decode("utf-8", "replace"))
+        return node.lineno, column
 
     def _source(self, node: ast.expr | None) -> str:
         if node is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +63,7 @@ def binds_for_later(block: ast.stmt, rest: list[ast.stmt]) -> bool:
     ) or (_read_before_bound(names, rest))
 
 
-def _read_before_bound(names: set[str], statements: list[ast.stmt]) -> bool:
+def _read_before_bound(names: set[str], statements: Sequence[ast.stmt]) -> bool:
     """Whether a statement reads one of `names` before straight-line code binds it again (an
     assignment at the top of the statements, or of a `with` body, which always runs)."""
     names = set(names)
@@ -248,7 +248,8 @@ class TestWrite:
 
     flag: Flag
     value: ast.expr | None  # the expression written; None: a mock stands in
-    node: ast.AST  # the call, assignment or keyword that writes (its line is the index's)
+    # The call, assignment or keyword that writes (its line is the index's).
+    node: ast.expr | ast.stmt | ast.keyword
     place: str  # "decorator", "with", "statement", "keyword"
     key: Any  # where it is, as TestEdits keys it with its place
     pinning: bool  # it sets the flag for the test's whole body

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from prune_flags.report import FlagWarning
 from prune_flags.semantic.facts import Site
@@ -64,7 +65,7 @@ def appearances(tree: ast.Module, display: str, name: str) -> list[Appearance]:
     return sorted(found, key=lambda appearance: appearance.site.line)
 
 
-def _spells_option(node: ast.AST, name: str) -> bool:
+def _spells_option(node: ast.AST, name: str) -> TypeGuard[ast.Constant]:
     """`"--use-x"`, `"--no-use-x"`: the string of the flag's command-line option."""
     text = node.value if isinstance(node, ast.Constant) else None
     return isinstance(text, str) and text.startswith("-") and spells_option(text, name)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import libcst as cst
 
@@ -33,8 +33,9 @@ def constant_value(node: cst.BaseExpression) -> object:
         return UNKNOWN
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
         operand = constant_value(node.expression)
-        if type(operand) in (int, float):
-            return -operand if isinstance(node.operator, cst.Minus) else operand  # type: ignore[operator]
+        if type(operand) in (int, float):  # not a bool, which isinstance would take
+            number = cast("int | float", operand)
+            return -number if isinstance(node.operator, cst.Minus) else number
         return UNKNOWN
     if isinstance(node, cst.Tuple):
         items = []
@@ -67,7 +68,7 @@ def constant_node(value: object, quote: str = '"') -> cst.BaseExpression:
         return cst.Tuple(elements)
     else:
         raise TypeError(f"not a constant: {value!r}")
-    if value < 0:  # type: ignore[operator]
+    if value < 0:
         return cst.UnaryOperation(cst.Minus(), node)
     return node
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from prune_flags.config import Flag
 from prune_flags.model.helpers import HelperCall
@@ -21,6 +21,8 @@ from prune_flags.vocabulary import Action
 
 if TYPE_CHECKING:
     from libcst.metadata import CodeRange
+
+_Value = TypeVar("_Value")
 
 
 class Death(NamedTuple):
@@ -136,7 +138,7 @@ class RewriteContext:
         """The context inside a class or function where these flags' names are not the flags:
         the same records (changes, inlinings), nothing known of those names."""
 
-        def kept(mapping: Mapping[str, object]) -> dict:  # type: ignore[type-arg]
+        def kept(mapping: Mapping[str, _Value]) -> dict[str, _Value]:
             return {name: value for name, value in mapping.items() if name not in names}
 
         return replace(

@@ -172,7 +172,7 @@ def _deleted_tests_loads(tree: ast.Module, context: RewriteContext) -> Counter[s
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         and node.lineno in deleted
     ]
-    outermost = [
+    outermost: list[ast.stmt] = [
         node
         for node in nodes
         if not any(
@@ -214,8 +214,8 @@ def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, 
     asserts = view.view_lines(context.removable_asserts)
     relevant = None if context.relevant_lines is None else view.view_lines(context.relevant_lines)
     library = {
-        (line, *rest): default
-        for (file_line, *rest), default in context.library_keywords.items()
+        (line, callee, keyword, positionals): default
+        for (file_line, callee, keyword, positionals), default in context.library_keywords.items()
         for line in view.view_lines(frozenset([file_line]))
     }
     attempt = replace(

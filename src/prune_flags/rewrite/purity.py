@@ -9,7 +9,7 @@ have effects and are never dropped.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, cast
 
 import libcst as cst
 
@@ -55,7 +55,8 @@ def is_pure(node: cst.CSTNode) -> bool:
         )
     if isinstance(node, (cst.FormattedString,)):
         return all(
-            isinstance(part, cst.FormattedStringText) or is_pure(part.expression)
+            isinstance(part, cst.FormattedStringText)
+            or is_pure(cast(cst.FormattedStringExpression, part).expression)  # the other kind
             for part in node.parts
         )
     if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):

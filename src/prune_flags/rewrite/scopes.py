@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import cast
 
 import libcst as cst
 
@@ -32,7 +33,7 @@ def flag_bindings(module: cst.Module, flags: Mapping[str, object]) -> dict[str, 
             if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
                 for alias in small.names:
                     imported = alias.name.value if isinstance(alias.name, cst.Name) else None
-                    if imported in flags:
+                    if imported is not None and imported in flags:
                         local = alias.asname.name if alias.asname else alias.name
                         if isinstance(local, cst.Name):
                             bindings[local.value] = imported
@@ -294,7 +295,7 @@ def flag_locals(
         for small in (
             statement.body if isinstance(statement, cst.SimpleStatementLine) else (statement,)
         ):
-            target = _single_name_target(small)  # type: ignore[arg-type]
+            target = _single_name_target(small)
             if (
                 target is not None
                 and counter.counts.get(target) == 1
@@ -308,7 +309,7 @@ def flag_locals(
     return carried
 
 
-def _single_name_target(small: cst.BaseSmallStatement) -> str | None:
+def _single_name_target(small: cst.BaseSmallStatement | cst.BaseStatement) -> str | None:
     """The name `name = value` binds."""
     if (
         isinstance(small, cst.Assign)
@@ -331,9 +332,7 @@ def _assigns_flag(
         return False
     return any(
         _single_name_target(small) is not None
-        and _carried_value(  # type: ignore[attr-defined]
-            small.value, flags, names, {}, lookup, outside
-        )
+        and _carried_value(cast(cst.Assign, small).value, flags, names, {}, lookup, outside)
         is not None
         for small in statement.body
     )

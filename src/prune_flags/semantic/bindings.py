@@ -8,6 +8,17 @@ from dataclasses import dataclass
 from prune_flags.semantic.modules import absolute_module
 from prune_flags.syntax.statements import DefinitionNode
 
+# What binds names of its own: a function, a lambda, a comprehension.
+ScopeNode = (
+    ast.FunctionDef
+    | ast.AsyncFunctionDef
+    | ast.Lambda
+    | ast.ListComp
+    | ast.SetComp
+    | ast.DictComp
+    | ast.GeneratorExp
+)
+
 
 def module_level_names(tree: ast.Module) -> set[str]:
     """Names a module's own top-level statements bind: assignments, imports, definitions."""
@@ -23,11 +34,11 @@ def module_level_names(tree: ast.Module) -> set[str]:
     return names
 
 
-def local_names(scope: ast.AST) -> set[str]:
+def local_names(scope: ScopeNode) -> set[str]:
     """Names a function, lambda or comprehension binds for itself (not those it declares global)."""
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         return parameter_names(scope) | body_bindings(scope)
-    return _bindings([generator.target for generator in scope.generators])  # type: ignore[attr-defined]
+    return _bindings([generator.target for generator in scope.generators])
 
 
 def parameter_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:

@@ -185,7 +185,7 @@ class Repository:
                 for name, value in constants.items()
                 if value is not None and value in flags
             )
-        ambiguous = set()
+        ambiguous: set[str] = set()
         for path in self.mentioning(frozenset(found)):
             tree = self.tree(path, self.text(path))
             constants = module_strings(tree) if tree is not None else {}
@@ -265,10 +265,10 @@ class Repository:
     def scanned(self, path: Path, text: str, names: frozenset[str]) -> dict[str, NameFacts] | None:
         """The facts about `names` in one text of a file; None, and the file skipped, when it does
         not parse or nests too deeply to walk."""
-        facts = self.tree_facts(path, text)
-        if facts is None:
+        parsed = self.tree_facts(path, text)
+        if parsed is None:
             return None
-        tree = facts.tree
+        tree = parsed.tree
         display = self.display(path)
         try:
             found = deeply(
@@ -281,7 +281,7 @@ class Repository:
                 text,
                 self.flag_constants,
                 self.option_calls,
-                facts.outside_names(self.internal),
+                parsed.outside_names(self.internal),
             )
         except RecursionError:
             self.skipped[path] = too_deep("analyse")

@@ -151,10 +151,7 @@ class Reads(ScanState):
         elements = node.keys if isinstance(node, ast.Dict) else node.elts
         table = id(node) in self._table_places and (
             isinstance(node, ast.Dict)
-            or all(
-                _is_string(e) and not option_like(e.value)  # type: ignore[union-attr]
-                for e in elements
-            )
+            or all(_is_string(e) and not option_like(e.value) for e in elements)
         )
         entries = (
             [pure_expression(value) for value in node.values]
@@ -162,8 +159,14 @@ class Reads(ScanState):
             else [True] * len(elements)
         )
         for element, entry in zip(elements, entries):
-            if table and entry and _is_string(element) and element.value in self.names:  # type: ignore[union-attr]
-                self._of(element.value).table_mentions.append(self._site(element))  # type: ignore[union-attr]
+            if (
+                table
+                and entry
+                and isinstance(element, ast.Constant)
+                and isinstance(element.value, str)  # (_is_string, narrowing the value too)
+                and element.value in self.names
+            ):
+                self._of(element.value).table_mentions.append(self._site(element))
             elif element is not None:
                 self.visit(element)
         for value in node.values if isinstance(node, ast.Dict) else ():

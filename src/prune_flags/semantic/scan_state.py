@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from prune_flags.semantic.bindings import class_bindings
+from prune_flags.semantic.bindings import ScopeNode, class_bindings
 from prune_flags.semantic.facts import ITSELF, AssertRead, NameFacts, Site, Write
 from prune_flags.syntax.expressions import (
     HARMLESS_DECORATORS,
@@ -20,6 +20,14 @@ from prune_flags.vocabulary import WriteKind
 
 
 class ScanState(ast.NodeVisitor):
+    # Defined by the scanner's other parts (scan.Scanner combines them), called from
+    # scan_calls.Calls: by scan_reads.Reads,
+    _template_reads: Callable[[ast.expr], tuple[str, ast.expr, Template] | None]
+    _receiver: Callable[[ast.expr, str], None]
+    # and by scan_writes.Writes.
+    _carried: Callable[[ast.expr | None, str], str]
+    _from_parameter: Callable[[ast.AST | None], bool]
+
     def __init__(
         self,
         path: str,
@@ -53,13 +61,14 @@ class ScanState(ast.NodeVisitor):
         self.facts: dict[str, NameFacts] = {}
         self._scopes: list[str] = []  # "class" / "function"
         self._globals: list[set[str]] = [set()]
-        self._locals: list[ast.AST | set[str]] = (
+        self._locals: list[ScopeNode | set[str]] = (
             []
         )  # enclosing scopes, then the candidate names they bind
         self._flag_params: list[dict[str, ast.expr]] = (
             []
         )  # candidate-named parameters -> their defaults
-        self._scope_nodes: list[ast.AST] = []  # the enclosing functions, lambdas and comprehensions
+        # The enclosing functions, lambdas and comprehensions.
+        self._scope_nodes: list[ScopeNode] = []
         self._classes: list[str] = []  # enclosing class names
         self._class_bindings: list[set[str]] = []  # what each enclosing class body binds
         self._qualname: list[str] = []  # the names of the enclosing classes and functions
@@ -88,7 +97,7 @@ class ScanState(ast.NodeVisitor):
             return ITSELF
         if isinstance(node, ast.Call) and ast_dotted(node.func) in FIELD_CONSTRUCTORS:
             return _field_default(node)
-        read = template_read(self.accessors, node, self.flag_names)  # type: ignore[arg-type]
+        read = template_read(self.accessors, node, self.flag_names)
         if read is not None and read[0] == name:
             # `self.x = extra_args.get("x", False)`: the accessor is inlined to the flag's value
             return ITSELF
@@ -114,7 +123,7 @@ class ScanState(ast.NodeVisitor):
         return Site(self.path, getattr(node, "lineno", 0))
 
     # -- scopes -----------------------------------------------------------------------
-    def _scoped(self, node: ast.AST, kind: str) -> None:
+    def _scoped(self, node: ScopeNode, kind: str) -> None:
         defaults = self._parameter_defaults(node)
         self._scopes.append(kind)
         self._globals.append(set())
@@ -173,7 +182,7 @@ class ScanState(ast.NodeVisitor):
             )
         )
         pairs += list(zip(arguments.kwonlyargs, arguments.kw_defaults))
-        found = {}
+        found: dict[str, ast.expr] = {}
         method = bool(positional) and positional[0].arg in ("self", "cls")
         name = getattr(node, "name", "")
         scope = self._function_names.get(id(node), "")
@@ -202,7 +211,7 @@ class ScanState(ast.NodeVisitor):
                 scope=scope,
             )
             self._of(argument.arg).writes.append(write)
-            if value is not UNKNOWN:
+            if value is not UNKNOWN and default is not None:  # (UNKNOWN without a default)
                 found[argument.arg] = default
         return found
 

@@ -66,15 +66,21 @@ class Writes(ScanState):
         conflict (the reads after it would no longer see it)."""
         read = template_read(self.accessors, target, self.flag_names)
         if read is not None and read[0] in self.names:
-            assigned = kind is None and isinstance(node, (ast.Assign, ast.AnnAssign))
-            value = literal(node.value) if assigned else UNKNOWN  # type: ignore[union-attr]
+            value = (
+                literal(node.value)
+                if kind is None and isinstance(node, (ast.Assign, ast.AnnAssign))
+                else UNKNOWN
+            )
             self._of(read[0]).writes.append(Write(self._site(node), WriteKind.TEMPLATE, value))
 
     def _from_parameter(self, node: ast.AST | None) -> bool:
         """Whether a value (or an assignment's) reads a parameter of an enclosing function (not
         the method's `self` or `cls`)."""
-        assignment = isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-        value = node.value if assignment else node if isinstance(node, ast.expr) else None  # type: ignore[union-attr]
+        value = (
+            node.value
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+            else node if isinstance(node, ast.expr) else None
+        )
         functions = [
             scope
             for scope in self._scope_nodes
@@ -85,7 +91,7 @@ class Writes(ScanState):
         receiver = self._methods[-1] if self._methods else ""
         parameters = set()
         for function in functions:
-            parameters.update(parameter_names(function))  # type: ignore[arg-type]
+            parameters.update(parameter_names(function))
         parameters.discard(receiver)
         return any(
             isinstance(inner, ast.Name) and inner.id in parameters for inner in ast.walk(value)

@@ -69,6 +69,7 @@ def _walk(
 ) -> Iterator[tuple[Path, str]]:
     """(path, real path) of the .py files under top, pruning ignored directories as it goes."""
     prefix = _relative_to(top, root)
+    inherited: tuple[_IgnoreRules, ...]
     if prefix is None:
         # Outside the root neither the root's .gitignore nor the exclude globs apply.
         prefix, inherited, excluded = "", (), _IgnoreRules("", ())

@@ -8,7 +8,7 @@ import functools
 import sys
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 # A file nested deeper than Python's default 1,000 frames allow (thousands of implicitly
 # concatenated strings, a long chain of `+`), which Python itself compiles, is walked again in a
@@ -52,10 +52,10 @@ def deeply(function: Callable[..., Result], *args: object) -> Result:
     finally:
         sys.setrecursionlimit(limit)
         threading.stack_size(size)
-    succeeded, value = outcome[0]
+    succeeded, value = outcome[0]  # the function's result, or what it raised
     if not succeeded:
-        raise value  # type: ignore[misc]
-    return value  # type: ignore[return-value]
+        raise cast(BaseException, value)
+    return cast(Result, value)
 
 
 def too_deep(what: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from typing import TypeGuard
 
 from prune_flags.syntax.values import PURE_BUILTINS, UNKNOWN
 
@@ -62,7 +63,7 @@ def _field_default(call: ast.Call) -> object:
     return UNKNOWN
 
 
-def _is_string(node: ast.expr | None) -> bool:
+def _is_string(node: ast.expr | None) -> TypeGuard[ast.Constant]:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 

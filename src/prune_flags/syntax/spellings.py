@@ -38,7 +38,11 @@ class FlagNames:
     def holding(self, names: Collection[str]) -> dict[str, str]:
         """The constants this module can see that hold one of the names -> that name."""
         visible = {**self.repository, **self.module}
-        return {constant: name for constant, name in visible.items() if name in names}
+        return {
+            constant: name
+            for constant, name in visible.items()
+            if name is not None and name in names
+        }
 
     def of(self, bare: str | None = None, attribute: str | None = None) -> str | None:
         """The string a constant spelt `bare` or `….attribute` holds, if it is known."""

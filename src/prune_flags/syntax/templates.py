@@ -15,6 +15,7 @@ import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 from prune_flags.syntax.spellings import FlagNames
 
@@ -73,7 +74,7 @@ class Template:
         call = self.tree
         assert isinstance(call, ast.Call)
         if any(keyword.arg == _PLACEHOLDER for keyword in call.keywords):
-            return keywords[found.identifier]  # type: ignore[index]
+            return keywords[cast(str, found.identifier)]  # a keyword's name
         index = next((i for i, argument in enumerate(call.args) if _is_placeholder(argument)), None)
         named_by_keyword = any(_is_placeholder(keyword.value) for keyword in call.keywords)
         after = index + 1 if index is not None else len(positional) if named_by_keyword else 0
@@ -90,8 +91,11 @@ class Template:
         written = self.written(call, ast_unfold)
         if written is None:
             return None
-        name = names.of_ast(written.named) if written.named is not None else written.identifier  # type: ignore[arg-type]
-        return (name, written.node, written.value) if isinstance(name, str) else None  # type: ignore[return-value]
+        # Matched with ast_unfold: its nodes are `ast` expressions.
+        named = cast("ast.expr | None", written.named)
+        node, value = cast("ast.expr | None", written.node), cast("ast.expr | None", written.value)
+        name = names.of_ast(named) if named is not None else written.identifier
+        return (name, node, value) if isinstance(name, str) else None
 
 
 @dataclass(frozen=True)
@@ -122,7 +126,7 @@ class TemplateMatch:
 Unfold = Callable[[object], tuple]
 
 
-def _is_placeholder(node: ast.expr) -> bool:
+def _is_placeholder(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id == _PLACEHOLDER
 
 
@@ -373,7 +377,7 @@ def module_writers(tree: ast.Module, writers: tuple[Template, ...]) -> tuple[Tem
 
 
 def template_read(
-    templates: tuple[Template, ...], node: ast.expr, names: FlagNames
+    templates: tuple[Template, ...], node: ast.expr | None, names: FlagNames
 ) -> tuple[str, ast.expr, Template] | None:
     """The flag an expression reads through an accessor template (`extra_args.get("x", ...)`,
     `config.x.value`, `"x" in opts.enabled`), with the node that names it and the template; None
@@ -382,7 +386,9 @@ def template_read(
         found = template.match(node, ast_unfold)
         if found is None:
             continue
-        name = found.identifier if found.named is None else names.of_ast(found.named)  # type: ignore[arg-type]
+        # Matched with ast_unfold: its nodes are `ast` expressions.
+        named, node = cast("ast.expr | None", found.named), cast(ast.expr, found.node)
+        name = found.identifier if named is None else names.of_ast(named)
         if isinstance(name, str):
-            return name, found.node, template  # type: ignore[return-value]
+            return name, node, template
     return None

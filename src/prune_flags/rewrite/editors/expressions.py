@@ -30,7 +30,7 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Final
+from typing import Final, cast
 
 import libcst as cst
 
@@ -296,7 +296,8 @@ class ExpressionEditor(BodyEditor):
             self._verbatim += 1
         return super().on_visit(node)
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[no-untyped-def]
+    # Its return is left to inference: LibCST's is generic in the node's type.
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
         depth = self._depth
         self._depth -= 1
         children: dict[int, _Pending] = {}
@@ -325,7 +326,8 @@ class ExpressionEditor(BodyEditor):
             fitted = self.fitted(original_node, result)
             if fitted is not None:
                 placed, loose = in_place_of(
-                    cst.ensure_type(updated_node, cst.BaseExpression), fitted
+                    cst.ensure_type(updated_node, cst.BaseExpression),  # type: ignore[type-abstract]  # an isinstance check: fine for an ABC
+                    fitted,
                 )
                 self._pending.append(
                     _Pending(depth, placed, True, (_without_parentheses,) if loose else ())
@@ -347,8 +349,8 @@ class ExpressionEditor(BodyEditor):
             entry = children.get(id(slot.get(parent)))
             if entry is None:
                 continue
-            child = slot.get(parent)
             if entry.replaced and slot.index is None:
+                child = cast(cst.BaseExpression, slot.get(parent))  # what replaced an expression
                 bare = child.with_changes(lpar=(), rpar=()) if entry.strips else child
                 if level(bare) < required_level(parent, slot.field):
                     parent = parent if child.lpar else slot.put(parent, parenthesized(child))

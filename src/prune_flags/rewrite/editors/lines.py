@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import cast
 
 import libcst as cst
 
@@ -12,6 +13,12 @@ from prune_flags.syntax.statements import KEEP_PRAGMA
 
 def is_blank(line: cst.EmptyLine) -> bool:
     return line.comment is None
+
+
+def leading_lines(statement: cst.BaseStatement) -> Sequence[cst.EmptyLine]:
+    """The lines above a statement, which every statement has: each is a SimpleStatementLine or a
+    BaseCompoundStatement, though LibCST's BaseStatement does not declare them."""
+    return cast("cst.SimpleStatementLine | cst.BaseCompoundStatement", statement).leading_lines
 
 
 def merge_lines(first: list[cst.EmptyLine], second: list[cst.EmptyLine]) -> list[cst.EmptyLine]:

@@ -19,6 +19,7 @@ SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, *COMPREHENSIONS)
 
 
 Element = TypeVar("Element", cst.Param, cst.Arg, cst.WithItem, cst.BaseElement)
+Decorated = TypeVar("Decorated", cst.FunctionDef, cst.ClassDef)
 
 
 def descendants(node: cst.CSTNode, kinds: tuple[type[cst.CSTNode], ...]) -> list[cst.CSTNode]:
@@ -90,10 +91,10 @@ def is_attribute_docstring(statement: cst.BaseStatement) -> bool:
     )
 
 
-def without_decorators(node: cst.FunctionDef, kept: Sequence[cst.Decorator]) -> cst.FunctionDef:
-    """A function with only the `kept` of its decorators. The comments right above a removed one
-    go with it; those above the first decorator stay (the function holds them), and without any
-    decorator left, so do those between the decorators and the `def`."""
+def without_decorators(node: Decorated, kept: Sequence[cst.Decorator]) -> Decorated:
+    """A function (or class) with only the `kept` of its decorators. The comments right above a
+    removed one go with it; those above the first decorator stay (the function holds them), and
+    without any decorator left, so do those between the decorators and the `def`."""
     if len(kept) == len(node.decorators):
         return node
     if kept:

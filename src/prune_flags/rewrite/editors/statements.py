@@ -33,6 +33,7 @@ from prune_flags.rewrite.editors.lines import (
     has_keep_pragma,
     heading_comment,
     is_blank,
+    leading_lines,
     merge_lines,
     strip_leading_blanks,
     strip_trailing_blanks,
@@ -76,7 +77,7 @@ class _BlockBuilder:
     heading_names: set[str] = field(default_factory=set)
 
     def add(self, statement: cst.BaseStatement) -> None:
-        lines = merge_lines(self.pending, list(statement.leading_lines))
+        lines = merge_lines(self.pending, list(leading_lines(statement)))
         if not self.statements and self.dropped_first and not self.below_comment:
             lines = strip_leading_blanks(lines)
         self.statements.append(statement.with_changes(leading_lines=lines))
@@ -91,7 +92,7 @@ class _BlockBuilder:
         """Take back the last statement added: its attached comments go with it, the lines above
         them move on."""
         dropped = self.statements.pop()
-        self.pending = merge_lines(detached_lines(dropped.leading_lines), self.pending)
+        self.pending = merge_lines(detached_lines(leading_lines(dropped)), self.pending)
         if not self.statements:
             self.dropped_first = True
 
@@ -133,7 +134,8 @@ class BodyEditor(cst.CSTTransformer):
         span = self.get_metadata(PositionProvider, node)
         return any(span.start.line <= line <= span.end.line for line in lines)
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[no-untyped-def]
+    # Its return is left to inference: LibCST's is generic in the node's type.
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
         result = super().on_leave(original_node, updated_node)
         if isinstance(original_node, SCOPES):
             self.scopes.pop()
@@ -253,7 +255,7 @@ class BodyEditor(cst.CSTTransformer):
         )
         for index, (original, statement) in enumerate(zip(originals, statements)):
             if documented and is_attribute_docstring(statement):
-                block.carry(detached_lines(statement.leading_lines))
+                block.carry(detached_lines(leading_lines(statement)))
                 documented = False
                 if not _paragraph_goes_on(originals, index):
                     block.heading = []
@@ -320,7 +322,7 @@ class BodyEditor(cst.CSTTransformer):
     ) -> None:
         """A deleted statement heading a paragraph leaves the comment above it for the next
         statement kept; one further down the paragraph adds the names of what went."""
-        heading = heading_comment(statement.leading_lines, index == 0)
+        heading = heading_comment(leading_lines(statement), index == 0)
         if isinstance(statement, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)) or any(
             line is carried for line in heading for carried in edit.carry
         ):
@@ -412,5 +414,5 @@ class BodyEditor(cst.CSTTransformer):
 def _paragraph_goes_on(originals: Statements, index: int) -> bool:
     """Whether a statement follows the one at `index` with no blank line between."""
     return index + 1 < len(originals) and not any(
-        is_blank(line) for line in originals[index + 1].leading_lines
+        is_blank(line) for line in leading_lines(originals[index + 1])
     )

@@ -7,12 +7,19 @@ with an empty body by the passes (its test free of side effects) goes too.
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 from libcst.metadata import PositionProvider
 
 from prune_flags.rewrite.constants import bool_node, truthiness
 from prune_flags.rewrite.editors.expressions import standing_alone
-from prune_flags.rewrite.editors.lines import detached_lines, is_blank, merge_lines
+from prune_flags.rewrite.editors.lines import (
+    detached_lines,
+    is_blank,
+    leading_lines,
+    merge_lines,
+)
 from prune_flags.rewrite.editors.shapes import (
     block_footer,
     block_statements,
@@ -39,18 +46,16 @@ class FoldBranches(BodyEditor):
     def edit_small_statement(
         self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
     ) -> list[cst.BaseSmallStatement] | None:
-        if (
-            isinstance(updated, cst.Assert)
-            and truthiness(updated.test) is True
-            and self._flag(original.test)
-        ):
-            self.record(
-                original,
-                Action.REMOVED_ASSERT,
-                "the assertion always holds",
-                self._flag(original.test),
-            )
-            return []
+        if isinstance(updated, cst.Assert) and truthiness(updated.test) is True:
+            test = cast(cst.Assert, original).test  # the original of an assert is one
+            if self._flag(test):
+                self.record(
+                    original,
+                    Action.REMOVED_ASSERT,
+                    "the assertion always holds",
+                    self._flag(test),
+                )
+                return []
         return super().edit_small_statement(original, updated)
 
     def _flag(self, test: cst.CSTNode) -> str:
@@ -199,11 +204,11 @@ class FoldBranches(BodyEditor):
             # The live branch does nothing: the statement goes whole, and every line above and
             # inside it moves on (the enclosing block gets `pass` back only if Python needs one).
             for statement in statements:
-                lines = merge_lines(lines, list(statement.leading_lines))
+                lines = merge_lines(lines, list(leading_lines(statement)))
             return Edit(carry=merge_lines(lines, block_footer(block)))
         first = statements[0]
         statements[0] = first.with_changes(
-            leading_lines=merge_lines(lines, list(first.leading_lines))
+            leading_lines=merge_lines(lines, list(leading_lines(first)))
         )
         return Edit(statements=statements, carry=block_footer(block), flattened=True)
 
@@ -223,7 +228,8 @@ def _only_pass(block: cst.BaseSuite) -> bool:
     return (
         bool(statements)
         and all(
-            _is_bare_pass(s) and all(is_blank(line) for line in s.leading_lines) for s in statements
+            _is_bare_pass(s) and all(is_blank(line) for line in leading_lines(s))
+            for s in statements
         )
         and all(is_blank(line) for line in block_footer(block))
     )

@@ -113,7 +113,7 @@ class InlineHelpers(ExpressionEditor):
         return None
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
+        result = super().leave_Call(original_node, updated_node)
         if not (self.context.helpers or self.context.method_calls) or not isinstance(
             result, cst.Call
         ):

@@ -23,7 +23,7 @@ from prune_flags.vocabulary import Action
 def bound_name(alias: cst.ImportAlias) -> str:
     if alias.asname is not None:
         return cst.ensure_type(alias.asname.name, cst.Name).value
-    node = alias.name
+    node: cst.BaseExpression = alias.name
     while isinstance(node, cst.Attribute):  # `import a.b` binds `a`
         node = node.value
     return cst.ensure_type(node, cst.Name).value
@@ -92,7 +92,9 @@ def _key(node: cst.Import | cst.ImportFrom) -> tuple[bool, str]:
     return isinstance(node, cst.ImportFrom), _module_of(node).lower()
 
 
-def _join(body: list[cst.BaseStatement], new: cst.BaseSmallStatement) -> bool:
+def _join(
+    body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement], new: cst.BaseSmallStatement
+) -> bool:
     """Add the name to a one-line `from M import ...` of the same module, if there is one."""
     if not isinstance(new, cst.ImportFrom) or isinstance(new.names, cst.ImportStar):
         return False
@@ -122,7 +124,9 @@ def _join(body: list[cst.BaseStatement], new: cst.BaseSmallStatement) -> bool:
     return False
 
 
-def _insert(body: list[cst.BaseStatement], new: cst.SimpleStatementLine) -> None:
+def _insert(
+    body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement], new: cst.SimpleStatementLine
+) -> None:
     """Insert a new import line among the module's imports (see `add_imports`)."""
     node = _import_of(new)
     assert node is not None

@@ -25,7 +25,7 @@ from prune_flags.vocabulary import Action
 
 class PruneLibraryKeywords(BodyEditor):
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
+        result = super().leave_Call(original_node, updated_node)
         if not self.context.library_keywords or not isinstance(result, cst.Call):
             return result
         callee = dotted_name(original_node.func)

@@ -15,6 +15,9 @@ the config declares in `accessors`; each becomes the flag's constant."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import cast
+
 import libcst as cst
 from libcst.metadata import PositionProvider
 
@@ -55,8 +58,8 @@ def cst_unfold(node: object) -> tuple:
         return ("call", node.func, positional, keywords, any(arg.star for arg in node.args))
     if isinstance(node, cst.Subscript):
         only = node.slice[0].slice if len(node.slice) == 1 else None
-        plain = isinstance(only, cst.Index) and not getattr(only, "star", None)
-        return ("subscript", node.value, only.value if plain else None)  # type: ignore[union-attr]
+        index = only if isinstance(only, cst.Index) and not getattr(only, "star", None) else None
+        return ("subscript", node.value, index.value if index is not None else None)
     if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
         target = node.comparisons[0]
         operator = {cst.In: "in", cst.NotIn: "not in"}.get(type(target.operator), "")
@@ -131,6 +134,10 @@ _Read = tuple[
 
 
 class InlineLookups(FlagNaming, ExpressionEditor):
+    # Defined by inline.InlineFlags, beside which rewriter.Rewriter puts this pass.
+    _not_reads: set[int]
+    _flag_named: Callable[[str, cst.Name], str | None]
+
     def _replace(
         self, original: cst.BaseExpression, updated: cst.BaseExpression, read: _Read | None
     ) -> cst.BaseExpression:
@@ -196,7 +203,7 @@ class InlineLookups(FlagNaming, ExpressionEditor):
         return read[0], read[1], constant_node(result)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
+        result = super().leave_Call(original_node, updated_node)
         if result is not updated_node:
             return result
         read = self._call_read(updated_node) or self._accessor_read(original_node)
@@ -234,7 +241,7 @@ class InlineLookups(FlagNaming, ExpressionEditor):
 
     def _accessor_read(self, original: cst.BaseExpression) -> _Read | None:
         """A read through one of the config's accessor templates: the flag's constant."""
-        if not self.context.accessors or id(original) in self._not_reads:  # type: ignore[attr-defined]
+        if not self.context.accessors or id(original) in self._not_reads:
             return None  # (a store: `config.use_x.value = True`, `options["x"] = 1`)
         for template in self.context.accessors:
             found = template.match(original, cst_unfold)
@@ -257,15 +264,15 @@ class InlineLookups(FlagNaming, ExpressionEditor):
         """The flag a template read names: an identifier (`config.use_x`, or a bare `USE_X` where
         it is the module's flag, as InlineFlags reads names), else a string or a constant."""
         if named is not None:
-            return self.named_flag(named)  # type: ignore[arg-type]
+            return self.named_flag(cast(cst.BaseExpression, named))  # matched with cst_unfold
         if isinstance(node, cst.Name):
-            identifier = self._flag_named(node.value, node)  # type: ignore[attr-defined]
+            identifier = self._flag_named(node.value, node)
         return self.context.flags.get(identifier) if isinstance(identifier, str) else None
 
     def leave_Attribute(
         self, original_node: cst.Attribute, updated_node: cst.Attribute
     ) -> cst.BaseExpression:
-        result = super().leave_Attribute(original_node, updated_node)  # type: ignore[misc]
+        result = super().leave_Attribute(original_node, updated_node)
         return self._accessor(original_node, updated_node) if result is updated_node else result
 
     def leave_Subscript(
@@ -281,7 +288,7 @@ class InlineLookups(FlagNaming, ExpressionEditor):
             return None
         index = subscript.slice[0].slice
         flag = self.named_flag(index.value) if isinstance(index, cst.Index) else None
-        if flag is None or not isinstance(flag.value, str) or id(subscript) in self._not_reads:  # type: ignore[attr-defined]
+        if flag is None or not isinstance(flag.value, str) or id(subscript) in self._not_reads:
             return None
         return flag, _ENVIRONMENT, constant_node(flag.value)
 
@@ -294,7 +301,7 @@ class InlineLookups(FlagNaming, ExpressionEditor):
         result = self._accessor(original_node, updated_node)
         if result is not updated_node:
             return result
-        return super().leave_Comparison(original_node, updated_node)  # type: ignore[misc]
+        return super().leave_Comparison(original_node, updated_node)
 
     def _membership_read(self, comparison: cst.Comparison) -> _Read | None:
         """`"NAME" in os.environ`: whether the variable is set."""

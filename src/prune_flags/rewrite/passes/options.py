@@ -9,6 +9,8 @@ or the decorator (the parameter goes with the flag parameters, see params.py).
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from prune_flags.rewrite.constants import constant_value
@@ -75,12 +77,17 @@ class PruneOptions(BodyEditor):
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
-        updated_node = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
+        # Every pass's leave_FunctionDef gives back a function, LibCST's the one it is given.
+        updated_node = cast(cst.FunctionDef, super().leave_FunctionDef(original_node, updated_node))
         kept = []
         for original, decorator in zip(original_node.decorators, updated_node.decorators):
             call = decorator.decorator
             dest = option_call_dest(call) if isinstance(call, cst.Call) else None
-            if self._dead_flag(dest) and (dotted_name(call.func) or "") in CLICK_OPTIONS:  # type: ignore[union-attr]
+            if (
+                isinstance(call, cst.Call)  # (dest is None otherwise)
+                and self._dead_flag(dest)
+                and (dotted_name(call.func) or "") in CLICK_OPTIONS
+            ):
                 assert dest is not None
                 death = self.context.dead_names[dest]
                 self.record(

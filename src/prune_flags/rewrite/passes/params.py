@@ -13,6 +13,8 @@ go once nothing reads them, with the arguments passing them and their docstring 
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from prune_flags.config import Flag
@@ -32,13 +34,16 @@ from prune_flags.vocabulary import Action
 
 
 class PruneFlagParameters(BodyEditor):
-    def _dead_flag(self, name: str) -> bool:
+    # In the Rewriter this one, first in the MRO, is PruneOptions' `_dead_flag` too: it takes
+    # None (no flag), as that one does.
+    def _dead_flag(self, name: str | None) -> bool:
         return name in self.context.flags and name in self.context.dead_names
 
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
-        updated_node = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
+        # Every pass's leave_FunctionDef gives back a function, LibCST's the one it is given.
+        updated_node = cast(cst.FunctionDef, super().leave_FunctionDef(original_node, updated_node))
         # Decided on the original: the option decorator that makes a click parameter a flag may be
         # gone by now.
         linked = linked_flags(self.context.flag_functions, self.scopes)
@@ -81,7 +86,7 @@ class PruneFlagParameters(BodyEditor):
             )
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
+        result = super().leave_Call(original_node, updated_node)
         if not isinstance(result, cst.Call):
             return result
         args = list(result.args)

@@ -8,6 +8,8 @@ applies that decision to one file.
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 from libcst.metadata import PositionProvider
 
@@ -16,7 +18,7 @@ from prune_flags.report import overrode
 from prune_flags.rewrite.constants import constant_value
 from prune_flags.rewrite.context import Death
 from prune_flags.rewrite.editors.lines import detached_lines
-from prune_flags.rewrite.editors.shapes import is_empty, without_decorators
+from prune_flags.rewrite.editors.shapes import Decorated, is_empty, without_decorators
 from prune_flags.rewrite.editors.statements import Edit
 from prune_flags.rewrite.passes.lookups import FlagNaming, cst_unfold
 from prune_flags.rewrite.passes.withs import Record, WithItemEditor
@@ -62,7 +64,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             if (
                 isinstance(updated, cst.FunctionDef)
                 and is_empty(updated.body)
-                and not is_empty(original.body)
+                and not is_empty(cast(cst.FunctionDef, original).body)  # the function's original
             ):
                 flag = self.context.flag_changed_within(
                     self.get_metadata(PositionProvider, original)
@@ -164,9 +166,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             return super().with_item_removal(original, index)
         return lambda: self._record_setter(item, *setter, "setter")
 
-    def _without_setters(
-        self, original: cst.FunctionDef | cst.ClassDef, updated: cst.FunctionDef | cst.ClassDef
-    ) -> cst.FunctionDef | cst.ClassDef:
+    def _without_setters(self, original: Decorated, updated: Decorated) -> Decorated:
         """A function or class without its decorators that set a flag with no reader left
         (`@config.use_x(True)`, `@override_settings(USE_X=True)`); those a test's plan removes are
         the tests pass's."""
@@ -188,14 +188,16 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
-        updated_node = super().leave_FunctionDef(original_node, updated_node)  # type: ignore[misc]
-        return self._without_setters(original_node, updated_node)  # type: ignore[return-value]
+        # Every pass's leave_FunctionDef gives back a function, LibCST's the one it is given.
+        updated_node = cast(cst.FunctionDef, super().leave_FunctionDef(original_node, updated_node))
+        return self._without_setters(original_node, updated_node)
 
     def leave_ClassDef(
         self, original_node: cst.ClassDef, updated_node: cst.ClassDef
     ) -> cst.ClassDef:
-        updated_node = super().leave_ClassDef(original_node, updated_node)  # type: ignore[misc]
-        return self._without_setters(original_node, updated_node)  # type: ignore[return-value]
+        # Every pass's leave_ClassDef gives back a class, LibCST's the one it is given.
+        updated_node = cast(cst.ClassDef, super().leave_ClassDef(original_node, updated_node))
+        return self._without_setters(original_node, updated_node)
 
     def _flag_setter(self, call: cst.Call) -> tuple[Flag, cst.BaseExpression | None] | None:
         """`setattr(obj, "flag", value)` or a call of a writer template writing a flag that has no
@@ -221,20 +223,21 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             if written is None:
                 return None
             if written.named is not None:
-                flag = self.named_flag(written.named)  # type: ignore[arg-type]  # "enable_fast", or FAST_KEY holding it
+                # "enable_fast", or FAST_KEY holding it (matched with cst_unfold: LibCST nodes)
+                flag = self.named_flag(cast(cst.BaseExpression, written.named))
             else:
                 flag = (
                     self.context.flags.get(written.identifier)
                     if isinstance(written.identifier, str)
                     else None
                 )
-            value = written.value  # type: ignore[assignment]
+            value = cast("cst.BaseExpression | None", written.value)
         if flag is None or flag.name not in self.context.dead_names:
             return None
         return flag, value
 
     def _prune_del(
-        self, original: cst.Del, updated: cst.Del
+        self, original: cst.BaseSmallStatement, updated: cst.Del
     ) -> list[cst.BaseSmallStatement] | None:
         """`del self.dead` goes; `del self.live, self.dead` keeps its live targets."""
         targets = (

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import PositionProvider
@@ -28,15 +29,17 @@ from prune_flags.rewrite.editors.expressions import ExpressionEditor
 from prune_flags.rewrite.purity import is_pure
 from prune_flags.rewrite.scopes import bound_names, truthy_names
 
-_COMPARE: dict[type, Callable[[object, object], bool]] = {
+# Over any two constants: an operator that does not take them raises TypeError (see
+# leave_Comparison), and the result is taken for its truth.
+_COMPARE: dict[type, Callable[[Any, Any], object]] = {
     cst.Equal: operator.eq,
     cst.NotEqual: operator.ne,
     cst.LessThan: operator.lt,
     cst.LessThanEqual: operator.le,
     cst.GreaterThan: operator.gt,
     cst.GreaterThanEqual: operator.ge,
-    cst.In: lambda left, right: operator.contains(right, left),  # type: ignore[arg-type]
-    cst.NotIn: lambda left, right: not operator.contains(right, left),  # type: ignore[arg-type]
+    cst.In: lambda left, right: operator.contains(right, left),
+    cst.NotIn: lambda left, right: not operator.contains(right, left),
     cst.Is: operator.is_,
     cst.IsNot: operator.is_not,
 }

@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from prune_flags.rewrite.editors.lines import merge_lines
+from prune_flags.rewrite.editors.lines import leading_lines, merge_lines
 from prune_flags.rewrite.editors.shapes import (
     block_footer,
     block_statements,
@@ -118,13 +118,13 @@ class PruneDeadStores(BodyEditor):
             rest = block_statements(updated.orelse.body)
             rest[0] = rest[0].with_changes(
                 leading_lines=merge_lines(
-                    footer + list(updated.orelse.leading_lines), list(rest[0].leading_lines)
+                    footer + list(updated.orelse.leading_lines), list(leading_lines(rest[0]))
                 )
             )
             statements, footer = statements + rest, block_footer(updated.orelse.body)
         statements[0] = statements[0].with_changes(
             leading_lines=merge_lines(
-                list(updated.leading_lines), list(statements[0].leading_lines)
+                list(updated.leading_lines), list(leading_lines(statements[0]))
             )
         )
         return Edit(statements=statements, carry=footer, flattened=True)

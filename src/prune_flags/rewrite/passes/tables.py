@@ -62,7 +62,7 @@ class PruneOptionTables(BodyEditor):
             and (dotted_name(node.func) or "").rsplit(".", 1)[-1] not in TYPE_DECLARATIONS
         ):
             self._table_places.update(id(arg.value) for arg in node.args if arg.star == "")
-        return super().on_visit(node)  # type: ignore[no-any-return]
+        return super().on_visit(node)
 
     def _named(self, value: object) -> str | None:
         """The gone flag a table's string names: its name, or one of its option strings."""
@@ -217,8 +217,11 @@ class PruneOptionTables(BodyEditor):
             return updated_node
         kept = []
         for element in updated_node.elements:
-            pure_entry = isinstance(element, cst.DictElement) and is_pure(element.value)
-            name = self._named(constant_value(element.key)) if pure_entry else None  # type: ignore[union-attr]
+            name = (
+                self._named(constant_value(element.key))
+                if isinstance(element, cst.DictElement) and is_pure(element.value)
+                else None
+            )
             if name is None:
                 kept.append(element)
                 continue
@@ -245,7 +248,7 @@ class PruneOptionTables(BodyEditor):
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         """A keyword whose dict this pass emptied goes where the engine found an empty dict the
         same as none (`init(extra={})` -> `init()`: context.emptiable_keywords)."""
-        result = super().leave_Call(original_node, updated_node)  # type: ignore[misc]
+        result = super().leave_Call(original_node, updated_node)
         if not isinstance(result, cst.Call) or len(result.args) != len(original_node.args):
             return result
         callee = dotted_name(result.func) or ""
@@ -294,7 +297,7 @@ class PruneOptionTables(BodyEditor):
                 f"it appends the option of {name}, which is gone",
             )
             return []
-        return super().edit_small_statement(original, updated)  # type: ignore[no-any-return]
+        return super().edit_small_statement(original, updated)
 
 
 def _kept(elements: Sequence[Element], kept: list[Element]) -> list[Element] | None:

@@ -11,10 +11,11 @@ is unwrapped, its body dedented in its place."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import libcst as cst
 
-from prune_flags.rewrite.editors.lines import detached_lines, merge_lines
+from prune_flags.rewrite.editors.lines import detached_lines, leading_lines, merge_lines
 from prune_flags.rewrite.editors.shapes import (
     block_footer,
     block_statements,
@@ -50,7 +51,8 @@ class WithItemEditor(BodyEditor):
         return super().edit_statement(original, updated)
 
     def leave_With(self, original_node: cst.With, updated_node: cst.With) -> cst.With:
-        updated_node = super().leave_With(original_node, updated_node)  # type: ignore[assignment]
+        # LibCST's leave_With gives back the node it is given.
+        updated_node = cast(cst.With, super().leave_With(original_node, updated_node))
         removals = self._removals(original_node)
         if not removals or len(removals) == len(original_node.items):
             return updated_node  # (a `with` losing every item is unwrapped by its block)
@@ -66,6 +68,6 @@ def _unwrapped(updated: cst.With) -> Edit:
     statements = block_statements(updated.body)
     if not statements:
         return Edit(carry=detached_lines(updated.leading_lines))
-    leading = merge_lines(list(updated.leading_lines), list(statements[0].leading_lines))
+    leading = merge_lines(list(updated.leading_lines), list(leading_lines(statements[0])))
     statements[0] = statements[0].with_changes(leading_lines=leading)
     return Edit(statements=statements, carry=block_footer(updated.body))
