@@ -63,8 +63,8 @@ class Reads(ScanState):
             )
             return
         if isinstance(node, ast.Attribute) and node.attr in self.names:
-            if self._elsewhere(node.value):
-                return
+            if self._elsewhere(node.value) or ast_dotted(node.value) in self.members:
+                return  # another library's attribute, or a member outside a template's shape
             base = ast_dotted(node.value) or "..."
             self._of(node.attr).object_reads.append(
                 ObjectRead(self._site(node), f"{base}.{{name}}{use}")

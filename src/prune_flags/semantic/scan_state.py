@@ -43,6 +43,10 @@ class ScanState(ast.NodeVisitor):
         self.accessors = accessors
         self.flag_names = flag_names
         self.option_calls = option_calls  # the config's wrappers of add_argument
+        # The receivers accessor templates read flags as members of (Template.members): outside
+        # the templates' shapes, `Feature.x` is the member, and a class of that name defines it.
+        self.members = frozenset().union(*(template.members for template in accessors))
+        self.member_classes = frozenset(member.rpartition(".")[2] for member in self.members)
         # Names only an `import` binds in the module: a module there, never the flag of its name.
         self.modules: frozenset[str] = frozenset()
         # Names bound only to other libraries: an attribute read through one is theirs.

@@ -48,7 +48,8 @@ class Writes(ScanState):
             scope = self._scopes[-1] if self._scopes else "module"
             if scope == "function" and target.id in self._globals[-1]:
                 scope = "global"
-            if scope != "function":
+            member = scope == "class" and self._classes[-1] in self.member_classes
+            if scope != "function" and not member:  # (a member's definition is not the flag's)
                 owner = self._classes[-1] if scope == "class" and self._classes else ""
                 kind = WriteKind(scope) if kind is None else kind
                 write = Write(

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import cast
 
+from prune_flags.syntax.expressions import ast_dotted
 from prune_flags.syntax.spellings import FlagNames
 
 _PLACEHOLDER = "__prune_flags_name__"
@@ -36,6 +37,21 @@ class Template:
 
     text: str
     tree: ast.expr = field(compare=False)
+
+    @property
+    def members(self) -> frozenset[str]:
+        """The receivers the template reads the flag as a member of, inside a larger shape:
+        `Feature` of `Feature.{name} in mode`, `config` of `config.{name}.value`. Outside the
+        template's shape, `Feature.x` is that member (an enum's, a flag object), not the flag's
+        value."""
+        return frozenset(
+            dotted
+            for node in ast.walk(self.tree)
+            if isinstance(node, ast.Attribute)
+            and node.attr == _PLACEHOLDER
+            and node is not self.tree
+            and (dotted := ast_dotted(node.value))
+        )
 
     def match(self, node: object, unfold: Unfold) -> TemplateMatch | None:
         """How `node` reads a flag through this template, or None when it does not have its

@@ -13,6 +13,7 @@ from libcst.metadata import CodePosition, PositionProvider
 from prune_flags.rewrite.constants import constant_node, constant_value
 from prune_flags.rewrite.context import RewriteContext
 from prune_flags.rewrite.editors.expressions import ExpressionEditor
+from prune_flags.rewrite.purity import dotted_name
 from prune_flags.rewrite.scopes import (
     Carried,
     bound_names,
@@ -40,6 +41,9 @@ class InlineFlags(ExpressionEditor):
         )  # locals that only carry a flag, by function id
         self._parameters: dict[int, frozenset[str]] = {}  # flag parameters, by function id
         self._rebindings: dict[tuple[int, str], tuple[CodePosition, bool] | None] = {}
+        # Outside a template's shape, `Feature.x` is the member the template reads the flag as
+        # (syntax.templates.Template.members), not the flag's value.
+        self._members = frozenset().union(*(t.members for t in context.accessors))
 
     # -- what is not a read ---------------------------------------------------------------
     def _mark_store(self, target: cst.BaseExpression) -> None:
@@ -190,6 +194,7 @@ class InlineFlags(ExpressionEditor):
             flag is None
             or id(original_node) in self._not_reads
             or elsewhere(original_node.value, self.context.outside)
+            or dotted_name(original_node.value) in self._members
         ):
             return updated_node
         return self._inline(original_node, updated_node, flag.name)

@@ -339,8 +339,20 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
                 return None
             return flag
         if isinstance(target, cst.Name) and (self.in_class_body or self.at_module_level):
+            if self.in_class_body and self._in_member_class():
+                return None  # an enum's member, which a template reads the flag as
             return self.context.flags.get(target.value)
         return None
+
+    def _in_member_class(self) -> bool:
+        """Whether the innermost scope is a class a template reads flags as members of (its
+        attributes are the members: syntax.templates.Template.members)."""
+        scope = self.scopes[-1]
+        return isinstance(scope, cst.ClassDef) and any(
+            member.rpartition(".")[2] == scope.name.value
+            for template in self.context.accessors
+            for member in template.members
+        )
 
     def _dead_subjects(self, test: cst.BaseExpression) -> list[str]:
         names: list[str] = []
