@@ -323,10 +323,27 @@ def format_lines(
     formatted = _run_black(text, line_ranges, settings)
     if formatted is None:
         return source
+    formatted = _without_added_first_blanks(text, formatted)
     if not text.endswith("\n") and formatted.endswith("\n"):
         # black always ends the file with a newline; adding one the file never had is not cleanup.
         formatted = formatted[:-1]
     return formatted.replace("\n", "\r\n") if crlf else formatted
+
+
+def _without_added_first_blanks(text: str, formatted: str) -> str:
+    """black's output less the blank lines it added as the first line of a block: formatting
+    only some lines, black takes a changed `def` right under a `class` header for one that needs
+    a blank line above, which formatting the whole file removes again."""
+    before, after = text.splitlines(keepends=True), formatted.splitlines(keepends=True)
+    dropped: set[int] = set()
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    for tag, _, _, start, end in matcher.get_opcodes():
+        if tag != "insert" or start == 0 or any(after[i].strip() for i in range(start, end)):
+            continue
+        header = after[start - 1].split("#", 1)[0].rstrip()
+        if header.endswith(":"):
+            dropped.update(range(start, end))
+    return "".join(line for i, line in enumerate(after) if i not in dropped)
 
 
 def _run_black(
