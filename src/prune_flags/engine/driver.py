@@ -12,6 +12,7 @@ from prune_flags.cascade.rounds import Cascade
 from prune_flags.config import Config, Flag
 from prune_flags.config_files import find_project_root
 from prune_flags.engine.derived import settle
+from prune_flags.engine.registrations import registrations_left
 from prune_flags.model.build import build, resolve_flags
 from prune_flags.model.library import (
     LibraryKeywords,
@@ -33,7 +34,6 @@ from prune_flags.workers.runner import Workers
 from prune_flags.workers.tasks import recheck
 
 if TYPE_CHECKING:
-
     from prune_flags.engine.formatting import BlackSettings
 
 
@@ -161,6 +161,8 @@ def _cleanup(
     report.notices.extend(_kept_outside(repository, cascade.learnt.kept))
     # (a flag whose definitions stay for a file outside the paths was acted on: no warning)
     report.warnings = _unmatched(repository, config.flags, report, frozenset(cascade.learnt.kept))
+    flag_facts = {name: flag.facts for name, flag in model.flags.items()}
+    report.warnings += registrations_left(repository, config.flags, flag_facts, report)
     report.notices[:0] = library.notices
     return report, cascade
 
