@@ -7,6 +7,7 @@ import ast
 from prune_flags.find.facts import FIELD, FLAG_OBJECT
 from prune_flags.find.scan_state import ScanState
 from prune_flags.find.syntax import field_default, is_field_call, plain_literal
+from prune_flags.semantic.trees import MIRRORS
 from prune_flags.syntax.values import UNKNOWN
 
 
@@ -130,7 +131,7 @@ class Bindings(ScanState):
                 continue
             bound = alias.asname or alias.name
             self.mentions.add(bound)
-            if not internal:
+            if not internal and (node.module, alias.name) not in MIRRORS:
                 self.external.add(bound)
             if bound != alias.name:
                 self.value_refs.add(alias.name)  # called under another name from here on
