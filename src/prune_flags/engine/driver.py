@@ -13,6 +13,7 @@ from prune_flags.config import Config, Flag
 from prune_flags.config_files import find_project_root
 from prune_flags.engine.derived import settle
 from prune_flags.engine.registrations import registrations_left
+from prune_flags.engine.tests_left import tests_left_failing
 from prune_flags.model.build import build, resolve_flags
 from prune_flags.model.library import (
     LibraryKeywords,
@@ -163,6 +164,7 @@ def _cleanup(
     report.warnings = _unmatched(repository, config.flags, report, frozenset(cascade.learnt.kept))
     flag_facts = {name: flag.facts for name, flag in model.flags.items()}
     report.warnings += registrations_left(repository, config.flags, flag_facts, report)
+    report.warnings += tests_left_failing(repository, report)
     report.notices[:0] = library.notices
     return report, cascade
 
