@@ -1,10 +1,11 @@
 """Differential fuzzing at length: thousands of flag-shaped programs through `prune-flags apply`.
 
-Each program (tests/flag_programs.py) runs under a driver before and after the rewrite with its
-flags at their configured values; a finding is output that differs, a result that does not
-compile, a flag still read, a second run that changes something, a crash, or a refusal (exit 123)
-the README does not document. Findings are grouped by signature (their kind and message), counted,
-and the smallest few of each group are reduced to a minimal program that fails the same way.
+Each program (tests/support/flag_programs.py) runs under a driver before and after the rewrite
+with its flags at their configured values; a finding is output that differs, a result that does
+not compile, a flag still read, a second run that changes something, a crash, or a refusal (exit
+123) the README does not document. Findings are grouped by signature (their kind and message),
+counted, and the smallest few of each group are reduced to a minimal program that fails the same
+way.
 
     python benchmarks/fuzz.py --examples 5000 --seed 1
     python benchmarks/fuzz.py --examples 2000 --without multiline_condition not_over_operand
@@ -25,7 +26,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 
-from flag_programs import Finding, Program, check, idiom_names, programs, reduce  # noqa: E402
+from support.flag_programs import (
+    Finding,
+    Program,
+    check,
+    idiom_names,
+    programs,
+    reduce,
+)  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
 

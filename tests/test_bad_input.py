@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from support import invoke
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
@@ -23,10 +24,6 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "mod.py").write_text(MODULE)
     monkeypatch.chdir(root)
     return root
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(app, list(args), catch_exceptions=False)
 
 
 def tree(root: Path) -> dict[str, bytes]:

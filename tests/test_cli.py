@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import invoke
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
@@ -38,10 +39,6 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "node.py").write_text(MODULE)
     monkeypatch.chdir(tmp_path)
     return tmp_path
-
-
-def invoke(*args: str, env: dict[str, str] | None = None):
-    return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
 
 
 def test_diff_exits_1_and_writes_nothing(repo: Path) -> None:

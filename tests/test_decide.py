@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_fixtures import checkout, fixture_path, invoke, program_output, write_expected
+from support import (
+    checkout,
+    fixture_path,
+    invoke_in,
+    make_tree,
+    program_output,
+    write_expected,
+)
 
 from prune_flags.semantic.modules import qualified
 from prune_flags.syntax.statements import KEEP_PRAGMA
@@ -165,7 +172,7 @@ def test_the_result_runs_as_the_original_with_the_flag_at_the_configured_value(
     original = tmp_path / "original"
     shutil.copytree(case / "before", original)
     work = checkout(case, tmp_path / "work")
-    result = invoke(monkeypatch, work, "apply", "--config", str(case / "config.toml"), ".")
+    result = invoke_in(monkeypatch, work, "apply", "--config", str(case / "config.toml"), ".")
     assert result.exit_code == 0, result.output
     for root in (at_value, original, work):
         if name in DRIVERS:
@@ -180,7 +187,7 @@ def test_each_overridden_write_is_in_the_report_explain_and_on_stderr(
     case = fixture_path("core_decide_overridden_write")
     work = checkout(case, tmp_path / "work")
     report = tmp_path / "r.json"
-    result = invoke(
+    result = invoke_in(
         monkeypatch,
         work,
         "diff",
@@ -271,7 +278,7 @@ def test_a_qualified_key_that_names_nothing_is_a_config_error_naming_the_key(
     before = {path: path.read_bytes() for path in work.rglob("*.py")}
     config = tmp_path / "bad.toml"
     config.write_text(f'[flags]\n"{key}" = false\n')
-    result = invoke(monkeypatch, work, "apply", "--config", str(config), ".")
+    result = invoke_in(monkeypatch, work, "apply", "--config", str(config), ".")
     assert result.exit_code == 2
     assert result.stderr.startswith(f"prune-flags: error: {config}: flags.{key}: {message}")
     assert {path: path.read_bytes() for path in work.rglob("*.py")} == before
@@ -285,7 +292,7 @@ def test_one_flag_name_under_two_keys_is_a_config_error(
     config.write_text(
         '[flags]\n"vehicles.engine.Engine.fast" = false\n"vehicles.car.Car.fast" = true\n'
     )
-    result = invoke(monkeypatch, work, "apply", "--config", str(config), ".")
+    result = invoke_in(monkeypatch, work, "apply", "--config", str(config), ".")
     assert result.exit_code == 2
     assert (
         f"{config}: flags.vehicles.car.Car.fast: vehicles.engine.Engine.fast and vehicles.car.Car.fast are the "
@@ -298,7 +305,9 @@ def test_a_qualified_key_given_as_an_option_scopes_the_flag(
 ) -> None:
     case = fixture_path("core_decide_scoped")
     work = checkout(case, tmp_path / "work")
-    result = invoke(monkeypatch, work, "apply", "--flag", "vehicles.engine.Engine.fast=False", ".")
+    result = invoke_in(
+        monkeypatch, work, "apply", "--flag", "vehicles.engine.Engine.fast=False", "."
+    )
     assert result.exit_code == 0, result.output
     after = write_expected(case, tmp_path / "after")
     for path in after.rglob("*.py"):
@@ -333,7 +342,7 @@ def test_the_qualified_key_an_ambiguous_refusal_suggests_prunes_that_parameter_a
     case = fixture_path("core_decide_ambiguous_parameters")
     work = checkout(case, tmp_path / "work")
     similar = (work / "search" / "spelling.py").read_text()
-    result = invoke(monkeypatch, work, "apply", "--flag", "search.index.search.fuzzy=False", ".")
+    result = invoke_in(monkeypatch, work, "apply", "--flag", "search.index.search.fuzzy=False", ".")
     assert result.exit_code == 0, result.output
     assert "fuzzy" not in (work / "search" / "index.py").read_text()
     assert (work / "search" / "spelling.py").read_text() == similar
@@ -370,7 +379,7 @@ def refused_untouched(
 ) -> None:
     """`apply --flag FLAG` on a tree of `files` refuses the flag with `message` and writes nothing."""
     root = make_tree(tmp_path / "r", files)
-    result = invoke(monkeypatch, root, "apply", "--flag", flag, ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", flag, ".")
     assert result.exit_code == 123
     assert message in result.stderr
     assert {name: (root / name).read_text() for name in files} == files
@@ -389,7 +398,7 @@ def test_a_refused_flag_holds_back_no_other_flag_in_its_files(
     }
     files["lib.py"] += "\n\ndef speed(x):\n    return x.slow\n"
     root = make_tree(tmp_path / "r", files)
-    result = invoke(
+    result = invoke_in(
         monkeypatch, root, "apply", "--flag", "fuzzy=False", "--flag", "slow=False", "."
     )
     assert result.exit_code == 123
@@ -409,16 +418,9 @@ def refusals(
 ) -> tuple[Any, list[dict]]:
     """A run that refuses a flag (exit 123), and its JSON report's `refused` list."""
     report = work.parent / f"{work.name}-report.json"
-    result = invoke(monkeypatch, work, command, "--report", str(report), *args, ".")
+    result = invoke_in(monkeypatch, work, command, "--report", str(report), *args, ".")
     assert result.exit_code == 123, result.output
     return result, json.loads(report.read_text())["refused"]
-
-
-def make_tree(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True)
-    for name, text in files.items():
-        (root / name).write_text(text)
-    return root
 
 
 NODE = "class Node:\n    def __init__(self):\n        self.fast = True\n\n    def run(self):\n        return 1 if self.fast else 2\n"
@@ -430,7 +432,7 @@ def test_a_subclass_overriding_the_attribute_is_the_flags_own(
     """A subclass in another module gives the attribute another value: one hierarchy, not ambiguous."""
     sub = "from node import Node\n\n\nclass Quick(Node):\n    def __init__(self):\n        self.fast = False\n"
     root = make_tree(tmp_path / "r", {"node.py": NODE, "quick.py": sub})
-    result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "fast=False", ".")
     assert result.exit_code == 0, result.output
     assert (
         root / "node.py"
@@ -447,7 +449,7 @@ def test_siblings_under_a_base_without_the_attribute_are_unrelated(
         "b.py": "from base import Base\n\n\nclass B(Base):\n    fast = False\n",
     }
     root = make_tree(tmp_path / "r", files)
-    result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "fast=False", ".")
     assert result.exit_code == 123
     assert (
         "fast: not pruned: the name is ambiguous: unrelated definitions carry it (a.A.fast, b.B.fast"
@@ -463,7 +465,7 @@ def test_a_flag_still_read_by_a_skipped_file_keeps_its_writes_and_is_refused(
     than the inlined reads: the flag is refused, not half carried out."""
     files = {"node.py": NODE, "broken.py": "if node.fast\n    pass\n"}
     root = make_tree(tmp_path / "r", files)
-    result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "fast=False", ".")
     assert result.exit_code == 123
     assert (
         "fast: not pruned: it is given another value at node.py:3, and not every read of it"
@@ -481,7 +483,7 @@ def test_a_parameter_stored_into_the_flag_is_the_flag(
     """`self.fast = fast` carries the parameter into the flag: the parameter goes with it, its
     default of another value overridden."""
     root = make_tree(tmp_path / "r", {"node.py": CARRIER})
-    result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "fast=False", ".")
     assert result.exit_code == 0, result.output
     assert (
         root / "node.py"
@@ -496,7 +498,7 @@ def test_a_write_of_a_value_a_caller_passes_stays_a_conflict_under_strict(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = make_tree(tmp_path / "r", {"node.py": CARRIER})
-    result = invoke(monkeypatch, root, "apply", "--strict", "--flag", "fast=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--strict", "--flag", "fast=False", ".")
     assert result.exit_code == 123
     assert "fast: not pruned: it is given another value at node.py:3" in result.stderr
     assert (root / "node.py").read_text() == CARRIER
@@ -506,7 +508,7 @@ def test_strict_must_be_a_boolean(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     root = make_tree(
         tmp_path / "r", {"node.py": NODE, "c.toml": 'strict = "yes"\n\n[flags]\nfast = false\n'}
     )
-    result = invoke(monkeypatch, root, "apply", "--config", "c.toml", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--config", "c.toml", ".")
     assert result.exit_code == 2
     assert (
         result.stderr == "prune-flags: error: c.toml: strict: expected true or false, got 'yes'\n"
@@ -520,7 +522,7 @@ def test_a_static_methods_first_parameter_is_not_its_class(
     attribute: the flag has one definition, and the write is overridden."""
     factory = "class Factory:\n    @staticmethod\n    def tune(node):\n        node.fast = True\n        return node\n"
     root = make_tree(tmp_path / "r", {"node.py": NODE, "factory.py": factory})
-    result = invoke(monkeypatch, root, "apply", "--flag", "fast=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "fast=False", ".")
     assert result.exit_code == 0, result.output
     assert (root / "factory.py").read_text() == factory.replace("        node.fast = True\n", "")
 
@@ -547,7 +549,7 @@ def test_a_field_of_another_default_goes_with_the_keywords_of_the_configured_val
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = make_tree(tmp_path / "r", {"opts.py": OPTIONS})
-    result = invoke(monkeypatch, root, "apply", "--flag", "normalize_first=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "normalize_first=False", ".")
     assert result.exit_code == 0, result.output
     after = (root / "opts.py").read_text()
     assert "normalize_first" not in after
@@ -569,7 +571,7 @@ def test_a_keyword_of_another_value_at_the_constructor_is_overridden(
 ) -> None:
     text = OPTIONS.replace("plan(Options()))", "plan(Options(normalize_first=True)))")
     root = make_tree(tmp_path / "r", {"opts.py": text})
-    result = invoke(monkeypatch, root, "apply", "--flag", "normalize_first=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "normalize_first=False", ".")
     assert result.exit_code == 0, result.output
     assert (
         "prune-flags: opts.py:14: overrode normalize_first = True (the config fixes it at False)\n"
@@ -589,7 +591,9 @@ def test_a_keyword_of_another_value_at_the_constructor_stays_a_conflict_under_st
 ) -> None:
     text = OPTIONS.replace("plan(Options()))", "plan(Options(normalize_first=True)))")
     root = make_tree(tmp_path / "r", {"opts.py": text})
-    result = invoke(monkeypatch, root, "apply", "--strict", "--flag", "normalize_first=False", ".")
+    result = invoke_in(
+        monkeypatch, root, "apply", "--strict", "--flag", "normalize_first=False", "."
+    )
     assert result.exit_code == 123
     assert (
         "normalize_first: not pruned: it is given another value at opts.py:7, opts.py:14"
@@ -609,7 +613,7 @@ def test_a_field_filled_by_position_stays_a_conflict(
     )
     text = text.replace("Options(limit=3, normalize_first=False)", "Options(3, False, 2)")
     root = make_tree(tmp_path / "r", {"opts.py": text})
-    result = invoke(monkeypatch, root, "apply", "--flag", "normalize_first=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "normalize_first=False", ".")
     assert result.exit_code == 123
     assert (
         "normalize_first: not pruned: it is given another value at opts.py:15 (passes Options's field by position)"

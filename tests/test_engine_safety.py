@@ -14,24 +14,14 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from test_fixtures import fixture_path
-from typer.testing import CliRunner
+from support import fixture_path, invoke_in, make_tree
 
-from prune_flags.cli import app
 from prune_flags.config import load_config
 from prune_flags.engine import driver as engine
 from prune_flags.report import Report
 from prune_flags.rewrite.context import RewriteContext
 from prune_flags.source import parsing as deep
 from prune_flags.workers import runner
-
-
-def make_tree(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True)
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
 
 
 def run(root: Path, *flags: str) -> Report:
@@ -41,11 +31,6 @@ def run(root: Path, *flags: str) -> Report:
 
 def new_texts(report: Report) -> dict[str, str]:
     return {result.display: result.new_text for result in report.changed_files}
-
-
-def invoke(root: Path, monkeypatch: pytest.MonkeyPatch, *args: str):
-    monkeypatch.chdir(root)
-    return CliRunner().invoke(app, list(args), catch_exceptions=False)
 
 
 # -- item 4: a skipped reader keeps what it reads ------------------------------------------------
@@ -124,8 +109,8 @@ def test_a_skipped_reader_is_named_on_stderr_and_in_the_json_report(
     root = make_tree(
         tmp_path / "repo", {"settings.py": SETTINGS, "main.py": READER, "legacy.py": legacy}
     )
-    result = invoke(
-        root, monkeypatch, "diff", "--no-color", "--report", "r.json", "--flag", "USE_X=False", "."
+    result = invoke_in(
+        monkeypatch, root, "diff", "--no-color", "--report", "r.json", "--flag", "USE_X=False", "."
     )
     assert result.exit_code == 123
     why = (
@@ -150,7 +135,7 @@ def test_after_a_skipped_reader_the_program_still_runs_as_before(
     legacy = "from settings import USE_X\n\ntry:\n    VALUE = int(USE_X)\nexcept ValueError :\n    VALUE = 0\n"
     files = {"settings.py": SETTINGS, "main.py": READER, "legacy.py": legacy}
     before, after = make_tree(tmp_path / "before", files), make_tree(tmp_path / "after", files)
-    assert invoke(after, monkeypatch, "apply", "--flag", "USE_X=False", ".").exit_code == 123
+    assert invoke_in(monkeypatch, after, "apply", "--flag", "USE_X=False", ".").exit_code == 123
     program = "import legacy, main; print(legacy.VALUE, main.run())"
     outputs = [
         subprocess.run([sys.executable, "-c", program], cwd=root, capture_output=True, text=True)
@@ -170,9 +155,9 @@ def test_each_change_is_credited_to_the_flag_whose_cleanup_caused_it(
     root = make_tree(
         tmp_path / "repo", {p.name: p.read_text() for p in (case / "before").iterdir()}
     )
-    result = invoke(
-        root,
+    result = invoke_in(
         monkeypatch,
+        root,
         "diff",
         "--no-color",
         "--report",
@@ -242,9 +227,9 @@ def test_an_emptied_body_is_credited_to_the_flag_whose_change_emptied_it(
     """A function or `if` whose body folded away goes in the name of the flag folded inside it,
     not the nearest one inlined above (before: `fast`, read in the method above)."""
     root = make_tree(tmp_path / "repo", {"node.py": NODE_TWO_FLAGS})
-    result = invoke(
-        root,
+    result = invoke_in(
         monkeypatch,
+        root,
         "diff",
         "--no-color",
         "--report",
@@ -350,9 +335,9 @@ def test_a_flag_read_as_an_object_is_refused_with_where_and_the_accessor_to_decl
     root = make_tree(
         tmp_path / "repo", {p.name: p.read_text() for p in (case / "before").iterdir()}
     )
-    result = invoke(
-        root,
+    result = invoke_in(
         monkeypatch,
+        root,
         "diff",
         "--no-color",
         "--report",

@@ -21,21 +21,17 @@ from __future__ import annotations
 
 import io
 import tempfile
-import textwrap
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Sequence
 
 import pytest
+from support import dedent
 
 from prune_flags.config import Config, Flag
 from prune_flags.engine.driver import run
 from prune_flags.rewrite.context import RewriteContext
 from prune_flags.rewrite.file import rewrite
-
-
-def dedent(text: str) -> str:
-    return textwrap.dedent(text).lstrip("\n")
 
 
 def prune(source: str, **flags: object) -> str:

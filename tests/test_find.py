@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import typer
-from test_fixtures import CASES, fixture_path, write_expected
+from support import CASES, fixture_path, python_tree_bytes, write_expected
 from typer.testing import CliRunner
 
 from prune_flags.cli import app as prune_flags_app
@@ -78,14 +78,6 @@ def find_app() -> typer.Typer:
     return app
 
 
-def tree_bytes(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*.py"))
-        if ".git" not in p.relative_to(root).parts
-    }
-
-
 # -- the seed ---------------------------------------------------------------------------------
 
 
@@ -140,7 +132,9 @@ def test_config_out_then_apply_reproduces_the_seed(
         prune_flags_app, ["apply", "--config", str(config), "."], catch_exceptions=False
     )
     assert applied.exit_code == 0, applied.output
-    assert tree_bytes(seed) == tree_bytes(write_expected(SEED, seed.parent / "expected"))
+    assert python_tree_bytes(seed) == python_tree_bytes(
+        write_expected(SEED, seed.parent / "expected")
+    )
 
 
 # -- what rules a name out ----------------------------------------------------------------------
@@ -658,7 +652,7 @@ def test_parameter_fixtures_config_out_then_apply(
         prune_flags_app, ["apply", "--config", str(config), "."], catch_exceptions=False
     )
     assert applied.exit_code == 0, applied.output
-    assert tree_bytes(root) == tree_bytes(
+    assert python_tree_bytes(root) == python_tree_bytes(
         write_expected(fixture_path(fixture), tmp_path / "expected")
     )
 
@@ -1164,7 +1158,7 @@ def test_named_flags_config_out_then_apply_reproduces_the_fixture(
         prune_flags_app, ["apply", "--config", str(stale), "."], catch_exceptions=False
     )
     assert applied.exit_code == 0, applied.output
-    assert tree_bytes(root) == tree_bytes(
+    assert python_tree_bytes(root) == python_tree_bytes(
         write_expected(fixture_path(fixture), tmp_path / "expected")
     )
 
@@ -1348,7 +1342,7 @@ def test_template_fixtures_find_then_config_out_then_apply(
         prune_flags_app, ["apply", "--config", str(stale), "."], catch_exceptions=False
     )
     assert applied.exit_code == 0, applied.output
-    assert tree_bytes(root) == tree_bytes(
+    assert python_tree_bytes(root) == python_tree_bytes(
         write_expected(fixture_path(fixture), tmp_path / "expected")
     )
 

@@ -12,18 +12,17 @@
 from __future__ import annotations
 
 import difflib
-import json
 import sys
 from pathlib import Path
 
 import pytest
-from test_fixtures import (
+from support import (
     CASES,
     case_options,
     checkout,
     expected_tree,
     fixture_path,
-    invoke,
+    run_report,
     tree_bytes,
 )
 
@@ -36,17 +35,6 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:
     import tomli as tomllib
-
-
-def run_report(name: str, work: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, dict]:
-    """The diff of a fixture's before/ tree and the files and skipped files of its report."""
-    args, _ = case_options(fixture_path(name))
-    report_file = work.parent / f"{work.name}.json"
-    result = invoke(
-        monkeypatch, work, "diff", "--no-color", "--report", str(report_file), *args, "."
-    )
-    report = json.loads(report_file.read_text())
-    return result.stdout, {key: report[key] for key in ("files", "skipped")}
 
 
 def parse_whole_and_walk_everything(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,102 +16,21 @@ and `exit` (the expected exit code of apply; diff's is derived from it).
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from prune_flags.cli import app
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-RECIPES = FIXTURES.parent / "codemods"
-# Each case's directory by the case's name: `<category>_<name>` for fixtures/<category>/<name>.
-_CASE_PATHS = {
-    f"{category.name}_{case.name}": case
-    for category in FIXTURES.iterdir()
-    if category.is_dir()
-    for case in category.iterdir()
-    if (case / "before").is_dir()
-}
-CASES = sorted(_CASE_PATHS)
-
-
-def fixture_path(name: str) -> Path:
-    """The directory of a case by its name: fixtures/core/megatron_4511 for core_megatron_4511."""
-    return _CASE_PATHS[name]
-
-
-def tree_bytes(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and ".git" not in p.relative_to(root).parts
-    }
-
-
-def expected_tree(case: Path) -> dict[str, bytes]:
-    """The bytes of each file of the case's expected tree: before/ overlaid with after/, which
-    holds only the files the run changes (a case with no after/ changes nothing)."""
-    after = case / "after"
-    return tree_bytes(case / "before") | (tree_bytes(after) if after.is_dir() else {})
-
-
-def write_expected(case: Path, destination: Path) -> Path:
-    """The case's expected tree written out at `destination` (a new directory)."""
-    destination.mkdir(parents=True)
-    for path, data in expected_tree(case).items():
-        (destination / path).parent.mkdir(parents=True, exist_ok=True)
-        (destination / path).write_bytes(data)
-    return destination
-
-
-def case_options(case: Path) -> tuple[list[str], int]:
-    options = (
-        tomllib.loads((case / "case.toml").read_text()) if (case / "case.toml").exists() else {}
-    )
-    args = list(options.get("args", []))
-    if (case / "config.toml").exists():
-        args += ["--config", str(case / "config.toml")]
-    if "recipe" in options:
-        args += ["--config", str(RECIPES / f"{options['recipe']}.toml")]
-    return args, int(options.get("exit", 0))
-
-
-def second_run_exit(case: Path, first: int) -> int:
-    """The exit of a run over the case's expected tree: the first run's, unless the case says
-    otherwise (a qualified key naming a parameter the first run removed is a config error)."""
-    options = (
-        tomllib.loads((case / "case.toml").read_text()) if (case / "case.toml").exists() else {}
-    )
-    return int(options.get("second_run_exit", first))
-
-
-def checkout(case: Path, destination: Path) -> Path:
-    """The case's before/ tree as a git repository of its own, so settings are found there."""
-    shutil.copytree(case / "before", destination, symlinks=True)
-    subprocess.run(["git", "init", "-q", str(destination)], check=True)
-    return destination
-
-
-def program_output(tree: Path, program: str) -> str:
-    """What `python -c program` prints, run in `tree` (writing no bytecode there): one side of a
-    differential check of a fixture."""
-    return subprocess.run(
-        [sys.executable, "-B", "-c", program], cwd=tree, capture_output=True, text=True, check=True
-    ).stdout
-
-
-def invoke(monkeypatch: pytest.MonkeyPatch, cwd: Path, *args: str):
-    monkeypatch.chdir(cwd)
-    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+from support import (
+    CASES,
+    case_options,
+    checkout,
+    expected_tree,
+    fixture_path,
+    invoke_in,
+    second_run_exit,
+    tree_bytes,
+    write_expected,
+)
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -119,7 +38,7 @@ def test_apply(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     case = fixture_path(name)
     args, expected_exit = case_options(case)
     work = checkout(case, tmp_path / "work")
-    result = invoke(monkeypatch, work, "apply", *args, ".")
+    result = invoke_in(monkeypatch, work, "apply", *args, ".")
     assert result.exit_code == expected_exit, result.output
     assert tree_bytes(work) == expected_tree(case)
 
@@ -129,7 +48,7 @@ def test_diff_applies(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     case = fixture_path(name)
     args, expected_exit = case_options(case)
     work = checkout(case, tmp_path / "work")
-    result = invoke(monkeypatch, work, "diff", "--no-color", *args, ".")
+    result = invoke_in(monkeypatch, work, "diff", "--no-color", *args, ".")
     changes = tree_bytes(case / "before") != expected_tree(case)
     assert result.exit_code == (expected_exit or (1 if changes else 0)), result.output
     assert tree_bytes(work) == tree_bytes(case / "before"), "diff must write nothing"
@@ -149,7 +68,7 @@ def test_second_run_changes_nothing(
     work = tmp_path / "work"
     write_expected(case, work)
     subprocess.run(["git", "init", "-q", str(work)], check=True)
-    result = invoke(monkeypatch, work, "diff", "--no-color", *args, ".")
+    result = invoke_in(monkeypatch, work, "diff", "--no-color", *args, ".")
     assert result.stdout == ""
     assert result.exit_code == second_run_exit(case, expected_exit), result.output
 
@@ -163,7 +82,7 @@ def test_report_and_explain_cover_every_change(
     case = fixture_path(name)
     args, _ = case_options(case)
     work = checkout(case, tmp_path / "work")
-    result = invoke(
+    result = invoke_in(
         monkeypatch,
         work,
         "diff",

@@ -1,11 +1,11 @@
 """Differential fuzzing: generated flag-shaped programs behave the same after `prune-flags apply`.
 
-The programs and the check are in tests/flag_programs.py; benchmarks/fuzz.py runs thousands and
-groups what it finds. Here a fixed, derandomized sample runs in CI: a failing example is reported
-with the program, what went wrong, and the program reduced to the few lines that still fail.
-The other tests hold the fuzzer itself to account: its programs compile and run the same twice,
-every idiom is drawn, the bug shapes it exists to catch are among its programs, and its check
-reports each kind of wrong rewrite.
+The programs and the check are in tests/support/flag_programs.py; benchmarks/fuzz.py runs
+thousands and groups what it finds. Here a fixed, derandomized sample runs in CI: a failing
+example is reported with the program, what went wrong, and the program reduced to the few lines
+that still fail. The other tests hold the fuzzer itself to account: its programs compile and run
+the same twice, every idiom is drawn, the bug shapes it exists to catch are among its programs,
+and its check reports each kind of wrong rewrite.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
-from flag_programs import (
+from support.flag_programs import (
     HEADER,
     MAX_LINES,
     Program,

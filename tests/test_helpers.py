@@ -5,11 +5,11 @@ the LibCST pass that inlines their calls (passes/helpers.py) and the imports it 
 from __future__ import annotations
 
 import ast
-import textwrap
 from pathlib import Path
 
 import libcst as cst
 import pytest
+from support import dedent
 from libcst.metadata import MetadataWrapper
 
 from prune_flags.config import Flag
@@ -53,10 +53,6 @@ def _maybe_cast(x, dtype=None):
 def _three():
     return 1 + 2
 '''
-
-
-def dedent(text: str) -> str:
-    return textwrap.dedent(text).lstrip("\n")
 
 
 def helpers_in(

@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from test_fixtures import fixture_path
+from support import fixture_path
 
 from prune_flags.model.library import (
     LibraryDefault,

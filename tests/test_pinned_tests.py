@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_fixtures import checkout, fixture_path, invoke
+from support import checkout, fixture_path, invoke_in, make_tree
 
 from prune_flags.model.pinned import is_test_path
 
@@ -24,7 +24,7 @@ def test_removed_tests_and_overridden_writes_are_in_the_report_explain_and_on_st
     case = fixture_path("idiom_test_mock_patch")
     work = checkout(case, tmp_path / "work")
     report = tmp_path / "r.json"
-    result = invoke(
+    result = invoke_in(
         monkeypatch,
         work,
         "diff",
@@ -69,7 +69,7 @@ def test_with_tests_report_no_test_goes_and_each_write_is_possibly_pinning(
     case = fixture_path("idiom_test_mock_patch_report")
     work = checkout(case, tmp_path / "work")
     report = tmp_path / "r.json"
-    result = invoke(
+    result = invoke_in(
         monkeypatch,
         work,
         "apply",
@@ -103,20 +103,12 @@ def test_an_unknown_tests_value_is_a_config_error(
     root = make_tree(
         tmp_path / "r", {"c.toml": 'tests = "skip"\n\n[flags]\nFAST = false\n', "mod.py": MODULE}
     )
-    result = invoke(monkeypatch, root, "apply", "--config", "c.toml", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--config", "c.toml", ".")
     assert result.exit_code == 2
     assert (
         result.stderr
         == 'prune-flags: error: c.toml: tests: expected one of "delete", "report", got \'skip\'\n'
     )
-
-
-def make_tree(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True)
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
 
 
 MODULE = "FAST = False\n\n\ndef run():\n    return 1 if FAST else 2\n"
@@ -143,7 +135,7 @@ def test_a_test_double_outside_test_files_stays_a_conflict(
 ) -> None:
     files = {"mod.py": MODULE, "demo.py": PINNED}
     root = make_tree(tmp_path / "r", files)
-    result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
     assert result.exit_code == 123
     assert "FAST: not pruned: it is given another value at demo.py:6" in result.stderr
     assert {name: (root / name).read_text() for name in files} == files
@@ -155,7 +147,7 @@ def test_an_environment_write_in_a_test_stays_a_conflict(
     module = 'import os\n\n\ndef run():\n    return os.environ.get("FAST_MODE") == "1"\n'
     test = 'import mod\n\n\ndef test_fast(monkeypatch):\n    monkeypatch.setenv("FAST_MODE", "1")\n    assert mod.run()\n'
     root = make_tree(tmp_path / "r", {"mod.py": module, "test_mod.py": test})
-    result = invoke(monkeypatch, root, "apply", "--flag", "FAST_MODE='0'", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "FAST_MODE='0'", ".")
     assert result.exit_code == 123
     assert "FAST_MODE: not pruned: it is given another value at test_mod.py:5" in result.stderr
 
@@ -167,7 +159,7 @@ def test_a_pinned_test_named_elsewhere_loses_only_its_write(
         tmp_path / "r",
         {"mod.py": MODULE, "test_mod.py": PINNED + "\n\ntest_fast_again = test_fast\n"},
     )
-    result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
     assert result.exit_code == 0, result.output
     after = (root / "test_mod.py").read_text()
     assert "def test_fast():" in after and "mock" not in after
@@ -183,7 +175,7 @@ def test_a_pinned_test_the_pragma_keeps_keeps_the_flag(
     """The test and its decorator stay as they are, so the flag they set stays too: refused."""
     test = PINNED.replace("def test_fast():", "def test_fast():  # prune-flags: keep")
     root = make_tree(tmp_path / "r", {"mod.py": MODULE, "test_mod.py": test})
-    result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
     assert result.exit_code == 123
     assert (
         "FAST: not pruned: it is given another value at test_mod.py:6, and not every read of it"
@@ -202,7 +194,7 @@ def test_a_with_binding_the_double_stays_a_conflict_when_its_test_stays(
         '    with mock.patch("mod.FAST", True) as fake:\n        found = mod.run()\n    assert found == 1 and fake\n'
     )
     root = make_tree(tmp_path / "r", {"mod.py": MODULE, "test_mod.py": test})
-    result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
     assert result.exit_code == 123
     assert "FAST: not pruned: it is given another value at test_mod.py:8" in result.stderr
 
@@ -217,7 +209,7 @@ def test_a_with_block_of_another_value_that_checks_it_goes_whole(
         '    with mock.patch("mod.FAST", True) as fake:\n        assert mod.run() == 1 and fake\n'
     )
     root = make_tree(tmp_path / "r", {"mod.py": MODULE, "test_mod.py": test})
-    result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
     assert result.exit_code == 0, result.output
     assert (
         root / "test_mod.py"
@@ -242,7 +234,7 @@ def test_fixtures_that_stay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     root = make_tree(
         tmp_path / "r", {"mod.py": MODULE, "test_mod.py": test, "conftest.py": conftest}
     )
-    result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
     assert result.exit_code == 0, result.output
     assert (root / "test_mod.py").read_text() == test[: test.index("\n\n\ndef test_fast")] + "\n"
     assert (root / "conftest.py").read_text() == conftest
@@ -258,7 +250,7 @@ def test_a_deleted_test_keeps_the_code_it_called(
         "assert mod.run() == 1", "assert mod.run() == 1 and strict_check()"
     )
     root = make_tree(tmp_path / "r", {"mod.py": module, "test_mod.py": test})
-    result = invoke(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
     assert result.exit_code == 0, result.output
     assert "def strict_check():" in (root / "mod.py").read_text()
     assert (
@@ -276,7 +268,7 @@ def test_a_test_double_of_the_configured_value_goes_alone(
         {"mod.py": MODULE, "test_mod.py": PINNED.replace("True", "False").replace("== 1", "== 2")},
     )
     report = tmp_path / "r.json"
-    result = invoke(
+    result = invoke_in(
         monkeypatch, root, "apply", "--flag", "FAST=False", "--report", str(report), "."
     )
     assert result.exit_code == 0, result.output

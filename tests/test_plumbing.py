@@ -10,14 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_fixtures import invoke
-
-
-def make_tree(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True)
-    for name, text in files.items():
-        (root / name).write_text(text)
-    return root
+from support import invoke_in, make_tree
 
 
 def printed(root: Path, module: str) -> str:
@@ -29,7 +22,7 @@ def prune(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], flag: str, *args: str
 ):
     root = make_tree(tmp_path / "work", files)
-    return root, invoke(monkeypatch, root, "apply", "--flag", flag, *args, ".")
+    return root, invoke_in(monkeypatch, root, "apply", "--flag", flag, *args, ".")
 
 
 def test_super_init_links_a_subclass_constructors_parameter_to_its_bases(

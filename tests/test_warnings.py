@@ -8,9 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from support import invoke
 
-from prune_flags.cli import app
 from prune_flags.model.unmatched import appearances
 
 SUMMARY = "0 files changed, 0 lines removed, 0 added\n"
@@ -22,10 +21,6 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "pkg").mkdir()
     monkeypatch.chdir(tmp_path)
     return tmp_path
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(app, list(args), catch_exceptions=False)
 
 
 @pytest.mark.parametrize(

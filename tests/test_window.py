@@ -9,8 +9,7 @@ import ast
 from pathlib import Path
 
 import pytest
-from test_fixture_properties import run_report
-from test_fixtures import checkout, fixture_path, invoke
+from support import checkout, fixture_path, invoke_in, run_report
 
 import prune_flags.rewrite.file
 from prune_flags.rewrite.view import SEAM, View, view_of
@@ -199,7 +198,9 @@ def prune_both_ways(
         work = tmp_path / name
         work.mkdir()
         (work / "m.py").write_bytes(text.encode())
-        result = invoke(monkeypatch, work, "diff", "--no-color", "--no-format", "--flag", flag, ".")
+        result = invoke_in(
+            monkeypatch, work, "diff", "--no-color", "--no-format", "--flag", flag, "."
+        )
         assert result.exit_code in (0, 1), result.output
         outputs.append(result.stdout)
     return outputs[0], outputs[1], views
