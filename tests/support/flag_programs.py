@@ -1335,8 +1335,8 @@ def apply(directory: Path) -> tuple[int, str, Optional[str]]:
 # The compiler's warnings about a constant expression that cannot be subscripted or called: the
 # generator's receivers of any operand (`(3 * (FAST))[0]`) make them in code the driver never
 # reaches, where inlining lets the compiler fold the operand. The rewrite itself never makes a
-# constant such a receiver (tests/test_expressions.py), and code that is reached raises before
-# the rewrite (OUT_OF_CONTRACT).
+# constant such a receiver (tests/rewrite/test_expressions.py), and code that is reached raises
+# before the rewrite (OUT_OF_CONTRACT).
 ILL_TYPED_RECEIVER = r".*object is not (subscriptable|callable)"
 
 

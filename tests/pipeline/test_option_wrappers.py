@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import fixture_path
+from tests.support import fixture_path
 from typer.testing import CliRunner
 
 from prune_flags.cli import app

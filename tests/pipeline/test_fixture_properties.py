@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import (
+from tests.support import (
     CASES,
     case_options,
     checkout,

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from support import CASES, fixture_path
+from tests.support import CASES, fixture_path
 
 from prune_flags.config import Config, load_config
 from prune_flags.engine.driver import run

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Sequence
 
 import pytest
-from support import dedent
+from tests.support import dedent
 
 from prune_flags.config import Config, Flag
 from prune_flags.engine.driver import run

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
-from support.flag_programs import (
+from tests.support.flag_programs import (
     HEADER,
     MAX_LINES,
     Program,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import typer
-from support import CASES, fixture_path, python_tree_bytes, write_expected
+from tests.support import CASES, fixture_path, python_tree_bytes, write_expected
 from typer.testing import CliRunner
 
 from prune_flags.cli import app as prune_flags_app

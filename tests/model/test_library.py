@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from support import fixture_path
+from tests.support import fixture_path
 
 from prune_flags.model.library import (
     LibraryDefault,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from support import fixture_path, invoke_in, make_tree
+from tests.support import fixture_path, invoke_in, make_tree
 
 from prune_flags.config import load_config
 from prune_flags.engine import driver as engine

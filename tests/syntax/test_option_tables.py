@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import fixture_path, write_expected
+from tests.support import fixture_path, write_expected
 
 from prune_flags.model.defaults import empty_dict_is_default
 from prune_flags.semantic.trees import TreeFacts

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import (
+from tests.support import (
     checkout,
     fixture_path,
     invoke_in,

@@ -1,7 +1,8 @@
 """The rewrite parses only the statements that name what it acts on (window.py).
 
 A window must never change the result: every golden fixture gives the same diff and the same
-report with windows as when each file is parsed whole (tests/test_fixture_properties.py)."""
+report with windows as when each file is parsed whole
+(tests/pipeline/test_fixture_properties.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import ast
 from pathlib import Path
 
 import pytest
-from support import checkout, fixture_path, invoke_in, run_report
+from tests.support import checkout, fixture_path, invoke_in, run_report
 
 import prune_flags.rewrite.file
 from prune_flags.rewrite.view import SEAM, View, view_of

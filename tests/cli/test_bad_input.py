@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from support import invoke
+from tests.support import invoke
 from typer.testing import CliRunner
 
 from prune_flags.cli import app

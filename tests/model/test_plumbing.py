@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import invoke_in, make_tree
+from tests.support import invoke_in, make_tree
 
 
 def printed(root: Path, module: str) -> str:

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tests.support import ROOT
+
 from prune_flags.cli import app
 from prune_flags.config import Config, Flag
 from prune_flags.engine import driver as engine
@@ -370,7 +372,7 @@ def test_special_files_named_py_are_not_opened(repo: Path) -> None:
 def test_corpus_sample_with_a_flag_that_matches_nothing_changes_no_byte() -> None:
     """benchmarks/corpus.py over an evenly spread sample of the installed standard library and
     site-packages: not one byte changes, nothing is added, nothing crashes."""
-    script = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus.py"
+    script = ROOT / "benchmarks" / "corpus.py"
     done = subprocess.run(
         [sys.executable, str(script), "--limit", "3000"],
         capture_output=True,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from support import dedent
+from tests.support import dedent
 from libcst.metadata import MetadataWrapper
 
 from prune_flags.config import Flag

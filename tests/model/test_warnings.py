@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support import invoke
+from tests.support import invoke
 
 from prune_flags.model.unmatched import appearances
 

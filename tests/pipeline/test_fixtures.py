@@ -20,7 +20,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import (
+from tests.support import (
     CASES,
     case_options,
     checkout,

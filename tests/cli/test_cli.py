@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import invoke
+from tests.support import ROOT, invoke
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
@@ -228,8 +228,7 @@ def test_a_diff_whose_warm_process_is_gone_rewrites_in_its_own(repo: Path) -> No
 def test_own_source_tree_with_a_flag_nothing_reads_changes_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    root = Path(__file__).resolve().parent.parent
-    monkeypatch.chdir(root)
+    monkeypatch.chdir(ROOT)
     result = invoke("diff", "--flag", "never_read_anywhere_flag=False", "src", "tests")
     assert result.exit_code == 0
     assert result.stdout == ""

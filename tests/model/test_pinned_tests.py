@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support import checkout, fixture_path, invoke_in, make_tree
+from tests.support import checkout, fixture_path, invoke_in, make_tree
 
 from prune_flags.model.pinned import is_test_path
 

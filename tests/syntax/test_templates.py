@@ -11,7 +11,7 @@ from typing import Callable
 
 import libcst as cst
 import pytest
-from support import fixture_path, program_output, write_expected
+from tests.support import fixture_path, program_output, write_expected
 
 from prune_flags.rewrite.passes.lookups import cst_unfold
 from prune_flags.syntax.spellings import FlagNames
