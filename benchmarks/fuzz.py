@@ -7,10 +7,14 @@ not compile, a flag still read, a second run that changes something, a crash, or
 counted, and the smallest few of each group are reduced to a minimal program that fails the same
 way.
 
-    python benchmarks/fuzz.py --examples 5000 --seed 1
-    python benchmarks/fuzz.py --examples 2000 --without multiline_condition not_over_operand
-    python benchmarks/fuzz.py --black            # with [tool.black] in the pyproject: black runs too
-    python benchmarks/fuzz.py --idioms           # the idiom names --only and --without take
+It runs as a module from the repository's root, where it imports the generator from the test
+suite's package (tests.support), with prune-flags installed (the README's `pip install -e
+'.[test]'`):
+
+    python -m benchmarks.fuzz --examples 5000 --seed 1
+    python -m benchmarks.fuzz --examples 2000 --without multiline_condition not_over_operand
+    python -m benchmarks.fuzz --black     # with [tool.black] in the pyproject: black runs too
+    python -m benchmarks.fuzz --idioms    # the idiom names --only and --without take
 
 Exit status: 0 when nothing was found, 1 otherwise.
 """
@@ -21,20 +25,9 @@ import argparse
 import sys
 import time
 from collections import defaultdict
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
-
-from support.flag_programs import (
-    Finding,
-    Program,
-    check,
-    idiom_names,
-    programs,
-    reduce,
-)  # noqa: E402
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from tests.support.flag_programs import Finding, Program, check, idiom_names, programs, reduce
 
 
 def hunt(
