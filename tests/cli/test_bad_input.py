@@ -8,10 +8,10 @@ import os
 from pathlib import Path
 
 import pytest
-from tests.support import invoke
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
+from tests.support import invoke
 
 MODULE = "fast = False\n\n\ndef pick(x):\n    if fast:\n        return 1\n    return x\n"
 PRUNED = "def pick(x):\n    return x\n"

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.support import ROOT, invoke
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
+from tests.support import ROOT, invoke
 
 MODULE = """\
 class Node:

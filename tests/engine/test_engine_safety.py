@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
-from tests.support import fixture_path, invoke_in, make_tree
 
 from prune_flags.config import load_config
 from prune_flags.engine import driver as engine
@@ -22,6 +21,7 @@ from prune_flags.report import Report
 from prune_flags.rewrite.context import RewriteContext
 from prune_flags.source import parsing as deep
 from prune_flags.workers import runner
+from tests.support import fixture_path, invoke_in, make_tree
 
 
 def run(root: Path, *flags: str) -> Report:

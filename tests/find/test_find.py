@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 import typer
-from tests.support import CASES, fixture_path, python_tree_bytes, write_expected
 from typer.testing import CliRunner
 
 from prune_flags.cli import app as prune_flags_app
@@ -27,6 +26,7 @@ from prune_flags.find.run import find
 from prune_flags.find.scan import scan_file
 from prune_flags.semantic.facts import Site
 from prune_flags.semantic.modules import internal_module_names
+from tests.support import CASES, fixture_path, python_tree_bytes, write_expected
 
 if sys.version_info >= (3, 11):
     import tomllib

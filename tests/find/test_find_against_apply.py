@@ -18,7 +18,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from tests.support import CASES, fixture_path
 
 from prune_flags.config import Config, load_config
 from prune_flags.engine.driver import run
@@ -26,6 +25,7 @@ from prune_flags.find.measure import folded_branches
 from prune_flags.find.run import find
 from prune_flags.report import Report
 from prune_flags.vocabulary import Action
+from tests.support import CASES, fixture_path
 
 ALL = CASES
 CONFIGURED = sorted(name for name in CASES if (fixture_path(name) / "config.toml").is_file())

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from tests.support import dedent
 from libcst.metadata import MetadataWrapper
 
 from prune_flags.config import Flag
@@ -29,6 +28,7 @@ from prune_flags.semantic.bindings import Binding
 from prune_flags.semantic.facts import NameFacts, Site, Write
 from prune_flags.semantic.modules import module_name, module_names
 from prune_flags.syntax.values import UNKNOWN
+from tests.support import dedent
 
 FLAGS = {"use_x": Flag("use_x", True, "True")}
 CHANNELS = '''\

@@ -8,7 +8,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from tests.support import fixture_path
 
 from prune_flags.model.library import (
     LibraryDefault,
@@ -20,6 +19,7 @@ from prune_flags.model.library import (
     repository_names,
     same_default,
 )
+from tests.support import fixture_path
 
 FLAGS = frozenset({"fast"})
 

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.support import checkout, fixture_path, invoke_in, make_tree
 
 from prune_flags.model.pinned import is_test_path
+from tests.support import checkout, fixture_path, invoke_in, make_tree
 
 
 def changes_of(report: Path, path: str) -> list[tuple[int, str]]:

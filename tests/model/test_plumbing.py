@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tests.support import invoke_in, make_tree
 
 

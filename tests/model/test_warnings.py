@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.support import invoke
 
 from prune_flags.model.unmatched import appearances
+from tests.support import invoke
 
 SUMMARY = "0 files changed, 0 lines removed, 0 added\n"
 

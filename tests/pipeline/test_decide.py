@@ -15,6 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from prune_flags.semantic.modules import qualified
+from prune_flags.syntax.statements import KEEP_PRAGMA
 from tests.support import (
     checkout,
     fixture_path,
@@ -23,9 +26,6 @@ from tests.support import (
     program_output,
     write_expected,
 )
-
-from prune_flags.semantic.modules import qualified
-from prune_flags.syntax.statements import KEEP_PRAGMA
 
 # Per fixture: (file, the original text, the same at the configured value).
 AT_CONFIGURED_VALUE = {

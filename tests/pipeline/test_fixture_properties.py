@@ -16,6 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
+
+import prune_flags.rewrite.file
+from prune_flags.engine.formatting import BlackSettings, detect_formatting, format_lines
+from prune_flags.rewrite.editors.statements import BodyEditor
+from prune_flags.rewrite.view import View
 from tests.support import (
     CASES,
     case_options,
@@ -25,11 +30,6 @@ from tests.support import (
     run_report,
     tree_bytes,
 )
-
-import prune_flags.rewrite.file
-from prune_flags.engine.formatting import BlackSettings, detect_formatting, format_lines
-from prune_flags.rewrite.editors.statements import BodyEditor
-from prune_flags.rewrite.view import View
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -20,6 +20,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from tests.support import (
     CASES,
     case_options,

@@ -14,9 +14,11 @@ import ast
 import functools
 from dataclasses import replace
 from pathlib import Path
-from typing import Optional
 
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
 from tests.support.flag_programs import (
     HEADER,
     MAX_LINES,
@@ -29,8 +31,6 @@ from tests.support.flag_programs import (
     programs,
     reduce,
 )
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
 
 FUZZ = settings(
     derandomize=True,
@@ -136,11 +136,11 @@ PRECEDENCE = Program(
 )
 
 
-def _writes(text: Optional[str], code: int = 0, stderr: str = ""):
+def _writes(text: str | None, code: int = 0, stderr: str = ""):
     """A stand-in for `prune-flags apply` that writes `text` on its first run and nothing after."""
     runs = []
 
-    def rewrite(directory: Path) -> tuple[int, str, Optional[str]]:
+    def rewrite(directory: Path) -> tuple[int, str, str | None]:
         if text is not None and not runs:
             (directory / "program.py").write_text(text)
         runs.append(directory)
@@ -176,7 +176,7 @@ def _writes(text: Optional[str], code: int = 0, stderr: str = ""):
     ids=["output-differs", "does-not-compile", "flag-remains", "refused"],
 )
 def test_the_check_reports_a_wrong_rewrite(
-    after: Optional[str], code: int, stderr: str, kind: str
+    after: str | None, code: int, stderr: str, kind: str
 ) -> None:
     finding = check(PRECEDENCE, rewrite=_writes(after, code, stderr))
     assert finding is not None and finding.kind == kind, finding
@@ -188,7 +188,7 @@ def test_the_check_reports_a_second_run_that_changes_something() -> None:
     )
     runs = []
 
-    def rewrite(directory: Path) -> tuple[int, str, Optional[str]]:
+    def rewrite(directory: Path) -> tuple[int, str, str | None]:
         runs.append(directory)
         (directory / "program.py").write_text(right + "\n" * len(runs))
         return 0, "", None
@@ -252,7 +252,7 @@ RIGHT_TESTS = (
 def _writes_both(tests: str):
     """A stand-in for `prune-flags apply` that writes the right program and `tests` as its test module."""
 
-    def rewrite(directory: Path) -> tuple[int, str, Optional[str]]:
+    def rewrite(directory: Path) -> tuple[int, str, str | None]:
         (directory / "program.py").write_text(RIGHT)
         (directory / "tests" / "test_program.py").write_text(tests)
         return 0, "", None

@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.support import fixture_path
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
+from tests.support import fixture_path
 
 FIXTURE = fixture_path("idiom_option_wrapper")
 STALE = ["--use-cache"]  # the configured values as the old command line spells them

@@ -21,17 +21,17 @@ from __future__ import annotations
 
 import io
 import tempfile
+from collections.abc import Sequence
 from contextlib import redirect_stdout
 from pathlib import Path
-from typing import Sequence
 
 import pytest
-from tests.support import dedent
 
 from prune_flags.config import Config, Flag
 from prune_flags.engine.driver import run
 from prune_flags.rewrite.context import RewriteContext
 from prune_flags.rewrite.file import rewrite
+from tests.support import dedent
 
 
 def prune(source: str, **flags: object) -> str:

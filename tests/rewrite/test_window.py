@@ -10,10 +10,10 @@ import ast
 from pathlib import Path
 
 import pytest
-from tests.support import checkout, fixture_path, invoke_in, run_report
 
 import prune_flags.rewrite.file
 from prune_flags.rewrite.view import SEAM, View, view_of
+from tests.support import checkout, fixture_path, invoke_in, run_report
 
 MODULE = """\
 import os

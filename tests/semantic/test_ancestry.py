@@ -4,9 +4,9 @@ and what is not plain about each."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 from textwrap import dedent
-from typing import Callable
 
 from prune_flags.semantic.classes import (
     DECORATED,

@@ -17,12 +17,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.support import ROOT
-
 from prune_flags.cli import app
 from prune_flags.config import Config, Flag
 from prune_flags.engine import driver as engine
 from prune_flags.source import files
+from tests.support import ROOT
 
 BEFORE = """\
 import os

@@ -41,7 +41,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import libcst as cst
 from hypothesis import assume
@@ -136,7 +136,7 @@ class ProgramTest:
 
     name: str
     calls: tuple[str, ...]  # `program.entry0(1)`, `program.Node().run0(2)`
-    double: Optional[tuple[str, str, object]] = None
+    double: tuple[str, str, object] | None = None
 
     def lines(self, doubles: bool = True) -> list[str]:
         body = [f"RESULTS.append({call})" for call in self.calls]
@@ -211,10 +211,14 @@ class Program:
                     )
             if PARAM_FLAG in self.flags:
                 configured = repr(self.flags[PARAM_FLAG])
-                lines[index] = PASSED_VALUES.sub(lambda m: m[1] + configured, lines[index])
+                lines[index] = PASSED_VALUES.sub(
+                    lambda m, configured=configured: m[1] + configured, lines[index]
+                )
             if MODULE_FLAG in self.flags:  # a setter's value is the config's too (setter_with)
                 configured = repr(self.flags[MODULE_FLAG])
-                lines[index] = SETTER_VALUES.sub(lambda m: m[1] + configured, lines[index])
+                lines[index] = SETTER_VALUES.sub(
+                    lambda m, configured=configured: m[1] + configured, lines[index]
+                )
         return "\n".join(lines)
 
 
@@ -444,7 +448,7 @@ def condition(draw, builder: Builder, where: Where) -> str:
     return draw(expressions(builder, where)).text
 
 
-def deeper(where: Where, loop: Optional[bool] = None) -> Where:
+def deeper(where: Where, loop: bool | None = None) -> Where:
     return Where(where.method, where.loop if loop is None else loop, where.depth + 1)
 
 
@@ -1032,7 +1036,7 @@ MAX_LINES = 40  # a finding must be readable at a glance
 
 @st.composite
 def programs(
-    draw, only: Optional[frozenset[str]] = None, without: frozenset[str] = frozenset()
+    draw, only: frozenset[str] | None = None, without: frozenset[str] = frozenset()
 ) -> Program:
     """One program under MAX_LINES lines: up to three flags, a Node class when a field or class
     flag needs it, and two entry points at most (methods of Node, module functions)."""
@@ -1315,7 +1319,7 @@ def pyproject(
     return "\n".join(lines) + "\n"
 
 
-def apply(directory: Path) -> tuple[int, str, Optional[str]]:
+def apply(directory: Path) -> tuple[int, str, str | None]:
     """(exit code, stderr, traceback of an uncaught exception) of `prune-flags apply` in-process."""
     try:
         with time_limit(APPLY_SECONDS):
@@ -1340,7 +1344,7 @@ def apply(directory: Path) -> tuple[int, str, Optional[str]]:
 ILL_TYPED_RECEIVER = r".*object is not (subscriptable|callable)"
 
 
-def compile_error(source: str) -> Optional[str]:
+def compile_error(source: str) -> str | None:
     """Why `source` does not compile cleanly (a SyntaxWarning counts, but ILL_TYPED_RECEIVER's),
     or None."""
     with warnings.catch_warnings():
@@ -1384,10 +1388,10 @@ def normalized(text: str) -> str:
     return " ".join(text.split())[:160]
 
 
-Rewrite = Callable[[Path], tuple[int, str, Optional[str]]]
+Rewrite = Callable[[Path], tuple[int, str, str | None]]
 
 
-def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Optional[Finding]:
+def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Finding | None:
     """Run `program` through `rewrite` (`prune-flags apply`) and say what went wrong, if anything."""
     problem = compile_error(program.source)
     if problem is not None:
@@ -1458,7 +1462,7 @@ def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Op
     return None
 
 
-def tests_finding(program: Program, after: str, tests: str) -> Optional[Finding]:
+def tests_finding(program: Program, after: str, tests: str) -> Finding | None:
     """What is wrong with the rewritten test module: it does not compile, the tests deleted are
     not those that exist only to exercise another value, or a test left does not do what it does
     without its mocks at the configured values (a mock of another value goes, a partial one with
@@ -1576,7 +1580,7 @@ class _Edit(cst.CSTTransformer):
         )
 
 
-def _edited(source: str, target: int) -> tuple[Optional[str], int]:
+def _edited(source: str, target: int) -> tuple[str | None, int]:
     """(the source with edit `target` applied or None if it does not parse, number of edits)."""
     editor = _Edit(target)
     try:

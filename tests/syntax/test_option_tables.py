@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.support import fixture_path, write_expected
 
 from prune_flags.model.defaults import empty_dict_is_default
 from prune_flags.semantic.trees import TreeFacts
 from prune_flags.syntax.options import option_arity
+from tests.support import fixture_path, write_expected
 
 
 @pytest.mark.parametrize(

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import ast
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import libcst as cst
 import pytest
-from tests.support import fixture_path, program_output, write_expected
 
 from prune_flags.rewrite.passes.lookups import cst_unfold
 from prune_flags.syntax.spellings import FlagNames
@@ -23,6 +22,7 @@ from prune_flags.syntax.templates import (
     parse_template,
     parse_writer,
 )
+from tests.support import fixture_path, program_output, write_expected
 
 # template, expression, (identifier, the naming expression's source, negated) or None: no match
 MATCHES = [

@@ -43,7 +43,7 @@ diff --git a/node.py b/node.py
 -        if self.fast:
 -            return 1
          return 2
-"""
+"""  # noqa: W293 (the diff's blank context line is a space)
 SUMMARY = "1 file changed, 3 lines removed, 1 added"
 
 
