@@ -64,7 +64,8 @@ def hunt(
             found[finding.signature].append((program, finding))
         if ran % 250 == 0:
             print(
-                f"  {ran} programs, {sum(map(len, found.values()))} findings, {time.monotonic() - start:.0f} s",
+                f"  {ran} programs, {sum(map(len, found.values()))} findings, "
+                f"{time.monotonic() - start:.0f} s",
                 file=sys.stderr,
             )
 
@@ -106,7 +107,8 @@ def main() -> int:
     )
     total = sum(map(len, found.values()))
     print(
-        f"{ran} programs, {total} findings in {len(found)} groups, {time.monotonic() - start:.0f} s (seed {options.seed})"
+        f"{ran} programs, {total} findings in {len(found)} groups, {time.monotonic() - start:.0f} "
+        f"s (seed {options.seed})"
     )
     for signature, members in sorted(found.items(), key=lambda item: -len(item[1])):
         print(f"\n=== {len(members)} x {signature}")
@@ -122,7 +124,8 @@ def main() -> int:
                 continue
             shown.add(small.source)
             print(
-                f"--- reduced from {len(program.source.splitlines())} to {len(small.source.splitlines())} lines ---"
+                f"--- reduced from {len(program.source.splitlines())} to "
+                f"{len(small.source.splitlines())} lines ---"
             )
             print(small)
             print(small_finding)

@@ -446,9 +446,9 @@ def test_dask_executor_gives_the_same_branches_and_report(home: Path) -> None:
 
 def test_registering_the_command_imports_neither_dask_nor_the_engine() -> None:
     code = (
-        "import sys, prune_flags.batch.command; "
-        "print(sorted(m for m in ('distributed', 'dask', 'rich', 'prune_flags.engine.driver', 'prune_flags.batch.launch', "
-        "'multiprocessing') if m in sys.modules))"
+        "import sys, prune_flags.batch.command; print(sorted(m for m in ('distributed', 'dask', "
+        "'rich', 'prune_flags.engine.driver', 'prune_flags.batch.launch', 'multiprocessing') if m "
+        "in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "[]\n"
@@ -479,7 +479,7 @@ TABLE = """\
 │ /r/a       │ skipped (changed)   │ 2             │ 21            │ 3           │ prune-flags (4f1c2a9e0b) │
 │ /r/c       │ failed              │ 0             │ 0             │ 0           │ cannot clone             │
 └────────────┴─────────────────────┴───────────────┴───────────────┴─────────────┴──────────────────────────┘
-"""
+"""  # noqa: E501 (the table as rich prints it)
 
 
 @pytest.mark.parametrize(

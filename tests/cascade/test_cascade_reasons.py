@@ -149,7 +149,8 @@ def test_the_flags_value_is_spelled_as_python_source(tmp_path: Path) -> None:
     _, changes = prune(
         tmp_path,
         {
-            "mode.py": "MODE = 'eager'\n\n\ndef run(x):\n    if MODE == 'eager':\n        return x\n    return -x\n"
+            "mode.py": "MODE = 'eager'\n\n\ndef run(x):\n    if MODE == 'eager':\n"
+            "        return x\n    return -x\n"
         },
         {"MODE": "eager"},
     )
@@ -159,7 +160,8 @@ def test_the_flags_value_is_spelled_as_python_source(tmp_path: Path) -> None:
 
 
 SPREAD = {
-    # Reads in beta.py come first by line, in alpha.py first by path: the order shown is (path, line).
+    # Reads in beta.py come first by line, in alpha.py first by path: the order shown is
+    # (path, line).
     "beta.py": """\
         def report(node, fast):
             if node.fast:

@@ -173,7 +173,8 @@ def test_bad_flag_option(repo: Path, option: str, where: list[str]) -> None:
 
 
 def test_soft_keyword_is_a_valid_flag_name(repo: Path) -> None:
-    """`match`, `case`, `type` and `_` are names as well as soft keywords: a flag may be called so."""
+    """`match`, `case`, `type` and `_` are names as well as soft keywords: a flag may be called
+    so."""
     source = (
         "match = False\n\n\ndef pick(x):\n    if match:\n        return 1\n"
         "    match x:\n        case 1:\n            return 2\n    return x\n"
@@ -181,9 +182,9 @@ def test_soft_keyword_is_a_valid_flag_name(repo: Path) -> None:
     (repo / "soft.py").write_text(source)
     result = invoke("apply", "--flag", "match=False", "soft.py")
     assert result.exit_code == 0, result.output
-    assert (
-        repo / "soft.py"
-    ).read_text() == "def pick(x):\n    match x:\n        case 1:\n            return 2\n    return x\n"
+    assert (repo / "soft.py").read_text() == (
+        "def pick(x):\n    match x:\n        case 1:\n            return 2\n    return x\n"
+    )
 
 
 # -- paths -------------------------------------------------------------------------------------

@@ -64,8 +64,10 @@ def test_explain_lines_name_path_line_flag_action_reason(repo: Path) -> None:
     result = invoke("diff", "--explain", "--no-color", "--flag", "fast=False", ".")
     explain = [line for line in result.stdout.splitlines() if line.startswith("node.py:")]
     assert explain == [
-        "node.py:2  fast  emptied-function  __init__'s body folded away; it stays (with `pass`) while something may call it",
-        "node.py:3  fast  removed-write  fast has no reader left: the flag is fixed at False and every read of it was inlined",
+        "node.py:2  fast  emptied-function  __init__'s body folded away; it stays (with `pass`) "
+        "while something may call it",
+        "node.py:3  fast  removed-write  fast has no reader left: the flag is fixed at False and "
+        "every read of it was inlined",
         "node.py:6  fast  inlined  fast is fixed at False",
         "node.py:6  fast  removed-branch  the condition is always false once fast is inlined",
     ]
@@ -120,7 +122,8 @@ def test_syntax_error_is_skipped_and_the_rest_written(repo: Path) -> None:
     assert result.exit_code == 123
     assert "prune-flags: skipped broken.py: does not parse" in result.stderr
     assert (repo / "broken.py").read_text() == "if self.fast\n    pass\n"
-    # broken.py still reads `self.fast`: the reads elsewhere go, the definition stays (issue 14, item 4)
+    # broken.py still reads `self.fast`: the reads elsewhere go, the definition stays (issue 14,
+    # item 4)
     assert (repo / "node.py").read_text() == PRUNED.replace(
         "        pass\n", "        self.fast = False\n"
     )
@@ -232,7 +235,10 @@ def test_own_source_tree_with_a_flag_nothing_reads_changes_nothing(
     result = invoke("diff", "--flag", "never_read_anywhere_flag=False", "src", "tests")
     assert result.exit_code == 0
     assert result.stdout == ""
-    warning = "prune-flags: warning: never_read_anywhere_flag: appears only in comments or longer strings of the files in scope"
+    warning = (
+        "prune-flags: warning: never_read_anywhere_flag: appears only in comments or longer "
+        "strings of the files in scope"
+    )
     assert result.stderr == f"{warning}\n0 files changed, 0 lines removed, 0 added\n"
 
 

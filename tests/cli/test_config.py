@@ -16,7 +16,10 @@ from prune_flags.config import (
     parse_flag_option,
 )
 
-KNOWN = "flags, accessors, writers, option_calls, strict, tests, keep, keep_asserts, format, exclude, library_keywords, library_python"
+KNOWN = (
+    "flags, accessors, writers, option_calls, strict, tests, keep, keep_asserts, format, "
+    "exclude, library_keywords, library_python"
+)
 
 
 def write(path: Path, text: str) -> Path:
@@ -426,7 +429,8 @@ def test_error_survives_pickling_for_worker_processes() -> None:
         (
             'writers = ["set_config({name}, ...)", "config.{name}.value"]\n',
             "writers[1]",
-            '\'config.{name}.value\' is not a call such as "set_config({name}, ...)" or "config.{name}(...)"',
+            "'config.{name}.value' is not a call such as \"set_config({name}, ...)\" or "
+            '"config.{name}(...)"',
         ),
         ('keep = ["ok", 3]\n', "keep[1]", "expected a non-empty string"),
         ('exclude = [""]\n', "exclude[0]", "expected a non-empty string"),

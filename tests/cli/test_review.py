@@ -41,16 +41,19 @@ node.flush()
 """
 SETTINGS = {
     "config.py": "FAST = False\nLIMIT = 3\n",
-    "main.py": 'from config import FAST, LIMIT\n\nif FAST:\n    print("fast")\nprint("limit", LIMIT)\n',
+    "main.py": 'from config import FAST, LIMIT\n\nif FAST:\n    print("fast")\n'
+    'print("limit", LIMIT)\n',
 }
 PICK = (
     'FAST = False\nMODE = "fast"\n\n\ndef pick(x):\n    if x > 5:\n        return "big"\n'
     '    elif FAST:\n        return MODE\n    return "small"\n\n\nprint(pick(1), pick(9))\n'
 )
 CHANNELS = {  # a helper that folds to a constant: its call in main.py is inlined, with an import
-    "channels.py": "from math import pi as CHANNEL\n\nUSE_SHARDY = True\n\n\ndef _get_channel(ctx):\n"
+    "channels.py": "from math import pi as CHANNEL\n\nUSE_SHARDY = True\n\n\n"
+    "def _get_channel(ctx):\n"
     "    if USE_SHARDY:\n        return CHANNEL\n    return ctx.new_channel()\n",
-    "main.py": '"""Main."""\nimport os\n\nimport channels\n\nprint(os.sep)\nprint(channels._get_channel(None))\n',
+    "main.py": '"""Main."""\nimport os\n\nimport channels\n\nprint(os.sep)\n'
+    "print(channels._get_channel(None))\n",
 }
 
 
@@ -164,8 +167,10 @@ def test_declining_an_elif_keeps_its_whole_if(
         pytest.param(
             "use_x=False",
             {
-                "lib.py": "def f(x, use_x=False):\n    if use_x:\n        return x * 2\n    return x\n",
-                "main.py": "from lib import f\n\nprint(f(1, use_x=False))  # prune-flags: keep\nprint(f(2, use_x=False))\n",
+                "lib.py": "def f(x, use_x=False):\n    if use_x:\n        return x * 2\n"
+                "    return x\n",
+                "main.py": "from lib import f\n\nprint(f(1, use_x=False))  # prune-flags: keep\n"
+                "print(f(2, use_x=False))\n",
             },
             "main.py",
             id="a-keyword-of-a-parameter",
@@ -173,8 +178,10 @@ def test_declining_an_elif_keeps_its_whole_if(
         pytest.param(
             "enable_x=False",
             {
-                "conf.py": "from dataclasses import dataclass\n\n\n@dataclass\nclass Config:\n    size: int = 1\n"
-                "    enable_x: bool = False\n\n\nc = Config(size=2, enable_x=False)  # prune-flags: keep\n"
+                "conf.py": "from dataclasses import dataclass\n\n\n@dataclass\nclass Config:\n"
+                "    size: int = 1\n"
+                "    enable_x: bool = False\n\n\n"
+                "c = Config(size=2, enable_x=False)  # prune-flags: keep\n"
                 'if c.enable_x:\n    print("x")\nprint(c.size)\n',
             },
             "conf.py",
@@ -183,9 +190,11 @@ def test_declining_an_elif_keeps_its_whole_if(
         pytest.param(
             "fast=False",
             {
-                "count.py": "class C:\n    def __init__(self):\n        self.fast = False\n        self.n = 0\n\n"
+                "count.py": "class C:\n    def __init__(self):\n        self.fast = False\n"
+                "        self.n = 0\n\n"
                 "    def hit(self):\n        self.n += 1  # prune-flags: keep\n"
-                "        if self.fast:\n            print(self.n)\n        return self\n\n\nC().hit()\nprint('ok')\n",
+                "        if self.fast:\n            print(self.n)\n        return self\n\n\n"
+                "C().hit()\nprint('ok')\n",
             },
             "count.py",
             id="an-augmented-assignment",
@@ -208,7 +217,8 @@ def test_what_a_kept_statement_mentions_keeps_its_definition(
 def test_explain_names_what_was_declined(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     module = NODE.replace(
         "    def flush(self):\n",
-        '    def mode(self):\n        return "on" if self.fast else "off"\n\n    def flush(self):\n',
+        '    def mode(self):\n        return "on" if self.fast else "off"\n\n'
+        "    def flush(self):\n",
     )
     root = repository(tmp_path, {"node.py": module})
     monkeypatch.chdir(root)
@@ -270,8 +280,10 @@ def test_declining_a_docstring_entry_keeps_only_that_entry(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     module = (
-        'def archive(project, notify=False):\n    """Archive a project.\n\n    :param project: The project.\n'
-        '    :param notify: Email its owners.\n    """\n    if notify:\n        print("mail")\n    return project.title()\n\n\n'
+        'def archive(project, notify=False):\n    """Archive a project.\n\n'
+        "    :param project: The project.\n"
+        '    :param notify: Email its owners.\n    """\n    if notify:\n        print("mail")\n'
+        "    return project.title()\n\n\n"
         'print(archive("p"))\n'
     )
     root = repository(tmp_path, {"archive.py": module})
@@ -290,8 +302,10 @@ def test_declining_a_line_of_a_flattened_branch_keeps_the_branch(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     module = (
-        'FAST = False\n\n\ndef other():\n    if FAST:\n        return "fast"\n    return "slow".upper()\n\n\n'
-        'def run():\n    if not FAST:\n        print("a")\n\n        print("b")\n    return 1\n\n\nprint(other(), run())\n'
+        'FAST = False\n\n\ndef other():\n    if FAST:\n        return "fast"\n'
+        '    return "slow".upper()\n\n\n'
+        'def run():\n    if not FAST:\n        print("a")\n\n        print("b")\n'
+        "    return 1\n\n\nprint(other(), run())\n"
     )
     root = repository(tmp_path, {"m.py": module})
     before = execute(root, "m.py")
@@ -313,7 +327,10 @@ def test_declining_a_line_of_a_flattened_branch_keeps_the_branch(
 def test_declining_every_hunk_of_a_flag_is_no_unmatched_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    module = 'USE_X = False\n\n\ndef run():\n    if USE_X:\n        return "x"\n    return "y"\n\n\nprint(run())\n'
+    module = (
+        'USE_X = False\n\n\ndef run():\n    if USE_X:\n        return "x"\n'
+        '    return "y"\n\n\nprint(run())\n'
+    )
     root = repository(tmp_path, {"run.py": module})
     result = review(root, "USE_X=False", [*"nnnnnn"], monkeypatch)
     assert result.exit_code == 0, result.output

@@ -56,7 +56,10 @@ def test_a_file_the_safety_gate_rejects_keeps_the_definitions_it_reads(
     """The rewrite of main.py fails the final check: main.py stays as it is, still importing
     USE_X, so settings.py must keep it (before, USE_X was deleted all the same)."""
     root = make_tree(tmp_path / "repo", {"settings.py": SETTINGS, "main.py": READER})
-    problem = "internal error while pruning USE_X: a second run would change the result again; left untouched"
+    problem = (
+        "internal error while pruning USE_X: a second run would change the result again; "
+        "left untouched"
+    )
     monkeypatch.setattr(engine, "recheck", failing_for("main.py", engine.recheck, problem))
     report = run(root, "USE_X=False")
     assert new_texts(report) == {}
@@ -97,7 +100,8 @@ def test_a_file_that_fails_in_a_later_round_keeps_what_it_read(
     assert [(s.display, s.error) for s in report.skipped] == [
         (
             "reader.py",
-            "internal error while pruning fast: boom; it reads fast, so it keeps its definitions and imports elsewhere",
+            "internal error while pruning fast: boom; it reads fast, so it keeps its definitions "
+            "and imports elsewhere",
         )
     ]
 
@@ -105,7 +109,10 @@ def test_a_file_that_fails_in_a_later_round_keeps_what_it_read(
 def test_a_skipped_reader_is_named_on_stderr_and_in_the_json_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    legacy = "from settings import USE_X\n\ntry:\n    VALUE = int(USE_X)\nexcept ValueError :\n    VALUE = 0\n"
+    legacy = (
+        "from settings import USE_X\n\ntry:\n    VALUE = int(USE_X)\nexcept ValueError :\n"
+        "    VALUE = 0\n"
+    )
     root = make_tree(
         tmp_path / "repo", {"settings.py": SETTINGS, "main.py": READER, "legacy.py": legacy}
     )
@@ -114,8 +121,8 @@ def test_a_skipped_reader_is_named_on_stderr_and_in_the_json_report(
     )
     assert result.exit_code == 123
     why = (
-        "skipped: LibCST does not give back this file's exact bytes, so it cannot be edited safely; "
-        "it reads USE_X, so it keeps its definitions and imports elsewhere"
+        "skipped: LibCST does not give back this file's exact bytes, so it cannot be edited "
+        "safely; it reads USE_X, so it keeps its definitions and imports elsewhere"
     )
     assert f"prune-flags: skipped legacy.py: {why}" in result.stderr.splitlines()
     report = json.loads((root / "r.json").read_text())
@@ -132,7 +139,10 @@ def test_after_a_skipped_reader_the_program_still_runs_as_before(
 ) -> None:
     """Differential: the skipped file still imports what it read, and every module prints what it
     printed with USE_X at its value (before, `from settings import USE_X` failed in legacy.py)."""
-    legacy = "from settings import USE_X\n\ntry:\n    VALUE = int(USE_X)\nexcept ValueError :\n    VALUE = 0\n"
+    legacy = (
+        "from settings import USE_X\n\ntry:\n    VALUE = int(USE_X)\nexcept ValueError :\n"
+        "    VALUE = 0\n"
+    )
     files = {"settings.py": SETTINGS, "main.py": READER, "legacy.py": legacy}
     before, after = make_tree(tmp_path / "before", files), make_tree(tmp_path / "after", files)
     assert invoke_in(monkeypatch, after, "apply", "--flag", "USE_X=False", ".").exit_code == 123
@@ -362,13 +372,17 @@ def test_a_flag_read_as_an_object_is_refused_with_where_and_the_accessor_to_decl
     ]
     refusals = [line for line in result.stderr.splitlines() if "not pruned" in line]
     assert refusals == [
-        "prune-flags: CHECKS: not pruned: it is read as an object at app.py:9 (CHECKS(...)); declare how it is"
+        "prune-flags: CHECKS: not pruned: it is read as an object at app.py:9 (CHECKS(...)); "
+        "declare how it is"
         ' read, as an accessor template such as accessors = ["{name}(...)"]',
-        "prune-flags: TABLE: not pruned: it is read as an object at app.py:11 (TABLE[...]); declare how it is"
+        "prune-flags: TABLE: not pruned: it is read as an object at app.py:11 (TABLE[...]); "
+        "declare how it is"
         ' read, as an accessor template such as accessors = ["{name}[...]"]',
-        "prune-flags: USE_NEW: not pruned: it is read as an object at app.py:7 (USE_NEW.value); declare how it is"
+        "prune-flags: USE_NEW: not pruned: it is read as an object at app.py:7 (USE_NEW.value); "
+        "declare how it is"
         ' read, as an accessor template such as accessors = ["{name}.value"]',
-        "prune-flags: legacy: not pruned: it is read as an object at app.py:13 (config.legacy.enabled),"
+        "prune-flags: legacy: not pruned: it is read as an object at app.py:13 "
+        "(config.legacy.enabled),"
         " app.py:14 (page.legacy(...)); declare how it is read, as an accessor template such as"
         ' accessors = ["config.{name}.enabled"]',
     ]
@@ -379,14 +393,16 @@ def test_a_flag_read_as_a_value_and_a_local_that_shares_its_name_read_as_an_obje
 ) -> None:
     """Only reads of the flag count: a parameter or local named like it holds something else."""
     text = (
-        "FAST = False\n\n\ndef run(fast_mode, FAST_items=None):\n    if FAST:\n        return 1\n    return 0\n\n\n"
+        "FAST = False\n\n\ndef run(fast_mode, FAST_items=None):\n    if FAST:\n        return 1\n"
+        "    return 0\n\n\n"
         "def other(FAST):\n    return FAST.value\n"
     )
     root = make_tree(tmp_path / "repo", {"mod.py": text})
     report = run(root, "FAST=False")
     assert report.refused == []
     assert new_texts(report) == {
-        "mod.py": "def run(fast_mode, FAST_items=None):\n    return 0\n\n\ndef other(FAST):\n    return FAST.value\n"
+        "mod.py": "def run(fast_mode, FAST_items=None):\n    return 0\n\n\ndef other(FAST):\n"
+        "    return FAST.value\n"
     }
 
 
@@ -394,7 +410,8 @@ def test_a_skipped_file_keeps_only_what_is_not_its_own(tmp_path: Path) -> None:
     """A skipped file's bare reads of a name it binds at its top level are its own (whether `ast`
     parses it or not): settings.py's USE_X goes; `.fast`, an attribute, is nobody's own and stays.
     """
-    own_cr = "USE_X = False\rif USE_X:\r    print(1)\r"  # old Mac line endings: LibCST cannot round-trip it
+    # old Mac line endings: LibCST cannot round-trip it
+    own_cr = "USE_X = False\rif USE_X:\r    print(1)\r"
     own_broken = "USE_X = True\nif USE_X\n    print(node.fast)\n"
     node = "class Node:\n    def __init__(self):\n        self.fast = False\n"
     root = make_tree(

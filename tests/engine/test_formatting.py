@@ -268,7 +268,7 @@ def test_empty_ranges_return_source_without_importing_black(tmp_path: Path) -> N
         assert format_lines(source, [], settings) is source
         assert changed_line_ranges(source, source) == []
         assert "black" not in sys.modules, "black was imported"
-        """)
+        """)  # noqa: E501 (the script's import line)
     subprocess.run([sys.executable, "-c", script], check=True)
 
 
@@ -534,7 +534,8 @@ def test_hook_args_override_and_fill_tool_black(tmp_path: Path) -> None:
 def test_a_pinned_black_of_another_major_formats_with_a_notice(tmp_path: Path) -> None:
     write_pre_commit(tmp_path, "[--line-length=100]", rev=f"{INSTALLED_MAJOR - 1}.12.1")
     notice = (
-        f".pre-commit-config.yaml pins black {INSTALLED_MAJOR - 1}.12.1; the touched lines are formatted with the "
+        f".pre-commit-config.yaml pins black {INSTALLED_MAJOR - 1}.12.1; the touched lines are "
+        "formatted with the "
         f"installed black {metadata.version('black')}, whose style may differ in places"
     )
     assert detect_formatting(tmp_path) == Formatting(
@@ -564,7 +565,8 @@ def test_a_black_hook_from_another_repository_is_not_black(tmp_path: Path, repo:
 
 def test_a_pre_commit_config_without_a_formatter_changes_nothing(tmp_path: Path) -> None:
     (tmp_path / ".pre-commit-config.yaml").write_text(
-        "repos:\n  - repo: https://github.com/pycqa/flake8\n    rev: 7.0.0\n    hooks:\n      - id: flake8\n        args: [--max-line-length=100]\n"
+        "repos:\n  - repo: https://github.com/pycqa/flake8\n    rev: 7.0.0\n    hooks:\n"
+        "      - id: flake8\n        args: [--max-line-length=100]\n"
     )
     assert detect_formatting(tmp_path) == Formatting(None)
     assert detect_formatting(tmp_path, "black") == Formatting(BlackSettings())
@@ -656,7 +658,8 @@ def test_the_pre_commit_reader_agrees_with_a_yaml_parser(tmp_path: Path, text: s
 def test_flow_mappings_are_skipped_not_misread(tmp_path: Path) -> None:
     config = tmp_path / ".pre-commit-config.yaml"
     config.write_text(
-        "repos:\n  - repo: https://github.com/psf/black\n    rev: 24.1.0\n    hooks: [{id: black}]\n"
+        "repos:\n  - repo: https://github.com/psf/black\n    rev: 24.1.0\n"
+        "    hooks: [{id: black}]\n"
     )
     assert hooks(config) == []
 
@@ -675,7 +678,8 @@ def test_flow_mappings_are_skipped_not_misread(tmp_path: Path) -> None:
         ),
         pytest.param(
             ".ruff.toml",
-            'target-version = "py310"\n[format]\nquote-style = "preserve"\nskip-magic-trailing-comma = true\n',
+            'target-version = "py310"\n[format]\nquote-style = "preserve"\n'
+            "skip-magic-trailing-comma = true\n",
             BlackSettings(
                 string_normalization=False,
                 magic_trailing_comma=False,
@@ -686,7 +690,8 @@ def test_flow_mappings_are_skipped_not_misread(tmp_path: Path) -> None:
         ),
         pytest.param(
             "pyproject.toml",
-            '[tool.ruff]\nline-length = 120\n[tool.ruff.format]\nquote-style = "double"\npreview = true\n',
+            '[tool.ruff]\nline-length = 120\n[tool.ruff.format]\nquote-style = "double"\n'
+            "preview = true\n",
             BlackSettings(line_length=120, configured=True),
             id="tool.ruff",
         ),
@@ -712,14 +717,16 @@ def test_ruff_looks_at_dot_ruff_toml_then_ruff_toml_then_pyproject(tmp_path: Pat
 
 def test_a_ruff_format_hook_alone_means_ruff_defaults(tmp_path: Path) -> None:
     (tmp_path / ".pre-commit-config.yaml").write_text(
-        "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: v0.4.4\n    hooks:\n      - id: ruff-format\n"
+        "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: v0.4.4\n"
+        "    hooks:\n      - id: ruff-format\n"
     )
     assert detect_formatting(tmp_path) == Formatting(BlackSettings(configured=True))
 
 
 def test_a_ruff_lint_hook_alone_is_no_formatter(tmp_path: Path) -> None:
     (tmp_path / ".pre-commit-config.yaml").write_text(
-        "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: v0.4.4\n    hooks:\n      - id: ruff\n"
+        "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: v0.4.4\n"
+        "    hooks:\n      - id: ruff\n"
     )
     assert detect_formatting(tmp_path) == Formatting(None)
 

@@ -1,4 +1,5 @@
-"""`prune-flags find`: which names are proposed, which are not, and that its config applies as it is."""
+"""`prune-flags find`: which names are proposed, which are not, and that its config applies as it
+is."""
 
 from __future__ import annotations
 
@@ -35,7 +36,10 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 SEED = fixture_path("seed_schedule_node")
 # How the summary line labels counts made from the trees, without --exact.
-ESTIMATED = "; counted from the folds alone, at least what the cleanup does (--exact: the cleanup's own counts)"
+ESTIMATED = (
+    "; counted from the folds alone, at least what the cleanup does (--exact: the "
+    "cleanup's own counts)"
+)
 
 NODE = """\
 class Node:
@@ -146,7 +150,8 @@ def test_config_out_then_apply_reproduces_the_seed(
         pytest.param('setattr(node, "fast", True)\n', id="setattr"),
         pytest.param("make_node(fast=True)\n", id="keyword"),
         pytest.param(
-            'import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument("--fast", action="store_true")\n',
+            "import argparse\nparser = argparse.ArgumentParser()\n"
+            'parser.add_argument("--fast", action="store_true")\n',
             id="argparse",
         ),
         pytest.param('parser.add_argument("-f", dest="fast")\n', id="argparse-dest"),
@@ -201,7 +206,8 @@ def test_a_constant_only_compared_with_unknowns_folds_nothing(tmp_path: Path) ->
     write_tree(
         tmp_path,
         {
-            "limits.py": "LIMIT = 10\n\ndef check(n):\n    if n > LIMIT:\n        raise ValueError(n)\n"
+            "limits.py": "LIMIT = 10\n\ndef check(n):\n    if n > LIMIT:\n"
+            "        raise ValueError(n)\n"
         },
     )
     assert found(tmp_path) == {}
@@ -477,17 +483,20 @@ Reader().read("a")
             id="subclass-with-an-external-base",
         ),
         pytest.param(
-            "class Visiting:\n    def run(self, kind):\n        return getattr(self, 're' + kind)('a', True)",
+            "class Visiting:\n    def run(self, kind):\n"
+            "        return getattr(self, 're' + kind)('a', True)",
             False,
             id="dispatch-by-a-built-name",
         ),
         pytest.param(
-            "class Visiting:\n    def run(self, kind):\n        return getattr(self, f'{kind}ad')('a')",
+            "class Visiting:\n    def run(self, kind):\n"
+            "        return getattr(self, f'{kind}ad')('a')",
             False,
             id="dispatch-by-an-f-string",
         ),
         pytest.param(
-            "class Visiting:\n    def run(self, kind):\n        return getattr(self, 'do_%s' % kind)('a')",
+            "class Visiting:\n    def run(self, kind):\n"
+            "        return getattr(self, 'do_%s' % kind)('a')",
             True,
             id="dispatch-to-other-names",
         ),
@@ -657,7 +666,7 @@ def test_parameter_fixtures_config_out_then_apply(
     )
 
 
-# -- the outputs ------------------------------------------------------------------------------------
+# -- the outputs -------------------------------------------------------------------------------
 
 
 def test_config_out_holds_every_kind_of_value_apply_takes(tmp_path: Path) -> None:
@@ -671,8 +680,8 @@ def test_config_out_holds_every_kind_of_value_apply_takes(tmp_path: Path) -> Non
     loaded = load_config([tmp_path], config)
     assert [flag.value for flag in loaded.flags] == values
     assert (
-        "# False at m.py:0; 1 read, 1 in conditions; folds 1 branch, removes 2 lines\nflag_0 = false\n"
-        in config.read_text()
+        "# False at m.py:0; 1 read, 1 in conditions; folds 1 branch, removes 2 lines\n"
+        "flag_0 = false\n" in config.read_text()
     )
 
 
@@ -721,7 +730,10 @@ def test_command_exit_codes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_an_and_or_inside_another_counts_each_read_once(tmp_path: Path) -> None:
-    module = "FAST = False\n\ndef run(a, b):\n    x = a and (FAST or b)\n    if FAST:\n        return x\n"
+    module = (
+        "FAST = False\n\ndef run(a, b):\n    x = a and (FAST or b)\n    if FAST:\n"
+        "        return x\n"
+    )
     write_tree(tmp_path, {"m.py": module})
     assert found(tmp_path)["FAST"].condition_reads == 2
 
@@ -747,7 +759,10 @@ def test_the_users_own_constant_tests_do_not_count(tmp_path: Path) -> None:
 
 def test_lines_are_numbered_as_python_numbers_them(tmp_path: Path) -> None:
     """A form feed or a line separator inside a string is no line break to Python."""
-    module = 'FAST = False\n\x0c\nNOTE = "a\u2028b"\n\ndef run():\n    # only when fast\n    if FAST:\n        return 1\n'
+    module = (
+        'FAST = False\n\x0c\nNOTE = "a\u2028b"\n\ndef run():\n    # only when fast\n'
+        "    if FAST:\n        return 1\n"
+    )
     exotic, plain = tmp_path / "exotic", tmp_path / "plain"
     exotic.mkdir(), plain.mkdir()
     write_tree(exotic, {"m.py": module})
@@ -808,7 +823,8 @@ def test_counting_parses_again_only_the_parts_that_read_the_flag(
     spans = {span for name in ("FAST", "slow") for span in facts.segments[name]}
     flags = [("FAST", False, False), ("slow", False, True)]
     whole = find_module.count_folds(path, flags)
-    # FAST: the ternary, the if/elif with its comment, `if not FAST`, the top-level if; slow: the while.
+    # FAST: the ternary, the if/elif with its comment, `if not FAST`, the top-level if;
+    # slow: the while.
     assert whole == {"FAST": (4, 6), "slow": (1, 2)}
     parsed: list[str] = []
     parse = ast.parse
@@ -948,7 +964,8 @@ def test_config_out_writes_named_flags_with_what_they_override(
     assert result.exit_code == 0, result.output
     assert stale.read_text().splitlines()[1:] == [
         "[flags]",
-        "# named: False at main.py:4, node.py:3; 1 read, 1 in conditions; folds 1 branch, removes 4 lines",
+        "# named: False at main.py:4, node.py:3; 1 read, 1 in conditions; folds 1 branch, "
+        "removes 4 lines",
         "#   overrides main.py:4: overrode fast = True (the config fixes it at False)",
         "fast = false",
     ]
@@ -960,8 +977,10 @@ def test_config_out_writes_named_flags_with_what_they_override(
 
 
 AMBIGUOUS = {
-    "car.py": "class Car:\n    fast = True\n\n    def go(self):\n        return 2 if self.fast else 1\n",
-    "engine.py": "class Engine:\n    fast = False\n\n    def run(self):\n        if self.fast:\n            return 1\n        return 0\n",
+    "car.py": "class Car:\n    fast = True\n\n    def go(self):\n"
+    "        return 2 if self.fast else 1\n",
+    "engine.py": "class Engine:\n    fast = False\n\n    def run(self):\n        if self.fast:\n"
+    "            return 1\n        return 0\n",
 }
 
 
@@ -1094,7 +1113,8 @@ def test_a_named_flag_is_listed_even_when_it_folds_nothing(tmp_path: Path) -> No
     absent = candidates["absent"]
     assert (absent.named, absent.branches, absent.lines, absent.definitions) == (True, 0, 0, ())
     assert evidence(absent) == (
-        "named: 1 at no definition seen; 0 reads, 0 in conditions; folds 0 branches, removes 0 lines"
+        "named: 1 at no definition seen; 0 reads, 0 in conditions; folds 0 branches, "
+        "removes 0 lines"
     )
 
 
@@ -1181,7 +1201,8 @@ def test_a_scoped_flag_is_listed_by_its_key_with_its_own_definition_and_counts(
         "    4         2      2  vehicles.engine.Engine.fast  False  vehicles/engine.py:2 (named)"
     )
     assert stale.read_text().splitlines()[2:4] == [
-        "# named: False at vehicles/engine.py:2; 2 reads, 2 in conditions; folds 2 branches, removes 4 lines",
+        "# named: False at vehicles/engine.py:2; 2 reads, 2 in conditions; folds 2 branches, "
+        "removes 4 lines",
         '"vehicles.engine.Engine.fast" = false',
     ]
     bad = ["find", "--flag", "vehicles.engine.Nothing.fast=False", "."]

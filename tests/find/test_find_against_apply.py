@@ -70,7 +70,10 @@ def test_find_decides_as_apply_and_counts_at_most_what_it_does(
         alone = run(replace(settings, flags=(candidate.flag(),)), paths, root)
         removed, _ = alone.line_counts()
         branches = folded_branches(alone)
-        counts = f"{candidate.name}: find {candidate.branches} branches, {candidate.lines_removed} lines; apply {branches}, {removed}"
+        counts = (
+            f"{candidate.name}: find {candidate.branches} branches, "
+            f"{candidate.lines_removed} lines; apply {branches}, {removed}"
+        )
         assert candidate.branches <= branches, counts
         assert candidate.lines_removed <= removed, counts
 

@@ -166,7 +166,8 @@ def test_only_what_the_cleanup_changed_is_a_helper() -> None:
         "def _f(ctx):\n    return make_channel()\n",  # may have an effect
         "def _f(ctx):\n    log(ctx)\n    return 1\n",  # more than a return
         "def _f(ctx):\n    return\n",
-        "import functools\n\n\n@functools.cache\ndef _f(ctx):\n    return 1\n",  # a cache hands back one object
+        "import functools\n\n\n@functools.cache\n"
+        "def _f(ctx):\n    return 1\n",  # a cache hands back one object
         "@register\ndef _f(ctx):\n    return 1\n",  # may register it
         "def _f(*args):\n    return 1\n",
         "def _f(**kwargs):\n    return 1\n",
@@ -176,7 +177,8 @@ def test_only_what_the_cleanup_changed_is_a_helper() -> None:
         "def _f(ctx):\n    return undefined_name\n",
         "__all__ = ['_f']\n\n\ndef _f(ctx):\n    return 1\n",  # public API
         "def _f(ctx):\n    return 1\n\n\n_f = other\n",  # bound twice
-        "try:\n    import mlir\nexcept ImportError:\n    mlir = None\n\n\ndef _f():\n    return mlir.X\n",
+        "try:\n    import mlir\nexcept ImportError:\n    mlir = None\n\n\ndef _f():\n"
+        "    return mlir.X\n",
         "if CHECK:\n    import mlir\n\n\ndef _f():\n    return mlir.X\n",
         "from somewhere import *\n\n\ndef _f():\n    return X\n",
         "X = 1\n\n\ndef _g():\n    global X\n    X = 2\n\n\ndef _f():\n    return X\n",
@@ -209,7 +211,8 @@ def test_methods_are_helpers_reached_only_through_a_receiver() -> None:
     """An instance method or classmethod takes its receiver first: not among its parameters, and
     never called by its spelling (`C.f(obj)` passes the instance itself)."""
     found = helpers_in(
-        "class C:\n    def f(self, types):\n        return False\n\n    @classmethod\n    def g(cls, x):\n        return x\n"
+        "class C:\n    def f(self, types):\n        return False\n\n    @classmethod\n"
+        "    def g(cls, x):\n        return x\n"
     )
     assert (found["C.f"].method, found["C.f"].parameters) == (
         "instance",
@@ -261,7 +264,8 @@ def reach_in(source: str, name: str = "should_skip", writes: tuple[str, ...] = (
 
 
 def test_which_classes_reach_a_method_helper() -> None:
-    """Loose overrides it: `self.should_skip` in Checker may be Loose's, in Strict it is Checker's."""
+    """Loose overrides it: `self.should_skip` in Checker may be Loose's, in Strict it is
+    Checker's."""
     reach = reach_in(CHECKER, writes=("registered-def", "registered-def"))
     assert reach is not None and not reach.anywhere
     assert (reach.families, dict(reach.classes)) == (
@@ -311,7 +315,10 @@ def test_the_calls_a_method_helper_reaches() -> None:
     assert sorted(found) == [(12, "should_skip")]
     calls = method_calls(ast.parse(dedent(CHECKER)), "pkg/channels.py", "pkg.channels", [reach])
     assert calls == {}  # Checker's self may be a Loose
-    strict = "from pkg.channels import Checker\n\n\ndef main(t):\n    checker = Checker()\n    return checker.should_skip(t)\n"
+    strict = (
+        "from pkg.channels import Checker\n\n\ndef main(t):\n    checker = Checker()\n"
+        "    return checker.should_skip(t)\n"
+    )
     assert list(method_calls(ast.parse(strict), "pkg/main.py", "pkg.main", [reach])) == [
         (6, "should_skip")
     ]
@@ -323,7 +330,11 @@ def test_the_calls_a_method_helper_reaches() -> None:
     ]
     assert method_calls(ast.parse(anywhere), "pkg/main.py", "pkg.main", [reach]) == {}
     # What an import gives may be anything from elsewhere (`json.dumps`), at the top or inside.
-    imported = "import lib\n\n\ndef main(t):\n    from lib import other\n    a = lib.should_skip(t)\n    b = other.should_skip(t)\n    return lib.a.should_skip(t)\n"
+    imported = (
+        "import lib\n\n\ndef main(t):\n    from lib import other\n"
+        "    a = lib.should_skip(t)\n    b = other.should_skip(t)\n"
+        "    return lib.a.should_skip(t)\n"
+    )
     assert method_calls(ast.parse(imported), "pkg/main.py", "pkg.main", [unique]) == {}
 
 
@@ -338,7 +349,10 @@ def test_a_staticmethod_of_a_module_level_class() -> None:
 
 
 def test_relative_imports_and_builtins_resolved() -> None:
-    source = "from . import mlir\nfrom .. import top\n\n\ndef _f():\n    return (mlir.X, top.Y, len(()))\n"
+    source = (
+        "from . import mlir\nfrom .. import top\n\n\ndef _f():\n"
+        "    return (mlir.X, top.Y, len(()))\n"
+    )
     needs = helpers_in(source, path="pkg/sub/channels.py")["_f"].needs
     assert [need.statement for need in needs] == [
         "",
@@ -500,7 +514,8 @@ def test_each_inlining_and_import_is_reported() -> None:
         (
             6,
             "removed-call",
-            "the call of _get_channel was a statement of its own, and what it returns has no side effect",
+            "the call of _get_channel was a statement of its own, and what it returns has "
+            "no side effect",
         ),
         (1, "removed-import", "channels has no use left in this module after the cleanup"),
     ]

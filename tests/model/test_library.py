@@ -61,9 +61,11 @@ def test_callees_resolve_through_the_files_imports() -> None:
     [
         "from app.io import dump\ndump(x, sort_keys=self.fast)",  # the repository's own
         "from .io import dump\ndump(x, sort_keys=self.fast)",  # relative: the repository's own
-        "import json\ndef f(json):\n    json.dumps(x, sort_keys=self.fast)",  # a parameter shadows it
+        "import json\ndef f(json):\n"
+        "    json.dumps(x, sort_keys=self.fast)",  # a parameter shadows it
         "import json\nif X:\n    json = None\njson.dumps(x, sort_keys=self.fast)",  # bound again
-        "try:\n    import json\nexcept ImportError:\n    pass\njson.dumps(x, sort_keys=self.fast)",  # conditional
+        "try:\n    import json\nexcept ImportError:\n    pass\n"
+        "json.dumps(x, sort_keys=self.fast)",  # conditional
         "import json\nself.json.dumps(x, sort_keys=self.fast)",  # a receiver of unknown class
         "import json\njson.dumps(x, sort_keys=self.fast, **extra)",  # might pass it again
         "import json\njson.dumps(*args, sort_keys=self.fast)",
@@ -126,11 +128,12 @@ def test_what_the_probe_cannot_read_keeps_its_keywords_with_a_notice(tmp_path: P
     assert found.get(missing) is None and found.get(unknown) is None
     assert found[kwargs] == {} and found[taken] == {}
     assert notices == [
-        "library_keywords: cannot read prune_flags_no_such_module.f's signature (ModuleNotFoundError: No module named"
-        " 'prune_flags_no_such_module'); its keywords stay",
-        "library_keywords: cannot read json.no_such_function's signature (AttributeError: module 'json' has no"
-        " attribute 'no_such_function'); its keywords stay",
-        "library_keywords: logging.basicConfig takes level only through **kwargs: the keyword stays",
+        "library_keywords: cannot read prune_flags_no_such_module.f's signature "
+        "(ModuleNotFoundError: No module named 'prune_flags_no_such_module'); its keywords stay",
+        "library_keywords: cannot read json.no_such_function's signature (AttributeError: module "
+        "'json' has no attribute 'no_such_function'); its keywords stay",
+        "library_keywords: logging.basicConfig takes level only through **kwargs: the "
+        "keyword stays",
         "library_keywords: textwrap.indent takes no keyword nope: the keyword stays",
     ]
 
@@ -155,7 +158,8 @@ def test_a_probe_that_takes_too_long_keeps_every_keyword(tmp_path: Path) -> None
     )
     assert found == {}
     assert notices == [
-        "library_keywords: reading the libraries' signatures took longer than 0.5 s; every library keyword stays"
+        "library_keywords: reading the libraries' signatures took longer than 0.5 s; every "
+        "library keyword stays"
     ]
 
 
@@ -181,15 +185,17 @@ def test_a_module_of_the_repository_is_never_imported(tmp_path: Path) -> None:
     import sys
 
     wrapper.write_text(
-        f'#!/bin/sh\nexec {sys.executable} -c \'import sys; sys.path.insert(0, "{site}"); exec(sys.argv[-1])\' "$@"\n'
+        "#!/bin/sh\n"
+        f'exec {sys.executable} -c \'import sys; sys.path.insert(0, "{site}"); '
+        'exec(sys.argv[-1])\' "$@"\n'
     )
     wrapper.chmod(0o755)
     target = Target("loudpkg", "loudpkg", ("f",))
     found, notices = probe({target: frozenset({"a"})}, site, str(wrapper))
     assert found == {}
     assert notices == [
-        "library_keywords: cannot read loudpkg.f's signature (ImportError: loudpkg is installed from the repository"
-        " itself); its keywords stay"
+        "library_keywords: cannot read loudpkg.f's signature (ImportError: loudpkg is installed "
+        "from the repository itself); its keywords stay"
     ]
 
 
@@ -198,7 +204,8 @@ def test_a_positional_argument_reaching_the_parameter_keeps_it(tmp_path: Path) -
         "import textwrap\n"
         "textwrap.indent(t, p, predicate=self.fast)\n"
         "textwrap.indent(t, p, q, predicate=self.fast)\n"
-        "textwrap.indent(t, p, predicate=self.fast) + textwrap.indent(t, p, q, predicate=self.fast)\n"
+        "textwrap.indent(t, p, predicate=self.fast) + textwrap.indent(t, p, q, "
+        "predicate=self.fast)\n"
     )
     found = library_keywords(
         [(Path("a.py"), ast.parse(source))], frozenset({"fast"}), frozenset(), tmp_path
@@ -259,8 +266,8 @@ def test_a_callee_that_cannot_be_read_is_named_once_on_stderr_and_in_the_report(
 ) -> None:
     result, report = _run_fixture("idiom_library_keyword_noop", tmp_path, monkeypatch)
     notice = (
-        "library_keywords: cannot read prune_flags_missing_library.dumps's signature (ModuleNotFoundError: No module"
-        " named 'prune_flags_missing_library'); its keywords stay"
+        "library_keywords: cannot read prune_flags_missing_library.dumps's signature "
+        "(ModuleNotFoundError: No module named 'prune_flags_missing_library'); its keywords stay"
     )
     assert report["notices"] == [notice]
     assert result.stderr.count(f"prune-flags: warning: {notice}") == 1  # type: ignore[attr-defined]
@@ -281,7 +288,8 @@ def test_with_the_option_off_nothing_is_asked(
 def test_the_same_question_is_asked_once_a_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`apply -i` plans the cleanup again after each declined hunk: the libraries are not imported again."""
+    """`apply -i` plans the cleanup again after each declined hunk: the libraries are not imported
+    again."""
     wanted = {Target("json", "json", ("dumps",)): frozenset({"sort_keys"})}
     first = probe(wanted, tmp_path)
     import subprocess

@@ -83,8 +83,10 @@ def test_unrelated_definitions_of_the_name_make_it_ambiguous_with_the_keys_that_
 ) -> None:
     files = {
         "pkg/__init__.py": "",
-        "pkg/car.py": "class Car:\n    def __init__(self):\n        self.fast = True\n\n    def go(self):\n        return self.fast\n",
-        "pkg/job.py": "class Job:\n    fast = False\n\n    def run(self):\n        return 1 if self.fast else 2\n",
+        "pkg/car.py": "class Car:\n    def __init__(self):\n        self.fast = True\n\n"
+        "    def go(self):\n        return self.fast\n",
+        "pkg/job.py": "class Job:\n    fast = False\n\n    def run(self):\n"
+        "        return 1 if self.fast else 2\n",
     }
     model = model_of(tmp_path, files, "fast=False")
 

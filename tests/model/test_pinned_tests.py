@@ -44,16 +44,16 @@ def test_removed_tests_and_overridden_writes_are_in_the_report_explain_and_on_st
         (31, "removed-test"),
     ]
     possibly = (
-        "overrode hardware_accel = True (the config fixes it at False); test_hardware_path also checks other "
-        "things and may pin the removed behaviour (possibly pinning)"
+        "overrode hardware_accel = True (the config fixes it at False); test_hardware_path also "
+        "checks other things and may pin the removed behaviour (possibly pinning)"
     )
     output = (
-        "removed test_hardware_output, which exists only to exercise hardware_accel = True (set by a `with` "
-        "around its whole body); the config fixes it at False"
+        "removed test_hardware_output, which exists only to exercise hardware_accel = True (set by "
+        "a `with` around its whole body); the config fixes it at False"
     )
     strict = (
-        "removed test_strict_limits, which exists only to exercise STRICT_LIMITS = True (set by a decorator); "
-        "the config fixes it at False"
+        "removed test_strict_limits, which exists only to exercise STRICT_LIMITS = True (set by a "
+        "decorator); the config fixes it at False"
     )
     assert result.stderr.splitlines()[:3] == [
         f"prune-flags: tests/test_encoder.py:11: {possibly}",
@@ -145,7 +145,10 @@ def test_an_environment_write_in_a_test_stays_a_conflict(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     module = 'import os\n\n\ndef run():\n    return os.environ.get("FAST_MODE") == "1"\n'
-    test = 'import mod\n\n\ndef test_fast(monkeypatch):\n    monkeypatch.setenv("FAST_MODE", "1")\n    assert mod.run()\n'
+    test = (
+        "import mod\n\n\ndef test_fast(monkeypatch):\n"
+        '    monkeypatch.setenv("FAST_MODE", "1")\n    assert mod.run()\n'
+    )
     root = make_tree(tmp_path / "r", {"mod.py": module, "test_mod.py": test})
     result = invoke_in(monkeypatch, root, "apply", "--flag", "FAST_MODE='0'", ".")
     assert result.exit_code == 123
@@ -164,8 +167,8 @@ def test_a_pinned_test_named_elsewhere_loses_only_its_write(
     after = (root / "test_mod.py").read_text()
     assert "def test_fast():" in after and "mock" not in after
     assert (
-        "test_mod.py:6: overrode FAST = True (the config fixes it at False); test_fast exists to exercise"
-        in result.stderr
+        "test_mod.py:6: overrode FAST = True (the config fixes it at False); test_fast "
+        "exists to exercise" in result.stderr
     )
 
 
@@ -191,7 +194,8 @@ def test_a_with_binding_the_double_stays_a_conflict_when_its_test_stays(
     it: the body may use `fake`, so the `with` cannot go alone, nor the block whole."""
     test = (
         "from unittest import mock\n\nimport mod\n\n\ndef test_fast():\n    assert mod.run() == 2\n"
-        '    with mock.patch("mod.FAST", True) as fake:\n        found = mod.run()\n    assert found == 1 and fake\n'
+        '    with mock.patch("mod.FAST", True) as fake:\n        found = mod.run()\n'
+        "    assert found == 1 and fake\n"
     )
     root = make_tree(tmp_path / "r", {"mod.py": MODULE, "test_mod.py": test})
     result = invoke_in(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
@@ -215,8 +219,8 @@ def test_a_with_block_of_another_value_that_checks_it_goes_whole(
         root / "test_mod.py"
     ).read_text() == "import mod\n\n\ndef test_fast():\n    assert mod.run() == 2\n"
     assert (
-        "test_mod.py:8: removed the `with` block of test_fast that exercises FAST = True (it checks that value's "
-        "behaviour); the config fixes it at False"
+        "test_mod.py:8: removed the `with` block of test_fast that exercises FAST = True (it "
+        "checks that value's behaviour); the config fixes it at False"
     ) in result.stderr
 
 

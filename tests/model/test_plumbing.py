@@ -33,8 +33,10 @@ def test_super_init_links_a_subclass_constructors_parameter_to_its_bases(
     defaults: one chain, so neither is ambiguous, and both go."""
     text = (
         "class Base:\n    def __init__(self, fast=False):\n        self.fast = fast\n\n\n"
-        "class Quick(Base):\n    def __init__(self, size, fast=True):\n        super().__init__(fast=fast)\n"
-        "        self.size = size\n\n    def go(self):\n        return self.size * 2 if self.fast else self.size\n\n\n"
+        "class Quick(Base):\n    def __init__(self, size, fast=True):\n"
+        "        super().__init__(fast=fast)\n"
+        "        self.size = size\n\n    def go(self):\n"
+        "        return self.size * 2 if self.fast else self.size\n\n\n"
         "print(Quick(3).go(), Quick(4, fast=True).go())\n"
     )
     root, result = prune(tmp_path, monkeypatch, {"main.py": text}, "fast=False")
@@ -71,7 +73,8 @@ def test_a_parameter_passed_on_by_position_is_linked(
             "main.py:10 (passes Trainer's parameter by position through Sub)",
         ),
         (
-            "class Sub(Trainer):\n    def __init__(self, model):\n        super().__init__(model, True)\n",
+            "class Sub(Trainer):\n    def __init__(self, model):\n"
+            "        super().__init__(model, True)\n",
             "main.py:8 (passes Trainer's parameter by position through __init__)",
         ),
     ],
@@ -80,7 +83,8 @@ def test_a_subclass_filling_its_bases_constructor_parameter_by_position_is_a_con
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, subclass: str, where: str
 ) -> None:
     text = (
-        "class Trainer:\n    def __init__(self, model, offload=False):\n        self.offload = offload\n\n\n"
+        "class Trainer:\n    def __init__(self, model, offload=False):\n"
+        "        self.offload = offload\n\n\n"
         f"{subclass}\n\nprint(Sub(3{', True' if 'pass' in subclass else ''}).offload)\n"
     )
     root, result = prune(tmp_path, monkeypatch, {"main.py": text}, "offload=False")
@@ -111,7 +115,8 @@ def test_an_argument_of_another_value_with_side_effects_is_a_conflict(
 def test_a_keyword_to_a_function_name_another_takes_otherwise_is_a_conflict(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Calls are matched by last name: `run(fast=True)` may be b.run's, which reads its **options."""
+    """Calls are matched by last name: `run(fast=True)` may be b.run's, which reads its
+    **options."""
     files = {
         "a.py": "def run(x, fast=False):\n    return x + 1 if fast else x\n",
         "b.py": "def run(x, **options):\n    return options\n",
@@ -120,8 +125,8 @@ def test_a_keyword_to_a_function_name_another_takes_otherwise_is_a_conflict(
     root, result = prune(tmp_path, monkeypatch, files, "fast=False")
     assert result.exit_code == 123
     assert (
-        "fast: not pruned: it is given another value at c.py:3 (another function named run may not take it)"
-        in result.stderr
+        "fast: not pruned: it is given another value at c.py:3 (another function named run may "
+        "not take it)" in result.stderr
     )
     assert {name: (root / name).read_text() for name in files} == files
 
@@ -131,7 +136,8 @@ def test_a_forwarder_reading_its_kwargs_is_not_followed(
 ) -> None:
     text = (
         "def search(q, fuzzy=False):\n    return q if fuzzy else q.upper()\n\n\n"
-        "def relay(q, **kw):\n    if kw.get('fuzzy'):\n        print('fuzzy!')\n    return search(q, **kw)\n\n\n"
+        "def relay(q, **kw):\n    if kw.get('fuzzy'):\n        print('fuzzy!')\n"
+        "    return search(q, **kw)\n\n\n"
         "print(relay('a', fuzzy=True))\n"
     )
     root, result = prune(tmp_path, monkeypatch, {"main.py": text}, "fuzzy=False")
@@ -152,8 +158,8 @@ def test_a_parameter_the_body_reads_after_rebinding_refuses_the_flag_its_argumen
     root, result = prune(tmp_path, monkeypatch, {"main.py": text}, "fuzzy=False")
     assert result.exit_code == 123
     assert (
-        "fuzzy: not pruned: it is given another value at main.py:9, and it is passed or taken at main.py:1,"
-        in result.stderr
+        "fuzzy: not pruned: it is given another value at main.py:9, and it is passed or taken "
+        "at main.py:1," in result.stderr
     )
     assert (root / "main.py").read_text() == text
 
@@ -163,7 +169,8 @@ def test_strict_keeps_a_parameter_of_another_default_another_variable(
 ) -> None:
     text = (
         "def search(q, fuzzy=False):\n    return q if fuzzy else q.upper()\n\n\n"
-        "def similar(a, b, fuzzy=0.8):\n    return len(a) / len(b) >= fuzzy\n\n\nprint(search('a'), similar('ab', 'abc'))\n"
+        "def similar(a, b, fuzzy=0.8):\n    return len(a) / len(b) >= fuzzy\n\n\n"
+        "print(search('a'), similar('ab', 'abc'))\n"
     )
     root, result = prune(tmp_path, monkeypatch, {"main.py": text}, "fuzzy=False", "--strict")
     assert result.exit_code == 0, result.output

@@ -57,7 +57,7 @@ def test_a_name_read_in_an_undeclared_form_is_warned_with_a_template(
     assert result.exit_code == 0
     assert result.stdout == ""
     assert result.stderr == (
-        f"prune-flags: warning: use_x: nothing read it in a form the config declares; it appears at "
+        "prune-flags: warning: use_x: nothing read it in a form the config declares; it appears at "
         f'pkg/a.py:2 ({shown}); declare how it is read, e.g. accessors = ["{template}"]\n' + SUMMARY
     )
 
@@ -67,9 +67,13 @@ def test_the_first_three_places_are_named_and_the_rest_counted(repo: Path) -> No
     (repo / "pkg" / "b.py").write_text('TABLE = ["use_x"]\nY = opts["use_x"]\n')
     result = invoke("apply", "--flag", "use_x=False", "--report", "report.json", ".")
     assert result.exit_code == 0
-    places = 'pkg/a.py:1 (opts["use_x"]), pkg/a.py:2 (opts["use_x"]), pkg/a.py:3 (opts["use_x"]) and 2 more'
+    places = (
+        'pkg/a.py:1 (opts["use_x"]), pkg/a.py:2 (opts["use_x"]), pkg/a.py:3 '
+        '(opts["use_x"]) and 2 more'
+    )
     assert result.stderr == (
-        f"prune-flags: warning: use_x: nothing read it in a form the config declares; it appears at {places}; "
+        "prune-flags: warning: use_x: nothing read it in a form the config declares; it appears "
+        f"at {places}; "
         'declare how it is read, e.g. accessors = ["opts[{name}]"]\n' + SUMMARY
     )
     warnings = json.loads((repo / "report.json").read_text())["warnings"]
@@ -84,7 +88,8 @@ def test_a_name_in_no_template_shape_asks_to_check_the_name(repo: Path) -> None:
     result = invoke("diff", "--flag", "use_x=False", ".")
     assert result.exit_code == 0
     assert result.stderr == (
-        'prune-flags: warning: use_x: nothing read it in a form the config declares; it appears at pkg/a.py:1 ("use_x"); '
+        "prune-flags: warning: use_x: nothing read it in a form the config declares; it appears "
+        'at pkg/a.py:1 ("use_x"); '
         "check the flag's name\n" + SUMMARY
     )
 
@@ -103,7 +108,8 @@ def test_a_name_that_appears_nowhere_is_warned_plainly(repo: Path) -> None:
 
 def test_a_flag_pruned_or_read_through_a_declared_template_is_not_warned(repo: Path) -> None:
     (repo / "pkg" / "a.py").write_text(
-        'USE_Y = True\n\n\ndef f(features):\n    if features.has("use_x"):\n        return 1\n    return USE_Y\n'
+        'USE_Y = True\n\n\ndef f(features):\n    if features.has("use_x"):\n        return 1\n'
+        "    return USE_Y\n"
     )
     (repo / "c.toml").write_text(
         'accessors = ["features.has({name})"]\n[flags]\nuse_x = false\nUSE_Y = true\n'
@@ -141,8 +147,8 @@ def test_an_option_string_given_to_an_undeclared_call_suggests_declaring_it(repo
     assert result.stderr == (
         "prune-flags: warning: use_x: nothing read it in a form the config declares; it appears at "
         'pkg/cli.py:2 (add_switch(parser, "--use-x", help="x")); '
-        'if add_switch adds the option as add_argument does, declare it: option_calls = ["add_switch"]\n'
-        + SUMMARY
+        "if add_switch adds the option as add_argument does, declare it: option_calls = "
+        '["add_switch"]\n' + SUMMARY
     )
     (repo / "c.toml").write_text('option_calls = ["add_switch"]\n[flags]\nuse_x = false\n')
     declared = invoke("diff", "--config", "c.toml", ".")
@@ -156,13 +162,16 @@ def test_a_flag_whose_lookups_are_kept_for_their_effects_is_warned_so(repo: Path
     replaced, as its constant would drop compute(): the warning says that, not that a template
     is missing (which would not help)."""
     (repo / "pkg" / "a.py").write_text(
-        'import os\n\n\ndef run(compute):\n    if os.environ.get("FAST_MODE", compute()):\n        return 1\n    return 2\n'
+        'import os\n\n\ndef run(compute):\n    if os.environ.get("FAST_MODE", compute()):\n'
+        "        return 1\n    return 2\n"
     )
     result = invoke("diff", "--flag", "FAST_MODE='1'", "--report", "report.json", ".")
     assert result.exit_code == 0
     assert result.stderr == (
-        "prune-flags: warning: FAST_MODE: left as it is: a lookup of it has operands with side effects at "
-        'pkg/a.py:5 (os.environ.get("FAST_MODE", compute())), which its constant would drop; compute them '
+        "prune-flags: warning: FAST_MODE: left as it is: a lookup of it has operands with "
+        "side effects at "
+        'pkg/a.py:5 (os.environ.get("FAST_MODE", compute())), which its constant would drop; '
+        "compute them "
         "apart (`d = compute()`, then the lookup) to let it go\n" + SUMMARY
     )
     warnings = json.loads((repo / "report.json").read_text())["warnings"]

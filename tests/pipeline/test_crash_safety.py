@@ -43,7 +43,10 @@ SEED = 20240611
 def module(index: int) -> str:
     # Padding makes each write take a little longer than a bare line would.
     padding = "".join(f"# line {j} of module {index}: {'=' * 60}\n" for j in range(40))
-    return f"fast = False\n\n\ndef f{index}(x):\n    if fast:\n        return {index}\n    return x + {index}\n\n\n{padding}"
+    return (
+        f"fast = False\n\n\ndef f{index}(x):\n    if fast:\n        return {index}\n"
+        f"    return x + {index}\n\n\n{padding}"
+    )
 
 
 @dataclass

@@ -228,8 +228,9 @@ def test_an_ambiguous_flag_is_refused_with_the_qualified_names_of_its_definition
     ]
     assert (
         "prune-flags: fast: not pruned: the name is ambiguous: unrelated definitions carry it "
-        "(vehicles.car.Car.fast, vehicles.engine.Engine.fast, at vehicles/car.py:3, vehicles/engine.py:2); "
-        "a read or write of it (vehicles/garage.py:2) may be either's; to prune one of them, scope the flag "
+        "(vehicles.car.Car.fast, vehicles.engine.Engine.fast, at vehicles/car.py:3, "
+        "vehicles/engine.py:2); a read or write of it (vehicles/garage.py:2) may be either's; to "
+        "prune one of them, scope the flag "
         'with its qualified key, e.g. "vehicles.car.Car.fast" = false\n'
     ) in result.stderr
 
@@ -295,8 +296,8 @@ def test_one_flag_name_under_two_keys_is_a_config_error(
     result = invoke_in(monkeypatch, work, "apply", "--config", str(config), ".")
     assert result.exit_code == 2
     assert (
-        f"{config}: flags.vehicles.car.Car.fast: vehicles.engine.Engine.fast and vehicles.car.Car.fast are the "
-        "same flag name; one entry per name"
+        f"{config}: flags.vehicles.car.Car.fast: vehicles.engine.Engine.fast and "
+        "vehicles.car.Car.fast are the same flag name; one entry per name"
     ) in result.stderr
 
 
@@ -329,9 +330,10 @@ def test_parameters_no_chain_links_with_other_defaults_are_ambiguous_with_their_
         }
     ]
     assert (
-        "prune-flags: fuzzy: not pruned: the name is ambiguous: parameters that no chain of calls links to the "
-        "flag carry it (search.spelling.Speller.similar.fuzzy, at search/spelling.py:7), each the flag or another "
-        "variable; to prune it, give each the configured value as its default (a parameter that agrees is the flag), "
+        "prune-flags: fuzzy: not pruned: the name is ambiguous: parameters that no chain of calls "
+        "links to the flag carry it (search.spelling.Speller.similar.fuzzy, at "
+        "search/spelling.py:7), each the flag or another variable; to prune it, give each the "
+        "configured value as its default (a parameter that agrees is the flag), "
         'or scope the flag with a qualified key, e.g. "search.index.search.fuzzy" = false\n'
     ) in result.stderr
 
@@ -351,13 +353,17 @@ def test_the_qualified_key_an_ambiguous_refusal_suggests_prunes_that_parameter_a
 def test_a_function_sharing_a_flag_functions_name_without_its_value_is_ambiguous(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Calls are matched by last name: `run(fast=...)` may reach either `run`, so neither is guessed."""
+    """Calls are matched by last name: `run(fast=...)` may reach either `run`, so neither is
+    guessed."""
     files = {
         "a.py": "def run(x, fast=False):\n    return x + 1 if fast else x\n",
         "b.py": "def run(x, fast):\n    return fast\n",
         "c.py": "from a import run\n\nprint(run(1, fast=True))\n",
     }
-    message = "fast: not pruned: the name is ambiguous: parameters that no chain of calls links to the flag carry it (b.run.fast"
+    message = (
+        "fast: not pruned: the name is ambiguous: parameters that no chain of calls links "
+        "to the flag carry it (b.run.fast"
+    )
     refused_untouched(tmp_path, monkeypatch, files, "fast=False", message)
 
 
@@ -368,16 +374,21 @@ def test_an_argument_left_in_a_line_kept_refuses_the_flag(
     line is kept, the argument stays and so must the parameter: the flag is refused."""
     files = {
         "lib.py": "def search(q, fuzzy=False, limit=9):\n    return q[:limit] if fuzzy else q\n",
-        "api.py": f"from lib import search\n\nprint(search('abc', False, 2), search('abcd', True, 3))  {KEEP_PRAGMA}\n",
+        "api.py": "from lib import search\n\n"
+        f"print(search('abc', False, 2), search('abcd', True, 3))  {KEEP_PRAGMA}\n",
     }
-    message = "fuzzy: not pruned: it is given another value at api.py:3, and it is passed or taken at lib.py:1, and not every read of it"
+    message = (
+        "fuzzy: not pruned: it is given another value at api.py:3, and it is passed or "
+        "taken at lib.py:1, and not every read of it"
+    )
     refused_untouched(tmp_path, monkeypatch, files, "fuzzy=False", message)
 
 
 def refused_untouched(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], flag: str, message: str
 ) -> None:
-    """`apply --flag FLAG` on a tree of `files` refuses the flag with `message` and writes nothing."""
+    """`apply --flag FLAG` on a tree of `files` refuses the flag with `message` and writes
+    nothing."""
     root = make_tree(tmp_path / "r", files)
     result = invoke_in(monkeypatch, root, "apply", "--flag", flag, ".")
     assert result.exit_code == 123
@@ -391,10 +402,12 @@ def test_a_refused_flag_holds_back_no_other_flag_in_its_files(
     """`slow` is ambiguous (two unrelated classes) and refused; `fuzzy` is pruned all the same,
     in lib.py too, which reads `slow`: what reads the refused flag stays as it was."""
     files = {
-        "lib.py": "SLOW = True\n\n\ndef search(q, fuzzy=False, limit=9):\n    return q[:limit] if fuzzy else q.strip()\n",
+        "lib.py": "SLOW = True\n\n\ndef search(q, fuzzy=False, limit=9):\n"
+        "    return q[:limit] if fuzzy else q.strip()\n",
         "a.py": "class A:\n    slow = True\n",
         "b.py": "class B:\n    slow = False\n",
-        "api.py": "from lib import search\n\nprint(search('abc', False, 2), search('abcd', True, 3))\n",
+        "api.py": "from lib import search\n\n"
+        "print(search('abc', False, 2), search('abcd', True, 3))\n",
     }
     files["lib.py"] += "\n\ndef speed(x):\n    return x.slow\n"
     root = make_tree(tmp_path / "r", files)
@@ -423,20 +436,28 @@ def refusals(
     return result, json.loads(report.read_text())["refused"]
 
 
-NODE = "class Node:\n    def __init__(self):\n        self.fast = True\n\n    def run(self):\n        return 1 if self.fast else 2\n"
+NODE = (
+    "class Node:\n    def __init__(self):\n        self.fast = True\n\n    def run(self):\n"
+    "        return 1 if self.fast else 2\n"
+)
 
 
 def test_a_subclass_overriding_the_attribute_is_the_flags_own(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A subclass in another module gives the attribute another value: one hierarchy, not ambiguous."""
-    sub = "from node import Node\n\n\nclass Quick(Node):\n    def __init__(self):\n        self.fast = False\n"
+    """A subclass in another module gives the attribute another value: one hierarchy, not
+    ambiguous."""
+    sub = (
+        "from node import Node\n\n\nclass Quick(Node):\n    def __init__(self):\n"
+        "        self.fast = False\n"
+    )
     root = make_tree(tmp_path / "r", {"node.py": NODE, "quick.py": sub})
     result = invoke_in(monkeypatch, root, "apply", "--flag", "fast=False", ".")
     assert result.exit_code == 0, result.output
-    assert (
-        root / "node.py"
-    ).read_text() == "class Node:\n    def __init__(self):\n        pass\n\n    def run(self):\n        return 2\n"
+    assert (root / "node.py").read_text() == (
+        "class Node:\n    def __init__(self):\n        pass\n\n    def run(self):\n"
+        "        return 2\n"
+    )
     assert (root / "quick.py").read_text() == sub.replace("self.fast = False", "pass")
 
 
@@ -445,15 +466,16 @@ def test_siblings_under_a_base_without_the_attribute_are_unrelated(
 ) -> None:
     files = {
         "base.py": "class Base:\n    pass\n",
-        "a.py": "from base import Base\n\n\nclass A(Base):\n    fast = True\n\n    def go(self):\n        return self.fast\n",
+        "a.py": "from base import Base\n\n\nclass A(Base):\n    fast = True\n\n    def go(self):\n"
+        "        return self.fast\n",
         "b.py": "from base import Base\n\n\nclass B(Base):\n    fast = False\n",
     }
     root = make_tree(tmp_path / "r", files)
     result = invoke_in(monkeypatch, root, "apply", "--flag", "fast=False", ".")
     assert result.exit_code == 123
     assert (
-        "fast: not pruned: the name is ambiguous: unrelated definitions carry it (a.A.fast, b.B.fast"
-        in result.stderr
+        "fast: not pruned: the name is ambiguous: unrelated definitions carry it "
+        "(a.A.fast, b.B.fast" in result.stderr
     )
     assert {name: (root / name).read_text() for name in files} == files
 
@@ -474,7 +496,10 @@ def test_a_flag_still_read_by_a_skipped_file_keeps_its_writes_and_is_refused(
     assert (root / "node.py").read_text() == NODE
 
 
-CARRIER = "class Node:\n    def __init__(self, fast=True):\n        self.fast = fast\n\n    def run(self):\n        return 1 if self.fast else 2\n"
+CARRIER = (
+    "class Node:\n    def __init__(self, fast=True):\n        self.fast = fast\n\n"
+    "    def run(self):\n        return 1 if self.fast else 2\n"
+)
 
 
 def test_a_parameter_stored_into_the_flag_is_the_flag(
@@ -485,9 +510,10 @@ def test_a_parameter_stored_into_the_flag_is_the_flag(
     root = make_tree(tmp_path / "r", {"node.py": CARRIER})
     result = invoke_in(monkeypatch, root, "apply", "--flag", "fast=False", ".")
     assert result.exit_code == 0, result.output
-    assert (
-        root / "node.py"
-    ).read_text() == "class Node:\n    def __init__(self):\n        pass\n\n    def run(self):\n        return 2\n"
+    assert (root / "node.py").read_text() == (
+        "class Node:\n    def __init__(self):\n        pass\n\n    def run(self):\n"
+        "        return 2\n"
+    )
     assert (
         "prune-flags: node.py:2: overrode fast = True (the config fixes it at False)\n"
         in result.stderr
@@ -520,7 +546,10 @@ def test_a_static_methods_first_parameter_is_not_its_class(
 ) -> None:
     """`node.fast = True` in a static method of another class writes a node, not that class's own
     attribute: the flag has one definition, and the write is overridden."""
-    factory = "class Factory:\n    @staticmethod\n    def tune(node):\n        node.fast = True\n        return node\n"
+    factory = (
+        "class Factory:\n    @staticmethod\n    def tune(node):\n        node.fast = True\n"
+        "        return node\n"
+    )
     root = make_tree(tmp_path / "r", {"node.py": NODE, "factory.py": factory})
     result = invoke_in(monkeypatch, root, "apply", "--flag", "fast=False", ".")
     assert result.exit_code == 0, result.output
@@ -616,8 +645,8 @@ def test_a_field_filled_by_position_stays_a_conflict(
     result = invoke_in(monkeypatch, root, "apply", "--flag", "normalize_first=False", ".")
     assert result.exit_code == 123
     assert (
-        "normalize_first: not pruned: it is given another value at opts.py:15 (passes Options's field by position)"
-        in result.stderr
+        "normalize_first: not pruned: it is given another value at opts.py:15 (passes Options's "
+        "field by position)" in result.stderr
     )
     assert (root / "opts.py").read_text() == text
 
@@ -626,13 +655,16 @@ SCOPED_PROGRAMS = {
     # fixture: (the decided edit of `before`, the calls whose results must not change)
     "core_decide_scoped": (
         None,
-        "from vehicles.engine import Engine, Gauge\nfrom vehicles.car import Car\nfrom vehicles.garage import tune, warm_up\n"
-        "print(Engine().start(), Gauge().needle(), Car().drive(), tune(Car()).fast, warm_up(Engine()))",
+        "from vehicles.engine import Engine, Gauge\nfrom vehicles.car import Car\n"
+        "from vehicles.garage import tune, warm_up\n"
+        "print(Engine().start(), Gauge().needle(), Car().drive(), tune(Car()).fast, "
+        "warm_up(Engine()))",
     ),
     "core_decide_scoped_module": (
         ("shop/checkout.py", "FAST = False", "FAST = True"),
         "from shop import checkout, pages, shipping\n"
-        "print(checkout.steps(), pages.title(), pages.banner(), pages.shipping_note(), shipping.options())",
+        "print(checkout.steps(), pages.title(), pages.banner(), pages.shipping_note(), "
+        "shipping.options())",
     ),
     "core_decide_scoped_parameter": (
         None,
@@ -666,8 +698,8 @@ def test_a_scoped_cleanup_behaves_as_the_program_with_the_flag_at_its_value(
 def test_a_scoped_flag_read_on_another_receiver_inside_a_foreign_class_is_ambiguous(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Inside Manager (which defines its own do_offload), `chunk.do_offload` is not Manager's: it may
-    be the Handler's the key scopes. Read as Manager's, Handler's field would go while Manager
+    """Inside Manager (which defines its own do_offload), `chunk.do_offload` is not Manager's: it
+    may be the Handler's the key scopes. Read as Manager's, Handler's field would go while Manager
     still reads it from a Handler (megatron-core's offload manager has this shape)."""
     work = make_tree(
         tmp_path / "work",

@@ -104,7 +104,8 @@ def test_black_has_nothing_to_do_on_what_the_cleanup_touched(name: str) -> None:
         path for path in after if path.endswith(".py") and before.get(path) != after[path]
     ):
         old, new = before.get(path, b"").decode(), after[path].decode()
-        # Each line of the original black changes, at its place in the result when it is still there.
+        # Each line of the original black changes, at its place in the result when it is still
+        # there.
         kept = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False)
         moved = {
             b.a + offset + 1: b.b + offset + 1

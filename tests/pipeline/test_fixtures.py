@@ -107,8 +107,8 @@ def test_report_and_explain_cover_every_change(
         assert entry["changes"], entry["path"]
         for change in entry["changes"]:
             assert (
-                f"{entry['path']}:{change['line']}  {change['flag']}  {change['action']}  {change['reason']}"
-                in explained
+                f"{entry['path']}:{change['line']}  {change['flag']}  {change['action']}  "
+                f"{change['reason']}" in explained
             )
     skipped_on_stderr = sorted(
         line.split(" ")[2].rstrip(":")

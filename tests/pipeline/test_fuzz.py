@@ -250,7 +250,8 @@ RIGHT_TESTS = (
 
 
 def _writes_both(tests: str):
-    """A stand-in for `prune-flags apply` that writes the right program and `tests` as its test module."""
+    """A stand-in for `prune-flags apply` that writes the right program and `tests` as its test
+    module."""
 
     def rewrite(directory: Path) -> tuple[int, str, str | None]:
         (directory / "program.py").write_text(RIGHT)

@@ -258,13 +258,15 @@ def statements(draw, scope: Scope, value: object, tags: Tags, indent: int) -> li
         return [f"{pad}y = {cond()}{comment}"]
     if kind == "ternary":
         return [
-            f"{pad}y = ({draw(st.sampled_from(['x', 'y', repr(tags())]))} if {cond()} else {cond()}){comment}"
+            f"{pad}y = ({draw(st.sampled_from(['x', 'y', repr(tags())]))} if {cond()} else "
+            f"{cond()}){comment}"
         ]
     if kind == "log":
         return [f"{pad}log.info({tags()!r} + ' %r', {cond()}){comment}"]
     if kind == "return":
         return [
-            f"{pad}return {draw(st.sampled_from(['y', 'x', repr(tags())]))} if {cond()} else y{comment}"
+            f"{pad}return {draw(st.sampled_from(['y', 'x', repr(tags())]))} if {cond()} "
+            f"else y{comment}"
         ]
     if kind == "comment":
         return [f"{pad}# {tags('c')}: fast is read below", f"{pad}say({tags()!r}, x)"]
@@ -371,7 +373,8 @@ def programs(draw) -> tuple[str, object]:
 
 # -- the properties ----------------------------------------------------------------------------
 def test_the_generator_makes_programs_that_compile_cleanly() -> None:
-    """The generator itself: its programs compile without a warning (so a warning after pruning is ours)."""
+    """The generator itself: its programs compile without a warning (so a warning after pruning is
+    ours)."""
 
     @settings(PROPERTY, max_examples=25)
     @given(programs())
@@ -426,7 +429,8 @@ def test_pruning_is_clean_and_idempotent(example: tuple[str, object]) -> None:
 @settings(PROPERTY, max_examples=25)
 @given(programs(), st.integers(0, 3))
 def test_pruning_twice_changes_nothing(example: tuple[str, object], split: int) -> None:
-    """Idempotence with the class in one module and its users in another (the cascade crosses files)."""
+    """Idempotence with the class in one module and its users in another (the cascade crosses
+    files)."""
     source, value = example
     files = {"program.py": source, "user.py": _user_module(split)}
     once = prune(files, value)
@@ -491,10 +495,12 @@ def test_identity_with_a_singleton_folds_instead_of_leaving_a_literal_is(
     value: object, test: str
 ) -> None:
     """Found by the clean-compile property: `fast is None` with fast=2 became `2 is None`, which
-    Python compiles with "SyntaxWarning: "is" with a literal". An int or str is never None/True/False.
+    Python compiles with "SyntaxWarning: "is" with a literal". An int or str is never
+    None/True/False.
     """
     source = (
-        f"fast = {value!r}\n\n\nclass Node:\n    def __init__(self):\n        self.fast = {value!r}\n\n"
+        f"fast = {value!r}\n\n\nclass Node:\n    def __init__(self):\n"
+        f"        self.fast = {value!r}\n\n"
         f"    def check(self):\n        return {test}\n"
     )
     new = prune({"program.py": source}, value).texts["program.py"]
@@ -621,8 +627,9 @@ FALSE = "the condition is always false once fast is inlined"
 
 def test_fold_shapes_come_out_exactly_with_their_reasons() -> None:
     """A call kept from `f() and FLAG` loses its parentheses; an `elif` chain under a head without
-    the flag folds link by link (comments above a removed link go, above a kept one stay, the colon's
-    spacing stays); a `while` whose test keeps a call stays a loop; an `if` emptied by the fold goes.
+    the flag folds link by link (comments above a removed link go, above a kept one stay, the
+    colon's spacing stays); a `while` whose test keeps a call stays a loop; an `if` emptied by the
+    fold goes.
     """
     texts, changes = changes_of({"shapes.py": FOLD_SHAPES}, False)
     assert texts["shapes.py"] == FOLD_SHAPES_PRUNED
@@ -638,7 +645,8 @@ def test_fold_shapes_come_out_exactly_with_their_reasons() -> None:
             ("removed-loop", "the loop never runs once fast is inlined"),
             (
                 "removed-write",
-                "fast has no reader left: the flag is fixed at False and every read of it was inlined",
+                "fast has no reader left: the flag is fixed at False and every read of "
+                "it was inlined",
             ),
         ]
     )
@@ -814,7 +822,8 @@ class Node:
         1: "LIMIT has no reader left: its last read was in code this cleanup removed (node.py:17)",
         2: "fast has no reader left: the flag is fixed at False and every read of it was inlined",
         7: "fast has no reader left: the flag is fixed at False and every read of it was inlined",
-        8: "count has no reader left: its last reads were in code this cleanup removed (node.py:12, node.py:17)",
+        8: "count has no reader left: its last reads were in code this cleanup removed "
+        "(node.py:12, node.py:17)",
     }
 
 
@@ -822,20 +831,24 @@ class Node:
 # against the wrong original node (`_fold_elifs` recurses with the head's `original`).
 def test_a_folded_elif_chain_leaves_the_users_own_elif_alone() -> None:
     source = (
-        "fast = False\n\n\ndef run(x):\n    if x > 1:\n        x += 1\n    elif fast:\n        x += 2\n"
-        "    elif False:  # the user's own\n        x += 3\n    elif x > 0:\n        x += 4\n    return x\n"
+        "fast = False\n\n\ndef run(x):\n    if x > 1:\n        x += 1\n    elif fast:\n"
+        "        x += 2\n"
+        "    elif False:  # the user's own\n        x += 3\n    elif x > 0:\n        x += 4\n"
+        "    return x\n"
     )
     texts, changes = changes_of({"chain.py": source}, False)
     assert texts["chain.py"] == (
         "def run(x):\n    if x > 1:\n        x += 1\n"
-        "    elif False:  # the user's own\n        x += 3\n    elif x > 0:\n        x += 4\n    return x\n"
+        "    elif False:  # the user's own\n        x += 3\n    elif x > 0:\n        x += 4\n"
+        "    return x\n"
     )
     assert [c[0] for c in changes if c[2] == "removed-branch"] == [7]
 
 
 def test_an_elif_on_the_flag_after_a_kept_elif_becomes_else() -> None:
     source = (
-        "fast = False\n\n\ndef run(x):\n    if x > 1:\n        x += 1\n    elif fast:\n        x += 2\n"
+        "fast = False\n\n\ndef run(x):\n    if x > 1:\n        x += 1\n    elif fast:\n"
+        "        x += 2\n"
         "    elif x > 0:\n        x += 3\n    elif not fast:\n        x += 4\n    return x\n"
     )
     texts, _ = changes_of({"chain.py": source}, False)

@@ -263,7 +263,8 @@ def test_a_pure_builtin_over_a_constant_folds(condition: str, value: object, kep
 
 
 def test_a_builtin_whose_result_is_not_certain_stays_whole() -> None:
-    """`float("nan")` has no literal, `int("x")` and `len(None)` raise, `Number` is not a builtin."""
+    """`float("nan")` has no literal, `int("x")` and `len(None)` raise, `Number` is not a
+    builtin."""
     source = """
         from numbers import Number
         TEXT = "nan"
@@ -344,7 +345,7 @@ def test_a_simplification_puts_a_constant_where_an_attribute_acts_on_it_only_if_
             return (FAST and x).real, (x if FAST else None).__class__, ("a" if FAST else "b").upper()
         def h(x):
             return (LEVEL is None).bit_length(), (LEVEL + 0).real, (FAST or None).value
-    """
+    """  # noqa: E501 (the program's first return)
     after = pruned_alike(source, over("g") + over("h"), FAST=False, LEVEL=1)
     assert '    return (False).real, (None).__class__, "B"\n' in after
     assert "    return (False).bit_length(), (1 + 0).real, (False or None).value\n" in after

@@ -61,7 +61,8 @@ def test_a_statement_that_may_go_is_parsed_with_its_neighbours() -> None:
     assert view.gaps == ("", MODULE[MODULE.index("\n    # footer") :])
 
 
-# The flag is in f0's and f9's signatures: a definition's header holding a line may go (its name may be dead).
+# The flag is in f0's and f9's signatures: a definition's header holding a line may go (its name
+# may be dead).
 FUNCTIONS = "".join(
     f"def f{i}({'use_x=None' if i in (0, 9) else ''}):\n    return {i}\n\n\n" for i in range(10)
 )
@@ -209,7 +210,10 @@ def prune_both_ways(
 
 FILLER = "".join(f"\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(6))
 FILL = methods(20)  # enough lines for a class to be cut
-RUN = "\n    def run(self):\n        if not STRICT:\n            return self._legacy()\n        return 2\n"  # legacy goes
+RUN = (
+    "\n    def run(self):\n        if not STRICT:\n            return self._legacy()\n"
+    "        return 2\n"
+)  # legacy goes
 
 
 def test_an_exit_folding_exposes_in_a_function_keeps_the_view(
@@ -261,8 +265,8 @@ def test_an_exit_folding_exposes_in_a_function_keeps_the_view(
         # functions edited inside, parsed without their neighbours: a last statement that goes
         # above the comments closing the body, a body that goes whole
         (
-            FILLER
-            + "\n\ndef g(x):\n    y = x\n\n    # about the branch\n    if not STRICT:\n        y = 2\n"
+            FILLER + "\n\ndef g(x):\n    y = x\n\n    # about the branch\n    if not STRICT:\n"
+            "        y = 2\n"
             "    # footer of g\n"
             + FILLER
             + "\n# about h\ndef h():\n    if not STRICT:\n        setup()\n"
@@ -281,14 +285,16 @@ def test_an_exit_folding_exposes_in_a_function_keeps_the_view(
             "\n\nclass A:"
             + FILL
             + RUN
-            + "\n    # about _legacy\n    def _legacy(self):\n        return 1\n    # after legacy\n"
+            + "\n    # about _legacy\n    def _legacy(self):\n        return 1\n"
+            "    # after legacy\n"
             "\n# about f0" + FILLER,
             "class A",
             "def m5",
         ),
         # every method of a class goes
         (
-            "\n\nclass Legacy:\n    def _a(self):\n        return 1\n\n    def _b(self):\n        return 2\n"
+            "\n\nclass Legacy:\n    def _a(self):\n        return 1\n\n    def _b(self):\n"
+            "        return 2\n"
             "\n\nclass A:" + FILL + "\n    def run(self, legacy):\n        if not STRICT:\n"
             "            return legacy._a() + legacy._b()\n        return 2\n"
             + FILL.replace("def m", "def n"),
@@ -297,9 +303,11 @@ def test_an_exit_folding_exposes_in_a_function_keeps_the_view(
         ),
         # a field of a big class that nothing reads any more, written in __init__
         (
-            "\n\nclass A:\n    def __init__(self):\n        self.legacy_mode = False\n        self.other = 1\n"
+            "\n\nclass A:\n    def __init__(self):\n        self.legacy_mode = False\n"
+            "        self.other = 1\n"
             + FILL
-            + "\n    def run(self):\n        if not STRICT and self.legacy_mode:\n            return 1\n        return 2\n",
+            + "\n    def run(self):\n        if not STRICT and self.legacy_mode:\n"
+            "            return 1\n        return 2\n",
             "class A",
             "def m5",
         ),
@@ -319,7 +327,8 @@ def test_an_exit_folding_exposes_in_a_function_keeps_the_view(
             "\n\nclass A:"
             + FILL
             + "\n    @property\n    def shown(self):\n        return 1\n\n    # about _legacy\n"
-            "    def _legacy(self):\n        return 2\n    # detached\n\n    # about helper\n    @staticmethod\n"
+            "    def _legacy(self):\n        return 2\n    # detached\n\n    # about helper\n"
+            "    @staticmethod\n"
             "    def helper():\n        return 3\n" + FILL.replace("def m", "def n") + RUN,
             "class A",
             "def m5",

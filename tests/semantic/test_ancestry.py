@@ -100,7 +100,8 @@ def test_a_metaclass_is_a_keyword() -> None:
         """,
         "Leaf",
     )
-    # The metaclass is no base: `Meta` is no step, nor is `type`, which the repository does not define.
+    # The metaclass is no base: `Meta` is no step, nor is `type`, which the repository does not
+    # define.
     assert flaws_by_name(found) == {"Leaf": frozenset(), "Base": frozenset({KEYWORDS})}
 
 

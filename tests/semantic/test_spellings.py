@@ -115,7 +115,10 @@ def diff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str],
 def test_arguments_that_cannot_reach_the_flag_parameter_are_no_conflict(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str, search: str, strict: list[str]
 ) -> None:
-    api = f"from search import search, similar\n\n\ndef endpoint(index, query, rows, rest):\n    return {call}\n"
+    api = (
+        "from search import search, similar\n\n\ndef endpoint(index, query, rows, rest):\n"
+        f"    return {call}\n"
+    )
     result = diff(
         tmp_path,
         monkeypatch,
@@ -190,9 +193,13 @@ def test_the_last_positional_argument_goes_with_the_flag_parameter(
 def test_every_call_passing_the_flag_at_its_place_loses_that_argument(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Not the last argument, but every call passes it there: all shift alike, with the parameters."""
+    """Not the last argument, but every call passes it there: all shift alike, with the
+    parameters."""
     search = SEARCH_ONLY.replace("fuzzy=False)", "fuzzy=False, limit=9)")
-    api = "from search import search\n\n\ndef endpoint(index, query):\n    return search(index, query, False, 3), search(index, query, True, 4)\n"
+    api = (
+        "from search import search\n\n\ndef endpoint(index, query):\n"
+        "    return search(index, query, False, 3), search(index, query, True, 4)\n"
+    )
     result = diff(
         tmp_path, monkeypatch, {"search.py": search, "api.py": api}, "--flag", "fuzzy=False"
     )
@@ -204,15 +211,19 @@ def test_every_call_passing_the_flag_at_its_place_loses_that_argument(
 def test_a_positional_argument_to_another_function_of_the_same_name_stays_a_conflict(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Calls are matched by last name: `search` of another module, without the flag, may be the one called."""
+    """Calls are matched by last name: `search` of another module, without the flag, may be the one
+    called."""
     other = "def search(a, b, c):\n    return a + b + c\n"
-    api = "from search import search\n\n\ndef endpoint(index, query):\n    return search(index, query, True)\n"
+    api = (
+        "from search import search\n\n\ndef endpoint(index, query):\n"
+        "    return search(index, query, True)\n"
+    )
     files = {"search.py": SEARCH_ONLY, "other.py": other, "api.py": api}
     result = diff(tmp_path, monkeypatch, files, "--flag", "fuzzy=False")
     assert result.exit_code == 123
     assert (
-        "fuzzy: not pruned: it is given another value at api.py:5 (passes search's parameter by position)"
-        in result.stderr
+        "fuzzy: not pruned: it is given another value at api.py:5 (passes search's parameter "
+        "by position)" in result.stderr
     )
 
 
@@ -246,7 +257,10 @@ WRITER_SPELLINGS = [
 def test_a_write_of_another_value_through_a_constant_is_a_conflict_under_strict(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setup: str, name: str
 ) -> None:
-    test = f"{setup}from store import set_config\n\n\ndef fast_checkout():\n    set_config({name}, 1)\n"
+    test = (
+        f"{setup}from store import set_config\n\n\ndef fast_checkout():\n"
+        f"    set_config({name}, 1)\n"
+    )
     files = {
         "keys.py": 'FAST_KEY = "enable_fast"\n',
         "engine.py": ENGINE,
@@ -263,7 +277,10 @@ def test_a_write_of_another_value_through_a_constant_is_a_conflict_under_strict(
 def test_a_write_of_another_value_through_a_constant_is_overridden(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setup: str, name: str
 ) -> None:
-    test = f"{setup}from store import set_config\n\n\ndef fast_checkout():\n    set_config({name}, 1)\n"
+    test = (
+        f"{setup}from store import set_config\n\n\ndef fast_checkout():\n"
+        f"    set_config({name}, 1)\n"
+    )
     files = {
         "keys.py": 'FAST_KEY = "enable_fast"\n',
         "engine.py": ENGINE,
@@ -286,7 +303,10 @@ def test_a_write_of_another_value_the_rewrite_cannot_remove_refuses_the_flag(
     """A setter naming the flag through an alias imported at module level is not removed (nor is
     one of the fixed value): the flag is refused rather than left written another value."""
     setup, name = WRITER_SPELLINGS[3]
-    test = f"{setup}from store import set_config\n\n\ndef fast_checkout():\n    set_config({name}, 1)\n"
+    test = (
+        f"{setup}from store import set_config\n\n\ndef fast_checkout():\n"
+        f"    set_config({name}, 1)\n"
+    )
     files = {
         "keys.py": 'FAST_KEY = "enable_fast"\n',
         "engine.py": ENGINE,
@@ -328,8 +348,12 @@ def test_a_write_of_the_fixed_value_through_a_constant_goes_with_the_flag(
 def test_a_constant_used_otherwise_keeps_the_flag_and_its_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """FAST_KEY handed to code no accessor describes may read the flag: the same-value write stays."""
-    test = "from keys import FAST_KEY\nfrom store import set_config\n\n\ndef test_slow():\n    set_config(FAST_KEY, 0)\n"
+    """FAST_KEY handed to code no accessor describes may read the flag: the same-value write
+    stays."""
+    test = (
+        "from keys import FAST_KEY\nfrom store import set_config\n\n\ndef test_slow():\n"
+        "    set_config(FAST_KEY, 0)\n"
+    )
     report = "from keys import FAST_KEY\n\nprint(FAST_KEY)\n"
     files = {
         "keys.py": 'FAST_KEY = "enable_fast"\n',
@@ -351,7 +375,10 @@ def test_a_module_binding_shadows_the_repository_constant_of_the_same_name(
     not the flag's (no conflict), and as a name two modules bind differently, FAST_KEY is never
     taken for the flag by a pass: engine.py's read through it stays."""
     for shadow in ('"other"', "3"):
-        other = f"from store import set_config\n\nFAST_KEY = {shadow}\n\n\ndef f():\n    set_config(FAST_KEY, 1)\n"
+        other = (
+            f"from store import set_config\n\nFAST_KEY = {shadow}\n\n\ndef f():\n"
+            "    set_config(FAST_KEY, 1)\n"
+        )
         files = {
             "keys.py": 'FAST_KEY = "enable_fast"\n',
             "engine.py": ENGINE,
@@ -367,7 +394,10 @@ def test_a_constant_that_modules_bind_to_different_names_is_never_taken_for_the_
 ) -> None:
     """MODE holds the flag's name in a.py and another name in b.py: a read through MODE is not
     inlined (it may be b's), and no constant goes."""
-    reader = "from b import MODE\nfrom store import get_config\n\n\ndef speed():\n    return get_config(MODE, 0)\n"
+    reader = (
+        "from b import MODE\nfrom store import get_config\n\n\ndef speed():\n"
+        "    return get_config(MODE, 0)\n"
+    )
     files = {
         "a.py": 'MODE = "enable_fast"\n',
         "b.py": 'MODE = "other"\n',
@@ -381,7 +411,10 @@ def test_a_constant_that_modules_bind_to_different_names_is_never_taken_for_the_
 def test_a_write_through_a_constant_that_may_name_the_flag_is_a_conflict(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    writer = "from a import MODE\nfrom store import set_config\n\n\ndef test_fast():\n    set_config(MODE, 1)\n"
+    writer = (
+        "from a import MODE\nfrom store import set_config\n\n\ndef test_fast():\n"
+        "    set_config(MODE, 1)\n"
+    )
     files = {
         "a.py": 'MODE = "enable_fast"\n',
         "b.py": 'MODE = "other"\n',
@@ -398,7 +431,10 @@ def test_a_keyword_another_function_binds_to_its_own_parameter_is_no_conflict_un
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`similar(..., fuzzy=0.5)` fills similar's own threshold: it never reaches search's flag."""
-    api = "from search import similar\n\n\ndef endpoint(word, query):\n    return similar(word, query, fuzzy=0.5)\n"
+    api = (
+        "from search import similar\n\n\ndef endpoint(word, query):\n"
+        "    return similar(word, query, fuzzy=0.5)\n"
+    )
     result = diff(
         tmp_path,
         monkeypatch,
@@ -416,15 +452,18 @@ def test_another_functions_parameter_of_another_default_makes_the_flag_ambiguous
 ) -> None:
     """Unless strict, `similar`'s `fuzzy` may be the flag (its code default the old value) or a
     threshold: nothing is guessed."""
-    api = "from search import similar\n\n\ndef endpoint(word, query):\n    return similar(word, query, fuzzy=0.5)\n"
+    api = (
+        "from search import similar\n\n\ndef endpoint(word, query):\n"
+        "    return similar(word, query, fuzzy=0.5)\n"
+    )
     result = diff(
         tmp_path, monkeypatch, {"search.py": SEARCH, "api.py": api}, "--flag", "fuzzy=False"
     )
     assert result.exit_code == 123
     assert result.stdout == ""
     assert (
-        "fuzzy: not pruned: the name is ambiguous: parameters that no chain of calls links to the flag carry it (search.similar.fuzzy, at search.py:7)"
-        in result.stderr
+        "fuzzy: not pruned: the name is ambiguous: parameters that no chain of calls links to the "
+        "flag carry it (search.similar.fuzzy, at search.py:7)" in result.stderr
     )
 
 
@@ -433,7 +472,8 @@ def test_a_keyword_a_function_passes_on_through_kwargs_to_others_too_is_a_confli
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, strict: list[str]
 ) -> None:
     api = (
-        "from search import search\n\n\ndef timed(*args, **kwargs):\n    log(**kwargs)\n    return search(*args, **kwargs)\n\n\n"
+        "from search import search\n\n\ndef timed(*args, **kwargs):\n    log(**kwargs)\n"
+        "    return search(*args, **kwargs)\n\n\n"
         "def endpoint(index, query):\n    return timed(index, query, fuzzy=True)\n"
     )
     result = diff(
@@ -452,7 +492,8 @@ def test_a_keyword_a_function_passes_on_through_kwargs_only_to_the_flags_functio
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     api = (
-        "from search import search\n\n\ndef timed(*args, **kwargs):\n    return search(*args, **kwargs)\n\n\n"
+        "from search import search\n\n\ndef timed(*args, **kwargs):\n"
+        "    return search(*args, **kwargs)\n\n\n"
         "def endpoint(index, query):\n    return timed(index, query, fuzzy=True)\n"
     )
     result = diff(

@@ -186,7 +186,8 @@ def test_fifty_thousand_line_file(repo: Path) -> None:
     """A generated module of 50,000 lines: flag reads at its start and end, ordinary functions in
     between. It is written whole, with the report's line numbers those of the original."""
     table = "".join(
-        f"def f{i}(a, b={i}):\n    x = a + b * {i}  # {'x' * (i % 40)}\n    if x > 10:\n        return [x, a]\n    return x\n\n\n"
+        f"def f{i}(a, b={i}):\n    x = a + b * {i}  # {'x' * (i % 40)}\n    if x > 10:\n"
+        "        return [x, a]\n    return x\n\n\n"
         for i in range(7_136)
     )
     head = "fast = False\n\n\ndef first():\n    if fast:\n        return 1\n    return 2\n\n\n"
@@ -243,8 +244,9 @@ def test_undecodable_file_is_named_and_left_untouched(repo: Path) -> None:
 
 
 def test_new_text_the_file_encoding_cannot_hold_is_skipped(repo: Path) -> None:
-    data = "# -*- coding: latin-1 -*-\nfrom settings import fast\n\nname = 'café'\nif fast == 'x':\n    pass\nlabel = fast\n".encode(
-        "latin-1"
+    data = (
+        "# -*- coding: latin-1 -*-\nfrom settings import fast\n\nname = 'café'\n"
+        "if fast == 'x':\n    pass\nlabel = fast\n".encode("latin-1")
     )
     (repo / "latin.py").write_bytes(data)
     result = apply(flag="fast='€'")

@@ -1,4 +1,5 @@
-"""Flag-shaped programs for the differential fuzzer, and the check that runs one through prune-flags.
+"""Flag-shaped programs for the differential fuzzer, and the check that runs one through
+prune-flags.
 
 `programs()` is a hypothesis strategy for small (about 15 to 40 lines), valid, deterministic
 modules around up to three flags: a module constant `FAST`, an instance field `self.fast` set in
@@ -122,8 +123,10 @@ class Builder:
         return reads
 
 
-# Where each flag is defined: its definition line starts so (module constant, field, class attribute).
-DEFINITIONS: dict[str, str] = {MODULE_FLAG: f"{MODULE_FLAG} = ", FIELD_FLAG: f"        self.{FIELD_FLAG} = ",
+# Where each flag is defined: its definition line starts so (module constant, field, class
+# attribute).
+DEFINITIONS: dict[str, str] = {MODULE_FLAG: f"{MODULE_FLAG} = ",
+                               FIELD_FLAG: f"        self.{FIELD_FLAG} = ",
                                CLASS_FLAG: f"    {CLASS_FLAG} = "}  # fmt: skip
 
 
@@ -237,7 +240,8 @@ STATEMENTS: dict[str, tuple[Strategy, Callable[[Where], bool]]] = {}
 
 
 def expression_idiom(compound: bool) -> Callable[[Strategy], Strategy]:
-    """Register an expression shape; compound ones draw sub-expressions, down to MAX_EXPRESSION_DEPTH."""
+    """Register an expression shape; compound ones draw sub-expressions, down to
+    MAX_EXPRESSION_DEPTH."""
 
     def register(function: Strategy) -> Strategy:
         composite = st.composite(function)
@@ -574,7 +578,8 @@ def bookkeeping_field(draw, builder: Builder, where: Where, pad: str) -> list[st
 
 @statement_idiom(lambda where: where.method)
 def field_assert(draw, builder: Builder, where: Where, pad: str) -> list[str]:
-    """`assert self.pending >= 0`: an assert (always true) on a field that the flag's branch writes."""
+    """`assert self.pending >= 0`: an assert (always true) on a field that the flag's branch
+    writes."""
     name = builder.tag("pending")
     builder.fields.append(name)
     test = condition(draw, builder, where)
@@ -731,8 +736,9 @@ def trailing_exit(draw, builder: Builder, where: Where, pad: str) -> list[str]:
 @statement_idiom(nested)
 def lookup_in_local(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     """`use = getattr(self, "fast", 0)` (or an accessor template's read, maybe converted by a
-    builtin or a string method, or a plain alias of such a local) then a condition on it and a read of its value: the local carries the flag
-    unless something binds it again (`if x > 1: use = x` sometimes does)."""
+    builtin or a string method, or a plain alias of such a local) then a condition on it and a
+    read of its value: the local carries the flag unless something binds it again (`if x > 1:
+    use = x` sometimes does)."""
     reads = []
     if FIELD_FLAG in builder.flags and where.method:
         reads += [f'getattr(self, "{FIELD_FLAG}")', f'getattr(self, "{FIELD_FLAG}", 0)']
@@ -942,7 +948,8 @@ def derived_parameter(draw, builder: Builder, where: Where, pad: str) -> list[st
     if draw(st.integers(0, 3)) == 0:
         passed.append(repr(draw(st.sampled_from(VALUES))))
     return [
-        f"{pad}y = {function}({'x' if index == 0 else 'y'}, {f'{name}=' if draw(st.booleans()) else ''}{value})"
+        f"{pad}y = {function}({'x' if index == 0 else 'y'}, "
+        f"{f'{name}=' if draw(st.booleans()) else ''}{value})"
         for index, value in enumerate(passed)
     ]
 
@@ -1112,7 +1119,8 @@ def programs(
             entries.append(f"{TWIN}.pair")
         scoped = frozenset([name])
     # The entry points are the module's public interface, as callers elsewhere would use them;
-    # without this, prune-flags may delete a class whose last reference in the module was a flag read.
+    # without this, prune-flags may delete a class whose last reference in the module was a flag
+    # read.
     public = sorted({"LOG", "log", *(entry.partition(".")[0] for entry in entries)})
     lines += ["", "", f"__all__ = {public!r}"]
     source = "\n".join(lines) + "\n"
@@ -1137,7 +1145,8 @@ def test_cases(draw, flags: dict[str, object], entries: list[str]) -> tuple[Prog
     tests = []
     for index in range(draw(st.integers(1, 3))):
         calls = tuple(
-            f"program.{entry.rpartition('.')[0] + '().' if '.' in entry else ''}{entry.rpartition('.')[2]}({x})"
+            f"program.{entry.rpartition('.')[0] + '().' if '.' in entry else ''}"
+            f"{entry.rpartition('.')[2]}({x})"
             for entry, x in draw(
                 st.lists(
                     st.tuples(st.sampled_from(entries), st.sampled_from(INPUTS)),
@@ -1269,10 +1278,18 @@ class Finding:
 # right). Only refusals the README documents belong here; a skipped file ("internal error", "does
 # not parse") never does. Only the tests' mocks give a flag another value, and those go.
 DOCUMENTED_REFUSALS: dict[str, str] = {
-    r"not pruned: it is given another value at": "a write of another value that cannot go is a conflict (README: The config is the decision)",
-    r"not pruned: it is read as an object at": "a read as an object left after the cleanup (README: Read as an object)",
-    r"not pruned: a lookup of it has operands with side effects at": "a getattr whose default has effects (README: Lookups by name)",
-    r"not pruned: scoped to \S+, the name is still ambiguous at": "a receiver of unknown class where another definition exists (README: Qualified keys)",
+    r"not pruned: it is given another value at": (
+        "a write of another value that cannot go is a conflict (README: The config is the decision)"
+    ),
+    r"not pruned: it is read as an object at": (
+        "a read as an object left after the cleanup (README: Read as an object)"
+    ),
+    r"not pruned: a lookup of it has operands with side effects at": (
+        "a getattr whose default has effects (README: Lookups by name)"
+    ),
+    r"not pruned: scoped to \S+, the name is still ambiguous at": (
+        "a receiver of unknown class where another definition exists (README: Qualified keys)"
+    ),
 }
 # What an operand raises when the program misuses a value (`(not FAST)[0]`, `"x".bit_length()`):
 # the README's Safety section says an operand without side effects may go even if it could
@@ -1392,7 +1409,8 @@ Rewrite = Callable[[Path], tuple[int, str, str | None]]
 
 
 def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Finding | None:
-    """Run `program` through `rewrite` (`prune-flags apply`) and say what went wrong, if anything."""
+    """Run `program` through `rewrite` (`prune-flags apply`) and say what went wrong, if
+    anything."""
     problem = compile_error(program.source)
     if problem is not None:
         raise ValueError(
@@ -1602,7 +1620,8 @@ def _still_a_flag_program(program: Program) -> bool:
         return False
     output = drive(program.source, program.entries)
     if re.search(
-        r"NameError|UnboundLocalError|has no attribute '(fast|legacy|seen|pending)|ran past|import raises",
+        r"NameError|UnboundLocalError|has no attribute '(fast|legacy|seen|pending)"
+        r"|ran past|import raises",
         output,
     ):
         return False

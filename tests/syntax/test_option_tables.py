@@ -50,7 +50,8 @@ SAME = [
     "def init(config, extra=None):\n    for key in extra or {}:\n        print(key)\n",
     "def init(config, extra={}):\n    if extra:\n        print(1)\n",
     "def init(config, *, extra=None):\n    return bool(extra) and not extra\n",
-    "class Loader:\n    @staticmethod\n    def init(extra=None):\n        return 1 if extra else 2\n",
+    "class Loader:\n    @staticmethod\n    def init(extra=None):\n"
+    "        return 1 if extra else 2\n",
 ]
 NOT_SAME = [
     "def init(config, extra=None):\n    if extra is None:\n        return 1\n",
@@ -63,7 +64,8 @@ NOT_SAME = [
     "def init(config, **kwargs):\n    pass\n",
     "class init:\n    def __init__(self, extra=None):\n        pass\n",
     "def other(extra=None):\n    pass\n",  # no function of that name: nothing says
-    "def init(extra=None):\n    pass\n\n\nclass A:\n    def init(self, extra=None):\n        return extra\n",
+    "def init(extra=None):\n    pass\n\n\nclass A:\n    def init(self, extra=None):\n"
+    "        return extra\n",
 ]
 
 

@@ -146,7 +146,11 @@ def test_a_writer_template_gives_the_flag_the_naming_node_and_the_value(
         if found is None
         else (found[0], *(None if node is None else ast.unparse(node) for node in found[1:]))
     )
-    assert shown == (expected if expected is None else tuple(None if part is None else _normal(part) for part in expected))  # type: ignore[union-attr]
+    assert shown == (
+        expected
+        if expected is None
+        else tuple(None if part is None else _normal(part) for part in expected)  # type: ignore[union-attr]
+    )
     by_cst = parse_writer(template).written(cst.parse_expression(call), cst_unfold)
     assert (by_cst is None) == (expected is None)
     if by_cst is not None:
@@ -195,7 +199,8 @@ def test_djangos_override_settings_is_a_writer_only_where_it_is_djangos(
 ABSL = {
     "absl/__init__.py": "",
     "absl/app.py": "def run(main):\n    main([])\n",
-    "absl/flags.py": "class _Flags:\n    use_bf16 = True\n    batch_size = 8\n\n\nFLAGS = _Flags()\n",
+    "absl/flags.py": "class _Flags:\n    use_bf16 = True\n    batch_size = 8\n\n\n"
+    "FLAGS = _Flags()\n",
 }
 
 PROGRAMS = {
@@ -209,7 +214,8 @@ PROGRAMS = {
         {"data.bin": "abcdef"},
         "from types import SimpleNamespace as NS\nimport io_paths\n"
         "print(io_paths.read('data.bin', {'fast_io': True, 'chunk': 2}, {'fast_io': 0}))\n"
-        "loader = io_paths.Loader(NS(options={'fast_io': True}), {'extra': {'fast_io': True}, 'base': {'fast_io': {'fast_io': 0}}})\n"
+        "loader = io_paths.Loader(NS(options={'fast_io': True}), {'extra': {'fast_io': True}, "
+        "'base': {'fast_io': {'fast_io': 0}}})\n"
         "print(loader.load('data.bin'))",
     ),
     "idiom_template_membership": (
@@ -217,7 +223,8 @@ PROGRAMS = {
         "from types import SimpleNamespace as NS\nimport theme\n"
         "on = NS(enabled_features={'dark-mode'}, beta_features=set())\n"
         "beta = NS(enabled_features={'dark-mode', 'high-contrast'}, beta_features={'dark-mode'})\n"
-        "print(theme.palette(NS(settings=on)), theme.palette(NS(settings=beta)), theme.banner(on), theme.banner(beta))",
+        "print(theme.palette(NS(settings=on)), theme.palette(NS(settings=beta)), "
+        "theme.banner(on), theme.banner(beta))",
     ),
 }
 
