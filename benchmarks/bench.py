@@ -222,12 +222,14 @@ def stdlib_rows(scratch: Path, runs: int, find: bool) -> list[Row]:
 def print_rows(title: str, rows: Sequence[Row]) -> None:
     print(title)
     print(
-        f"{'tree':34} {'files':>6} {'flags':>6} {'command':>8} {'median s':>9} {'peak MiB':>9} {'slope':>6}"
+        f"{'tree':34} {'files':>6} {'flags':>6} {'command':>8} {'median s':>9} {'peak MiB':>9} "
+        f"{'slope':>6}"
     )
     for row in rows:
         failed = f"  (exit {row.timing.returncode})" if row.timing.returncode not in (0, 1) else ""
         print(
-            f"{row.tree:34} {row.files:>6} {row.flags:>6} {row.command:>8} {row.timing.seconds:>9.2f}"
+            f"{row.tree:34} {row.files:>6} {row.flags:>6} {row.command:>8} "
+            f"{row.timing.seconds:>9.2f}"
             f" {row.timing.peak_mib:>9} {row.slope:>6}{failed}"
         )
 

@@ -5,8 +5,8 @@ With the default flag, whose name occurs in no file, not one byte may change. Wi
 NAME=VALUE for names that do occur, every changed file must still compile and a second run must
 change nothing. Prints the files, the skipped files, the changes and the time.
 
-    python benchmarks/corpus.py                          # the whole corpus, a flag that matches nothing
-    python benchmarks/corpus.py --limit 2000             # an evenly spread sample of 2000 files
+    python benchmarks/corpus.py                      # the whole corpus, a flag that matches nothing
+    python benchmarks/corpus.py --limit 2000         # an evenly spread sample of 2000 files
     python benchmarks/corpus.py --flag TYPE_CHECKING=False --limit 500
 
 Exit status: 0 when the checks hold, 1 when they do not.
@@ -41,7 +41,8 @@ def corpus_roots() -> list[Path]:
 
 
 def python_files(roots: list[Path]) -> list[tuple[Path, str]]:
-    """(source, destination relative path) of every regular .py file; nested roots are not walked twice."""
+    """(source, destination relative path) of every regular .py file; nested roots are not walked
+    twice."""
     found: list[tuple[Path, str]] = []
     for index, root in enumerate(roots):
         others = [other for other in roots if other != root and root in other.parents]
@@ -95,7 +96,8 @@ def run(flags: list[str], limit: int | None, keep: bool = False, out=sys.stdout)
             destination.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, destination)
         say(
-            f"corpus: {len(files)} files, {sum((root / r).stat().st_size for _, r in files)} bytes, "
+            f"corpus: {len(files)} files, "
+            f"{sum((root / r).stat().st_size for _, r in files)} bytes, "
             f"copied in {time.perf_counter() - started:.1f}s to {root}"
         )
         before = digest(root)
@@ -117,9 +119,8 @@ def run(flags: list[str], limit: int | None, keep: bool = False, out=sys.stdout)
             f"{len(files) / took:.0f} files/s"
         )
         say(f"  {len(changed)} files changed, {len(added)} files added, {len(skipped)} skipped")
-        say(
-            f"  {applied.stderr.strip().splitlines()[-1] if applied.stderr.strip() else '(no summary)'}"
-        )
+        summary = applied.stderr.strip()
+        say(f"  {summary.splitlines()[-1] if summary else '(no summary)'}")
         for line in skipped[:10]:
             say(f"  {line}")
         if len(skipped) > 10:
@@ -143,9 +144,12 @@ def run(flags: list[str], limit: int | None, keep: bool = False, out=sys.stdout)
                     problems.append(f"{name} no longer compiles: {err}")
             started = time.perf_counter()
             again = prune_flags("diff", root, flags)
+            diffs = again.stdout.count(chr(10) + "diff --git") + again.stdout.startswith(
+                "diff --git"
+            )
             say(
-                f"second run (diff): exit {again.returncode}, {time.perf_counter() - started:.1f}s, "
-                f"{again.stdout.count(chr(10) + 'diff --git') + again.stdout.startswith('diff --git')} files would change"
+                f"second run (diff): exit {again.returncode}, "
+                f"{time.perf_counter() - started:.1f}s, {diffs} files would change"
             )
             if again.stdout:
                 problems.append(f"a second run changes more:\n{again.stdout[:3000]}")

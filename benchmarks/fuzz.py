@@ -1,15 +1,20 @@
 """Differential fuzzing at length: thousands of flag-shaped programs through `prune-flags apply`.
 
-Each program (tests/flag_programs.py) runs under a driver before and after the rewrite with its
-flags at their configured values; a finding is output that differs, a result that does not
-compile, a flag still read, a second run that changes something, a crash, or a refusal (exit 123)
-the README does not document. Findings are grouped by signature (their kind and message), counted,
-and the smallest few of each group are reduced to a minimal program that fails the same way.
+Each program (tests/support/flag_programs.py) runs under a driver before and after the rewrite
+with its flags at their configured values; a finding is output that differs, a result that does
+not compile, a flag still read, a second run that changes something, a crash, or a refusal (exit
+123) the README does not document. Findings are grouped by signature (their kind and message),
+counted, and the smallest few of each group are reduced to a minimal program that fails the same
+way.
 
-    python benchmarks/fuzz.py --examples 5000 --seed 1
-    python benchmarks/fuzz.py --examples 2000 --without multiline_condition not_over_operand
-    python benchmarks/fuzz.py --black            # with [tool.black] in the pyproject: black runs too
-    python benchmarks/fuzz.py --idioms           # the idiom names --only and --without take
+It runs as a module from the repository's root, where it imports the generator from the test
+suite's package (tests.support), with prune-flags installed (the README's `pip install -e
+'.[test]'`):
+
+    python -m benchmarks.fuzz --examples 5000 --seed 1
+    python -m benchmarks.fuzz --examples 2000 --without multiline_condition not_over_operand
+    python -m benchmarks.fuzz --black     # with [tool.black] in the pyproject: black runs too
+    python -m benchmarks.fuzz --idioms    # the idiom names --only and --without take
 
 Exit status: 0 when nothing was found, 1 otherwise.
 """
@@ -20,13 +25,9 @@ import argparse
 import sys
 import time
 from collections import defaultdict
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
-
-from flag_programs import Finding, Program, check, idiom_names, programs, reduce  # noqa: E402
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from tests.support.flag_programs import Finding, Program, check, idiom_names, programs, reduce
 
 
 def hunt(
@@ -63,7 +64,8 @@ def hunt(
             found[finding.signature].append((program, finding))
         if ran % 250 == 0:
             print(
-                f"  {ran} programs, {sum(map(len, found.values()))} findings, {time.monotonic() - start:.0f} s",
+                f"  {ran} programs, {sum(map(len, found.values()))} findings, "
+                f"{time.monotonic() - start:.0f} s",
                 file=sys.stderr,
             )
 
@@ -105,7 +107,8 @@ def main() -> int:
     )
     total = sum(map(len, found.values()))
     print(
-        f"{ran} programs, {total} findings in {len(found)} groups, {time.monotonic() - start:.0f} s (seed {options.seed})"
+        f"{ran} programs, {total} findings in {len(found)} groups, {time.monotonic() - start:.0f} "
+        f"s (seed {options.seed})"
     )
     for signature, members in sorted(found.items(), key=lambda item: -len(item[1])):
         print(f"\n=== {len(members)} x {signature}")
@@ -121,7 +124,8 @@ def main() -> int:
                 continue
             shown.add(small.source)
             print(
-                f"--- reduced from {len(program.source.splitlines())} to {len(small.source.splitlines())} lines ---"
+                f"--- reduced from {len(program.source.splitlines())} to "
+                f"{len(small.source.splitlines())} lines ---"
             )
             print(small)
             print(small_finding)

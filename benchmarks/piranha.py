@@ -186,7 +186,8 @@ def piranha_rules(flags: dict[str, str], dead_fields: str | None) -> tuple[Any, 
                 holes={hole},
                 filters={
                     Filter(
-                        not_enclosing_node="((assignment left: (attribute attribute: (identifier) @target)) @write"
+                        not_enclosing_node="((assignment left: (attribute attribute: (identifier) "
+                        "@target)) @write"
                         f' (#match? @target "^(@{hole})$"))'
                     )
                 },
@@ -195,7 +196,8 @@ def piranha_rules(flags: dict[str, str], dead_fields: str | None) -> tuple[Any, 
         edges.append(OutgoingEdges(f"replace_flag_read_{index}", ["boolean_cleanup"], "Parent"))
         removal(
             f"delete_flag_definition_{index}",
-            "(expression_statement (assignment left: (attribute attribute: (identifier) @name) right: (_) @value))",
+            "(expression_statement (assignment left: (attribute attribute: (identifier) @name) "
+            "right: (_) @value))",
             f'{match} (#eq? @value "{_query_string(source)}")',
             frozenset([hole]),
         )
@@ -251,7 +253,8 @@ def piranha_rules(flags: dict[str, str], dead_fields: str | None) -> tuple[Any, 
         ),
         (
             "if_true",
-            f"(if_statement condition: (true) consequence: (block . {SIMPLE_STATEMENTS} @kept .)) @stmt",
+            f"(if_statement condition: (true) consequence: (block . {SIMPLE_STATEMENTS} "
+            "@kept .)) @stmt",
         ),
     ):
         replace = "@kept" if "@kept" in query else ""
@@ -275,7 +278,8 @@ def piranha_rules(flags: dict[str, str], dead_fields: str | None) -> tuple[Any, 
         removal("delete_field_assert", f"(assert_statement . {field})", match, holes)
         removal(
             "if_only_pass",
-            "(if_statement condition: [(identifier) (attribute)] consequence: (block . (pass_statement) .) !alternative)",
+            "(if_statement condition: [(identifier) (attribute)] consequence: (block . "
+            "(pass_statement) .) !alternative)",
         )
     return RuleGraph(rules=rules, edges=edges), substitutions
 
@@ -291,7 +295,8 @@ def run_piranha_once(config: Path, path: Path, dead_fields: str | None) -> int:
         substitutions=substitutions,
         rule_graph=graph,
         dry_run=False,
-        cleanup_comments=True,  # a no-op for Python in 0.4.9 (no comment node kinds); the comment rules do it
+        # a no-op for Python in 0.4.9 (no comment node kinds); the comment rules do it
+        cleanup_comments=True,
     )
     summaries = execute_piranha(arguments)
     print(
@@ -351,7 +356,8 @@ def lines_changed(before: Path, after: Path) -> tuple[int, bool]:
 def measure(
     tree: str, tool: str, command: list[str], job: Job, scratch: Path, runs: int, keep: Path | None
 ) -> Row:
-    """Run `command` in a fresh copy of the job's tree `runs` times; the copy is made off the clock."""
+    """Run `command` in a fresh copy of the job's tree `runs` times; the copy is made off the
+    clock."""
     times, peak, failed = [], 0, ""
     work = scratch / "work"
     for _ in range(runs):
@@ -395,7 +401,8 @@ def build_jobs(scratch: Path, modules: int, flags: int, mcore: Path | None) -> l
 
 def print_table(rows: Sequence[Row]) -> None:
     print(
-        f"{'tree':22} {'files':>6} {'tool':15} {'median s':>9} {'peak MiB':>9} {'lines':>7} {'parses':>7} {'pf/this':>8}"
+        f"{'tree':22} {'files':>6} {'tool':15} {'median s':>9} {'peak MiB':>9} {'lines':>7} "
+        f"{'parses':>7} {'pf/this':>8}"
     )
     reference = {row.tree: row.seconds for row in rows if row.tool == "prune-flags"}
     for row in rows:
@@ -406,7 +413,8 @@ def print_table(rows: Sequence[Row]) -> None:
         )
         parses = "yes" if row.parses else "NO"
         print(
-            f"{row.tree:22} {row.files:>6} {row.tool:15} {row.seconds:>9.2f} {row.peak_mib:>9.0f} {row.lines_changed:>7}"
+            f"{row.tree:22} {row.files:>6} {row.tool:15} {row.seconds:>9.2f} {row.peak_mib:>9.0f} "
+            f"{row.lines_changed:>7}"
             f" {parses:>7} {ratio:>8.2f}" + (f"  FAILED {row.failed}" if row.failed else "")
         )
 
@@ -452,7 +460,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         nargs=2,
         metavar=("CONFIG", "PATH"),
         type=Path,
-        help="run only Piranha's job once over PATH, in place, with the flags of CONFIG (what the benchmark times)",
+        help="run only Piranha's job once over PATH, in place, with the flags of CONFIG (what the "
+        "benchmark times)",
     )
     parser.add_argument(
         "--dead-fields",
@@ -466,7 +475,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     have_piranha = piranha_installed()
     if not have_piranha:
         print(
-            "polyglot-piranha is not installed (pip install polyglot-piranha): prune-flags's figures only"
+            "polyglot-piranha is not installed (pip install polyglot-piranha): prune-flags's "
+            "figures only"
         )
     prune = [sys.executable, "-m", "prune_flags", "apply", "-q", "--config"]
     this = [sys.executable, str(Path(__file__).resolve()), "--piranha-once"]

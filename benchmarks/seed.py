@@ -118,7 +118,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         check=False,
                     )
     print(
-        f"seed job on {options.tree}, {options.runs} runs each, load average {os.getloadavg()[0]:.2f}"
+        f"seed job on {options.tree}, {options.runs} runs each, load average "
+        f"{os.getloadavg()[0]:.2f}"
     )
     print(f"{'revision':<12} {'median':>8} {'fastest':>8} {'slowest':>8}  diff md5")
     first = digests[revisions[0]]
@@ -126,7 +127,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         spread = times[revision]
         flag = "" if digests[revision] == first and len(first) == 1 else "  (differs)"
         print(
-            f"{revision:<12} {statistics.median(spread) * 1000:>6.0f}ms {min(spread) * 1000:>6.0f}ms "
+            f"{revision:<12} {statistics.median(spread) * 1000:>6.0f}ms "
+            f"{min(spread) * 1000:>6.0f}ms "
             f"{max(spread) * 1000:>6.0f}ms  {', '.join(sorted(digests[revision]))}{flag}"
         )
 
