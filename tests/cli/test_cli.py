@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
-from tests.support import ROOT, invoke
+from tests.support import ROOT, invoke, make_tree
 
 MODULE = """\
 class Node:
@@ -323,4 +323,30 @@ def test_config_that_is_a_directory_exits_2(repo: Path) -> None:
     assert (
         result.stderr
         == "prune-flags: error: conf: --config: is a directory; give the TOML file itself\n"
+    )
+
+
+def test_a_definition_read_outside_the_paths_stays_and_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The paths say where to write: what the code reads is looked up in the whole repository.
+    The definition stays while a file outside the paths reads it, and a warning says so; the
+    exit code stays (nothing was skipped)."""
+    make_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/settings.py": "FAST = False\n",
+            "pkg/use.py": "from pkg import settings\n\n\ndef run():\n"
+            "    if settings.FAST:\n        return 1\n    return 2\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    result = invoke("apply", "--flag", "FAST=False", "pkg/settings.py")
+    assert result.exit_code == 0
+    assert (tmp_path / "pkg" / "settings.py").read_text() == "FAST = False\n"
+    assert result.stderr == (
+        "prune-flags: warning: pkg/use.py reads FAST, so its definitions stay: the file is outside"
+        " the paths given (run over the whole repository to clean it up too)\n"
+        "0 files changed, 0 lines removed, 0 added\n"
     )

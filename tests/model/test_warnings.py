@@ -178,3 +178,59 @@ def test_a_flag_whose_lookups_are_kept_for_their_effects_is_warned_so(repo: Path
     assert warnings == [
         {"flag": "FAST_MODE", "why": "effects", "locations": ["pkg/a.py:5"], "template": None}
     ]
+
+
+def test_an_option_left_registered_is_warned_with_its_place(repo: Path) -> None:
+    """The option is added through a table the config does not declare: its read folds, and the
+    registration it leaves is named (in the JSON too); the exit code stays."""
+    (repo / "pkg" / "cli.py").write_text(
+        'OPTIONS = [("--use-x", "the new x")]\n\n\ndef main(args):\n'
+        "    if args.use_x:\n        return 1\n    return 2\n"
+    )
+    result = invoke("apply", "--flag", "use_x=False", "--report", "report.json", ".")
+    assert result.exit_code == 0
+    assert result.stderr.splitlines()[0] == (
+        "prune-flags: warning: use_x: its reads were folded, but its option is still registered"
+        " at pkg/cli.py:1 (--use-x), and now does nothing; remove it, or declare the call that"
+        ' adds it (option_calls = ["..."]) so that it goes with the flag'
+    )
+    (warning,) = json.loads((repo / "report.json").read_text())["warnings"]
+    assert warning == {
+        "flag": "use_x",
+        "why": "registration-left",
+        "locations": ["pkg/cli.py:1 (--use-x)"],
+        "template": None,
+    }
+
+
+def test_an_option_whose_definition_goes_is_not_warned(repo: Path) -> None:
+    (repo / "pkg" / "cli.py").write_text(
+        "import argparse\n\nparser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--use-x", action="store_true")\n\n\ndef main(argv):\n'
+        "    if parser.parse_args(argv).use_x:\n        return 1\n    return 2\n"
+    )
+    result = invoke("apply", "--flag", "use_x=False", ".")
+    assert result.exit_code == 0
+    assert "warning" not in result.stderr
+    assert "--use-x" not in (repo / "pkg" / "cli.py").read_text()
+
+
+def test_a_kept_test_asserting_a_removed_string_is_warned(repo: Path) -> None:
+    (repo / "pkg" / "page.py").write_text(
+        "import warnings\n\n\ndef render(page, legacy=False):\n    if legacy:\n"
+        '        warnings.warn("the legacy layout is deprecated")\n    return page\n'
+    )
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_page.py").write_text(
+        "from pkg.page import render\n\n\ndef test_warns(recwarn, legacy):\n"
+        '    render("x", **legacy)\n    assert "deprecated" in str(recwarn[0].message)\n\n\n'
+        'def test_plain():\n    assert render("x") == "x"\n'
+    )
+    result = invoke("diff", "--flag", "legacy=False", "--report", "report.json", ".")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == (
+        "prune-flags: warning: legacy: the cleanup removed strings that tests still assert,"
+        " which may now fail: tests/test_page.py:6"
+    )
+    (warning,) = json.loads((repo / "report.json").read_text())["warnings"]
+    assert warning["why"] == "possibly-failing-test"

@@ -8,8 +8,9 @@ with after/ (`expected_tree`).
 Each case runs three ways: `diff` (its exit code, and the patch applies with
 `git apply` to give the expected tree), `apply` (files equal the expected tree), and `apply`
 again on the result (nothing changes). A case's `case.toml` may set `args` (extra
-command-line arguments), `recipe` (a config from codemods/ to pass with --config)
-and `exit` (the expected exit code of apply; diff's is derived from it).
+command-line arguments), `recipe` (a config from codemods/ to pass with --config),
+`exit` (the expected exit code of apply; diff's is derived from it) and `paths` (what the run is
+given; the whole tree when not set).
 `config.toml`, when present, is passed with --config.
 """
 
@@ -24,6 +25,7 @@ import pytest
 from tests.support import (
     CASES,
     case_options,
+    case_paths,
     checkout,
     expected_tree,
     fixture_path,
@@ -39,7 +41,7 @@ def test_apply(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     case = fixture_path(name)
     args, expected_exit = case_options(case)
     work = checkout(case, tmp_path / "work")
-    result = invoke_in(monkeypatch, work, "apply", *args, ".")
+    result = invoke_in(monkeypatch, work, "apply", *args, *case_paths(case))
     assert result.exit_code == expected_exit, result.output
     assert tree_bytes(work) == expected_tree(case)
 
@@ -49,7 +51,7 @@ def test_diff_applies(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     case = fixture_path(name)
     args, expected_exit = case_options(case)
     work = checkout(case, tmp_path / "work")
-    result = invoke_in(monkeypatch, work, "diff", "--no-color", *args, ".")
+    result = invoke_in(monkeypatch, work, "diff", "--no-color", *args, *case_paths(case))
     changes = tree_bytes(case / "before") != expected_tree(case)
     assert result.exit_code == (expected_exit or (1 if changes else 0)), result.output
     assert tree_bytes(work) == tree_bytes(case / "before"), "diff must write nothing"
@@ -69,7 +71,7 @@ def test_second_run_changes_nothing(
     work = tmp_path / "work"
     write_expected(case, work)
     subprocess.run(["git", "init", "-q", str(work)], check=True)
-    result = invoke_in(monkeypatch, work, "diff", "--no-color", *args, ".")
+    result = invoke_in(monkeypatch, work, "diff", "--no-color", *args, *case_paths(case))
     assert result.stdout == ""
     assert result.exit_code == second_run_exit(case, expected_exit), result.output
 
@@ -92,7 +94,7 @@ def test_report_and_explain_cover_every_change(
         "--report",
         str(tmp_path / "r.json"),
         *args,
-        ".",
+        *case_paths(case),
     )
     report = json.loads((tmp_path / "r.json").read_text())
     before, after = tree_bytes(case / "before"), expected_tree(case)

@@ -6,8 +6,9 @@ named `<category>_<name>` (fixtures/core/megatron_4511 is core_megatron_4511). a
 the files the run changes, each as the run leaves it; a file missing there is unchanged, and a
 case that changes nothing has no after/. The expected tree is before/ overlaid with after/
 (`expected_tree`). A case's `case.toml` may set `args` (extra command-line arguments), `recipe`
-(a config from codemods/ to pass with --config), `exit` (the expected exit code of apply) and
-`second_run_exit`; `config.toml`, when present, is passed with --config.
+(a config from codemods/ to pass with --config), `exit` (the expected exit code of apply),
+`second_run_exit` and `paths` (the paths the run is given, relative to the tree; `.` when not
+set); `config.toml`, when present, is passed with --config.
 
 The differential fuzzer's program generator is tests/support/flag_programs.py.
 """
@@ -96,6 +97,14 @@ def case_options(case: Path) -> tuple[list[str], int]:
     if "recipe" in options:
         args += ["--config", str(RECIPES / f"{options['recipe']}.toml")]
     return args, int(options.get("exit", 0))
+
+
+def case_paths(case: Path) -> list[str]:
+    """The paths a case's run is given: its case.toml's `paths`, else the whole tree."""
+    options = (
+        tomllib.loads((case / "case.toml").read_text()) if (case / "case.toml").exists() else {}
+    )
+    return [str(path) for path in options.get("paths", ["."])]
 
 
 def second_run_exit(case: Path, first: int) -> int:

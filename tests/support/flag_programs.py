@@ -1030,7 +1030,15 @@ def log(tag, value=True):
 
 
 # Shapes of a whole program rather than of an expression or statement (see `programs`).
-PROGRAM_IDIOMS = ("stale_definition", "test_double", "scoped_twin")
+PROGRAM_IDIOMS = (
+    "stale_definition",
+    "test_double",
+    "scoped_twin",
+    "class_body_read",
+    "module_alias",
+    "library_attribute",
+    "public_api",
+)
 TWIN = "Twin"  # the unrelated class of the scoped_twin idiom
 
 
@@ -1118,10 +1126,47 @@ def programs(
             ]
             entries.append(f"{TWIN}.pair")
         scoped = frozenset([name])
+    shapes = set()
+    # A bare name in Node's body reads the class's own flag (class scope), as a method's default
+    # does: the class attribute stays while they read it.
+    if "class_body_read" in enabled and CLASS_FLAG in flags and methods and draw(st.booleans()):
+        at = lines.index(f"    {CLASS_FLAG} = {defined[CLASS_FLAG]!r}") + 1
+        lines[at:at] = [f"    COPY = ({CLASS_FLAG}, 1)"]
+        lines += ["", f"    def pick(self, x, v={CLASS_FLAG}):", "        return (v, self.COPY, x)"]
+        entries.append("Node.pick")
+        shapes.add("class_body_read")
+    # A module bound to a flag's name (`import json as fast`): its attributes are the module's.
+    if "module_alias" in enabled and FIELD_FLAG in flags and draw(st.booleans()):
+        lines[0:0] = [f"import json as {FIELD_FLAG}", ""]
+        lines += ["", "", "def dumped(x):", f"    return {FIELD_FLAG}.dumps([x])"]
+        entries.append("dumped")
+        shapes.add("module_alias")
+    # Another library's attribute of a flag's name: `argparse.Namespace(fast=x).fast` is never
+    # the flag.
+    if "library_attribute" in enabled and FIELD_FLAG in flags and draw(st.booleans()):
+        lines[0:0] = ["import argparse", ""]
+        lines += ["", "", "def namespaced(x):"]
+        lines += [f"    return argparse.Namespace({FIELD_FLAG}=x).{FIELD_FLAG}"]
+        entries.append("namespaced")
+        shapes.add("library_attribute")
+    # A public function nothing in the module calls (outside code does: the driver, and it is not
+    # in __all__), beside a same-named method of an unrelated receiver that the fold removes.
+    api: list[str] = []
+    if "public_api" in enabled and MODULE_FLAG in flags and draw(st.booleans()):
+        lines += ["", "", "def get(key):", '    return ("api", key)']
+        lines += [
+            "",
+            "",
+            "def lookup(x):",
+            f"    return {{1: 'one'}}.get(x) if {MODULE_FLAG} else x",
+        ]
+        entries += ["get", "lookup"]
+        api = ["get"]
+        shapes.add("public_api")
     # The entry points are the module's public interface, as callers elsewhere would use them;
     # without this, prune-flags may delete a class whose last reference in the module was a flag
     # read.
-    public = sorted({"LOG", "log", *(entry.partition(".")[0] for entry in entries)})
+    public = sorted({"LOG", "log", *(entry.partition(".")[0] for entry in entries)} - set(api))
     lines += ["", "", f"__all__ = {public!r}"]
     source = "\n".join(lines) + "\n"
     assume(source.count("\n") < MAX_LINES)
@@ -1129,6 +1174,7 @@ def programs(
         builder.idioms
         | ({"stale_definition"} if defined != flags else set())
         | ({"scoped_twin"} if scoped else set())
+        | shapes
     )
     tests = (
         draw(test_cases(flags, entries)) if "test_double" in enabled and draw(st.booleans()) else ()
@@ -1376,17 +1422,41 @@ def compile_error(source: str) -> str | None:
 
 def flag_reads(source: str, flags: dict[str, object]) -> list[str]:
     """Every identifier in `source` that names a flag: `FAST`, `x.fast`, `Node.legacy` (not in
-    TWIN, whose same-named attribute is another variable)."""
+    TWIN, whose same-named attribute is another variable; not a module an import binds, nor an
+    attribute of one; not a bare name Node's body reads, which keeps the class's flag, with its
+    definition, as it is)."""
     names = []
     tree = ast.parse(source)
     tree.body = [
         node for node in tree.body if not (isinstance(node, ast.ClassDef) and node.name == TWIN)
     ]
+    modules = {
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    in_class_scope = {
+        id(node)
+        for cls in tree.body
+        if isinstance(cls, ast.ClassDef)
+        for statement in cls.body
+        for part in (
+            [statement] if not isinstance(statement, ast.FunctionDef) else statement.args.defaults
+        )
+        if not isinstance(part, ast.FunctionDef)
+        for node in ast.walk(part)
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in flags:
-            names.append(node.id)
+            if node.id not in modules and id(node) not in in_class_scope:
+                names.append(node.id)
         elif isinstance(node, ast.Attribute) and node.attr in flags:
-            names.append(f".{node.attr}")
+            root = node.value
+            while isinstance(root, (ast.Attribute, ast.Call, ast.Subscript)):
+                root = root.func if isinstance(root, ast.Call) else root.value
+            if not (isinstance(root, ast.Name) and root.id in modules):
+                names.append(f".{node.attr}")
     return sorted(set(names))
 
 
