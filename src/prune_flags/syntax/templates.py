@@ -40,16 +40,22 @@ class Template:
 
     @property
     def members(self) -> frozenset[str]:
-        """The receivers the template reads the flag as a member of, inside a larger shape:
-        `Feature` of `Feature.{name} in mode`, `config` of `config.{name}.value`. Outside the
-        template's shape, `Feature.x` is that member (an enum's, a flag object), not the flag's
-        value."""
+        """The receivers the template reads the flag as a member of, the member an operand of a
+        larger shape: `Feature` of `Feature.{name} in mode`. Outside the template's shape,
+        `Feature.x` is that member (an enum's), not the flag's value. (In `config.{name}.value`
+        the flag object is a receiver: another use of it reads the flag as an object.)"""
+        receivers = {
+            id(node.value if isinstance(node, ast.Attribute) else node.func)
+            for node in ast.walk(self.tree)
+            if isinstance(node, (ast.Attribute, ast.Call))
+        }
         return frozenset(
             dotted
             for node in ast.walk(self.tree)
             if isinstance(node, ast.Attribute)
             and node.attr == _PLACEHOLDER
             and node is not self.tree
+            and id(node) not in receivers
             and (dotted := ast_dotted(node.value))
         )
 
