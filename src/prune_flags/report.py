@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prune_flags.vocabulary import Action, RefusalReason
+from prune_flags.vocabulary import Action, RefusalReason, WarningReason
 
 PRUNED = "pruned"  # a flag's verdict when nothing refused it (Report.verdicts)
 _SHOWN_VALUE = 60  # characters of an overridden value's source shown in its reason
@@ -79,13 +79,13 @@ class Refusal:
 @dataclass(frozen=True)
 class FlagWarning:
     """A flag the run did nothing with (not refused: nothing of it matched), said on stderr without
-    changing the exit code: "unmatched" when its name appears only in forms the config does not
-    declare (`locations`, and the accessor `template` the first fitting one suggests), "nowhere"
-    when no file in scope names it, "effects" when its only reads are lookups kept for the side
-    effects of their other operands (`locations`)."""
+    changing the exit code (`why`: see vocabulary.WarningReason): its name appears only in forms
+    the config does not declare (`locations`, and the accessor `template` the first fitting one
+    suggests), no file in scope names it, its only reads are lookups kept for the side effects of
+    their other operands; or, of a flag the run pruned, what it left that may now be wrong."""
 
     flag: str
-    why: str
+    why: WarningReason
     locations: tuple[str, ...]
     template: str | None
     message: str
@@ -120,7 +120,9 @@ class Report:
     def verdicts(self) -> dict[str, str]:
         """Each flag's outcome in one word, in the config's order: why it was refused (its first
         refusal's word), else why nothing of it matched (its warning's), else `pruned`."""
-        words = {warning.flag: warning.why for warning in self.warnings}
+        words: dict[str, str] = {
+            warning.flag: warning.why for warning in self.warnings if warning.why.untouched
+        }
         words.update((refusal.flag, refusal.why) for refusal in reversed(self.refused))
         return {name: words.get(name, PRUNED) for name in self.flags}
 

@@ -92,6 +92,21 @@ class RefusalReason(StrEnum):
     READ_AS_OBJECT = "read-as-object"  # `FLAG.value`, `FLAG()`: it holds an object
 
 
+class WarningReason(StrEnum):
+    """What a warning of a flag says (`report.FlagWarning.why`)."""
+
+    UNMATCHED = "unmatched"  # its name appears only in forms the config does not declare
+    NOWHERE = "nowhere"  # no file in scope names it
+    EFFECTS = "effects"  # its only reads are lookups kept for their operands' side effects
+    REGISTRATION_LEFT = "registration-left"  # pruned, its option still registered somewhere
+    POSSIBLY_FAILING_TEST = "possibly-failing-test"  # pruned, a kept test asserts what went
+
+    @property
+    def untouched(self) -> bool:
+        """Whether the warning says the run did nothing with the flag (its batch verdict)."""
+        return self in (WarningReason.UNMATCHED, WarningReason.NOWHERE, WarningReason.EFFECTS)
+
+
 class Place(StrEnum):
     """Whose a site of a scoped flag's name is (model.homes)."""
 

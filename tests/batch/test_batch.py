@@ -20,6 +20,7 @@ from prune_flags.batch.repos import parse_repo_list
 from prune_flags.batch.result import RepoResult
 from prune_flags.config import Config, parse_flag_options
 from prune_flags.report import Change, FileResult, FlagWarning, Refusal, Report
+from prune_flags.vocabulary import WarningReason
 
 FLAGGED = """\
 class Node:
@@ -517,8 +518,14 @@ def test_the_commit_message_says_which_flags_were_left_and_why() -> None:
         refused=[ambiguous],
         warnings=[
             FlagWarning(
-                "named", "nowhere", (), None, "named: appears nowhere in the files in scope"
-            )
+                "named",
+                WarningReason.NOWHERE,
+                (),
+                None,
+                "named: appears nowhere in the files in scope",
+            ),
+            # (a pruned flag's warning of what the run left leaves its verdict as it is)
+            FlagWarning("fast", WarningReason.REGISTRATION_LEFT, ("a.py:1 (--fast)",), None, "."),
         ],
     )
 

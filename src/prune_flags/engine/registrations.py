@@ -13,8 +13,8 @@ from prune_flags.semantic.facts import NameFacts
 from prune_flags.semantic.repository import Repository
 from prune_flags.syntax.options import option_like, spells_option
 from prune_flags.syntax.spellings import spellings
+from prune_flags.vocabulary import WarningReason
 
-REGISTRATION_LEFT = "registration-left"
 _SHOWN = 3  # places named in a warning
 
 
@@ -40,7 +40,11 @@ def registrations_left(
                 f" {shown}, and now does nothing; remove it, or declare the call that adds it"
                 ' (option_calls = ["..."]) so that it goes with the flag'
             )
-            found.append(FlagWarning(flag.name, REGISTRATION_LEFT, tuple(places), None, message))
+            found.append(
+                FlagWarning(
+                    flag.name, WarningReason.REGISTRATION_LEFT, tuple(places), None, message
+                )
+            )
     return found
 
 

@@ -10,8 +10,8 @@ from collections import Counter
 from prune_flags.model.pinned import is_test_path
 from prune_flags.report import FileResult, FlagWarning, Report
 from prune_flags.semantic.repository import Repository
+from prune_flags.vocabulary import WarningReason
 
-POSSIBLY_FAILING_TEST = "possibly-failing-test"
 _SHORTEST = 4  # characters of a string an assert checks that is worth the warning
 _WORD = re.compile(rf"\w{{{_SHORTEST},}}")
 
@@ -48,7 +48,7 @@ def tests_left_failing(repository: Repository, report: Report) -> list[FlagWarni
     return [
         FlagWarning(
             flag,
-            POSSIBLY_FAILING_TEST,
+            WarningReason.POSSIBLY_FAILING_TEST,
             tuple(places),
             None,
             f"{flag}: the cleanup removed strings that tests still assert, which may now fail:"

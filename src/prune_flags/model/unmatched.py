@@ -16,6 +16,7 @@ from prune_flags.semantic.facts import Site
 from prune_flags.syntax.expressions import ast_dotted
 from prune_flags.syntax.options import spells_option
 from prune_flags.syntax.purity import pure_expression
+from prune_flags.vocabulary import WarningReason
 
 SHOWN_PLACES = 3  # places named in a warning; the rest are counted
 _SHOWN_SOURCE = 50  # characters of a place's expression shown
@@ -130,7 +131,9 @@ def unmatched(name: str, places: list[tuple[Appearance, str]], mentioned: bool) 
     few places, and the template the first fitting one suggests."""
     if not places:
         where = "only in comments or longer strings of" if mentioned else "nowhere in"
-        return FlagWarning(name, "nowhere", (), None, f"{name}: appears {where} the files in scope")
+        return FlagWarning(
+            name, WarningReason.NOWHERE, (), None, f"{name}: appears {where} the files in scope"
+        )
     shown = ", ".join(
         f"{appearance.site} ({_source(appearance, text)})"
         for appearance, text in places[:SHOWN_PLACES]
@@ -141,7 +144,7 @@ def unmatched(name: str, places: list[tuple[Appearance, str]], mentioned: bool) 
     if all(appearance.effects for appearance, _ in places):
         return FlagWarning(
             name,
-            "effects",
+            WarningReason.EFFECTS,
             locations,
             None,
             f"{name}: left as it is: {lookups_with_effects(shown)}",
@@ -162,7 +165,7 @@ def unmatched(name: str, places: list[tuple[Appearance, str]], mentioned: bool) 
     message = (
         f"{name}: nothing read it in a form the config declares; it appears at {shown}; {advice}"
     )
-    return FlagWarning(name, "unmatched", locations, template, message)
+    return FlagWarning(name, WarningReason.UNMATCHED, locations, template, message)
 
 
 def lookups_with_effects(where: str) -> str:
