@@ -1038,7 +1038,12 @@ PROGRAM_IDIOMS = (
     "module_alias",
     "library_attribute",
     "public_api",
+    "enum_member",
 )
+# The enum of the enum_member idiom, and the accessor template that reads a flag as the membership
+# of its member in a set of modes.
+MEMBERS = "Modes"
+MEMBER_ACCESSOR = f"{MEMBERS}.{{name}} in MODES"
 TWIN = "Twin"  # the unrelated class of the scoped_twin idiom
 
 
@@ -1163,6 +1168,21 @@ def programs(
         entries += ["get", "lookup"]
         api = ["get"]
         shapes.add("public_api")
+    # A flag read as the membership of an enum's member in a set (MEMBER_ACCESSOR): outside the
+    # template's shape the member is the enum's, and its definition stays.
+    if (
+        "enum_member" in enabled
+        and isinstance(flags.get(MODULE_FLAG), bool)
+        and draw(st.booleans())
+    ):
+        modes = f"{{{MEMBERS}.{MODULE_FLAG}}}" if flags[MODULE_FLAG] else "set()"
+        lines[0:0] = ["import enum", ""]
+        lines += ["", "", f"class {MEMBERS}(enum.Enum):", f"    {MODULE_FLAG} = 'on'", ""]
+        lines += ["", f"MODES = {modes}", "", "", "def moded(x):"]
+        lines += [f"    if {MEMBERS}.{MODULE_FLAG} in MODES:", "        return ('on', x)"]
+        lines += [f"    return ('off', [m.value for m in [{MEMBERS}.{MODULE_FLAG}]])"]
+        entries.append("moded")
+        shapes.add("enum_member")
     # The entry points are the module's public interface, as callers elsewhere would use them;
     # without this, prune-flags may delete a class whose last reference in the module was a flag
     # read.
@@ -1350,6 +1370,7 @@ def pyproject(
     templates: bool = False,
     setters: bool = False,
     library: bool = False,
+    members: bool = False,
 ) -> str:
     def toml(value: object) -> str:
         if value is None:
@@ -1358,10 +1379,11 @@ def pyproject(
             return "true" if value else "false"
         return repr(value).replace("'", '"')
 
-    accessors = ", ".join(f'"{template}"' for template in ACCESSORS)
+    declared = [*(ACCESSORS if templates else ()), *([MEMBER_ACCESSOR] if members else [])]
+    accessors = ", ".join(f'"{template}"' for template in declared)
     writers = ", ".join(f'"{template}"' for template in WRITERS)
     keys = [
-        *([f"accessors = [{accessors}]"] if templates else []),
+        *([f"accessors = [{accessors}]"] if declared else []),
         *([f"writers = [{writers}]"] if setters else []),
     ]
     keys += ["library_keywords = true"] if library else []
@@ -1428,7 +1450,9 @@ def flag_reads(source: str, flags: dict[str, object]) -> list[str]:
     names = []
     tree = ast.parse(source)
     tree.body = [
-        node for node in tree.body if not (isinstance(node, ast.ClassDef) and node.name == TWIN)
+        node
+        for node in tree.body
+        if not (isinstance(node, ast.ClassDef) and node.name in (TWIN, MEMBERS))
     ]
     modules = {
         alias.asname or alias.name
@@ -1455,7 +1479,7 @@ def flag_reads(source: str, flags: dict[str, object]) -> list[str]:
             root = node.value
             while isinstance(root, (ast.Attribute, ast.Call, ast.Subscript)):
                 root = root.func if isinstance(root, ast.Call) else root.value
-            if not (isinstance(root, ast.Name) and root.id in modules):
+            if not (isinstance(root, ast.Name) and root.id in (*modules, MEMBERS)):
                 names.append(f".{node.attr}")
     return sorted(set(names))
 
@@ -1503,6 +1527,7 @@ def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Fi
                 "template_read" in program.idioms,
                 "setter_with" in program.idioms,
                 "library_keyword" in program.idioms,
+                "enum_member" in program.idioms,
             )
         )
         path = root / "program.py"

@@ -83,6 +83,10 @@ class Reads(ScanState):
         self._receiver(node.value, "[...]")
         self.generic_visit(node)
 
+    def visit_Compare(self, node: ast.Compare) -> None:
+        self._template_reads(node)  # a membership template's read: `Feature.{name} in mode`
+        self.generic_visit(node)
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self._template_reads(node)
         self._constant_use(node.attr, node)
@@ -91,6 +95,7 @@ class Reads(ScanState):
             node.attr in self.names
             and node is not self._written_name
             and not self._elsewhere(node.value)
+            and (id(node) in self._templated or ast_dotted(node.value) not in self.members)
         ):
             if self._assert is not None:
                 self._of(node.attr).assert_reads.append(self._assert)

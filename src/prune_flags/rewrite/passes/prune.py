@@ -270,6 +270,8 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             return self.context.dead_names.get(target.attr.value)
         if isinstance(target, cst.Name):
             if self.in_class_body:
+                if self._in_member_class():
+                    return None  # an enum's member, which a template reads the flag as
                 return self.context.dead_names.get(target.value)
             if self.at_module_level:
                 return self.context.dead_globals.get(target.value)
