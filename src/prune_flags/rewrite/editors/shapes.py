@@ -108,8 +108,30 @@ def without_element(elements: Sequence[Element], index: int) -> list[Element]:
     so a trailing comma (and the line break before the closing bracket) stays as it was."""
     kept = [element for position, element in enumerate(elements) if position != index]
     if index == len(elements) - 1 and kept:
-        kept[-1] = kept[-1].with_changes(comma=elements[index].comma)
+        kept[-1] = kept[-1].with_changes(comma=_last_comma(kept[-1].comma, elements[index].comma))
     return kept
+
+
+def _last_comma(
+    own: cst.Comma | cst.MaybeSentinel, last: cst.Comma | cst.MaybeSentinel
+) -> cst.Comma | cst.MaybeSentinel:
+    """The comma an element takes as the new last one: the old last one's, but for the comment
+    its own comma held at the end of its line (`b=1,  # the b comment`), which stays with it."""
+    if not (isinstance(own, cst.Comma) and isinstance(last, cst.Comma)):
+        return last
+    own_space, last_space = own.whitespace_after, last.whitespace_after
+    if not (
+        isinstance(own_space, cst.ParenthesizedWhitespace)
+        and isinstance(last_space, cst.ParenthesizedWhitespace)
+        and own_space.first_line.comment is not None
+    ):
+        return last
+    return last.with_changes(
+        whitespace_after=last_space.with_changes(
+            first_line=own_space.first_line,
+            empty_lines=[*own_space.empty_lines, *last_space.empty_lines],
+        )
+    )
 
 
 def pass_block(block: cst.BaseSuite) -> cst.BaseSuite:
