@@ -323,27 +323,33 @@ def format_lines(
     formatted = _run_black(text, line_ranges, settings)
     if formatted is None:
         return source
-    formatted = _without_added_first_blanks(text, formatted)
+    formatted = _blank_lines_outside(text, formatted, line_ranges)
     if not text.endswith("\n") and formatted.endswith("\n"):
         # black always ends the file with a newline; adding one the file never had is not cleanup.
         formatted = formatted[:-1]
     return formatted.replace("\n", "\r\n") if crlf else formatted
 
 
-def _without_added_first_blanks(text: str, formatted: str) -> str:
-    """black's output less the blank lines it added as the first line of a block: formatting
-    only some lines, black takes a changed `def` right under a `class` header for one that needs
-    a blank line above, which formatting the whole file removes again."""
+def _blank_lines_outside(text: str, formatted: str, line_ranges: Sequence[tuple[int, int]]) -> str:
+    """black's output with the blank lines it added or took away outside the ranges it was given
+    put back as they were. Formatting only some lines, black sizes the gap around them as if it
+    saw only them: it puts a blank line under a `class` header above a changed first method, or
+    takes one of the two below a changed import, which formatting the whole file (or the
+    repository's own formatter) undoes; the cleanup owns the blank lines around its edits."""
     before, after = text.splitlines(keepends=True), formatted.splitlines(keepends=True)
-    dropped: set[int] = set()
+    inside = {line for start, end in line_ranges for line in range(start, end + 1)}
+    result: list[str] = []
     matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    for tag, _, _, start, end in matcher.get_opcodes():
-        if tag != "insert" or start == 0 or any(after[i].strip() for i in range(start, end)):
-            continue
-        header = after[start - 1].split("#", 1)[0].rstrip()
-        if header.endswith(":"):
-            dropped.update(range(start, end))
-    return "".join(line for i, line in enumerate(after) if i not in dropped)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        old, new = before[i1:i2], after[j1:j2]
+        blank_only = not any(line.strip() for line in old + new)
+        # (1-based: old lines i1+1..i2; an insertion touches the lines on either side of it)
+        touched = range(i1 + 1, i2 + 1) if i2 > i1 else (i1, i1 + 1)
+        if tag != "equal" and blank_only and not all(line in inside for line in touched):
+            result += old
+        else:
+            result += new
+    return "".join(result)
 
 
 def _run_black(
