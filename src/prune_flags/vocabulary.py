@@ -62,6 +62,7 @@ class Action(StrEnum):
     REMOVED_SETTER = "removed-setter"
     REMOVED_DEAD_STORE = "removed-dead-store"
     REMOVED_HANDLER = "removed-handler"
+    REMOVED_EMPTY_TRY = "removed-empty-try"  # a `try` whose body went: its handlers never run
     REMOVED_CLASS = "removed-class"
     REMOVED_FUNCTION = "removed-function"
     REMOVED_METHOD = "removed-method"

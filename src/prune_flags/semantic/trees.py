@@ -147,9 +147,9 @@ class TreeNames:
     )  # loads in the name's own update, `x = x or {}`
     function_locals: Counter[str] = field(default_factory=Counter)  # assignments inside functions
     imported: Counter[str] = field(default_factory=Counter)  # names imports bind
-    strings: Counter[str] = field(
-        default_factory=Counter
-    )  # string literals: a name in one counts as used
+    # The strings that name a binding of the module (in `__all__`, `getattr(obj, "x")`,
+    # `globals()["x"]`): a name in one counts as used.
+    strings: Counter[str] = field(default_factory=Counter)
 
     def plus(self, other: TreeNames) -> TreeNames:
         """The counts of two sets of statements together."""
@@ -175,8 +175,8 @@ def tree_names(tree: ast.AST) -> TreeNames:
             loads[node.id] += 1
             if node.id in updating:
                 own_updates[node.id] += 1
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            found.strings[node.value] += 1
+        elif isinstance(node, (ast.Call, ast.Subscript)):
+            found.strings.update(_naming_strings(node))
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             found.imported.update(
                 (alias.asname or alias.name).split(".")[0] for alias in node.names
@@ -186,6 +186,8 @@ def tree_names(tree: ast.AST) -> TreeNames:
             names = frozenset(t.id for t in targets if isinstance(t, ast.Name))
             if in_function:
                 found.function_locals.update(names)
+            if "__all__" in names and node.value is not None:
+                found.strings.update(_strings_in(node.value))
             if node.value is not None and not isinstance(node, ast.AnnAssign):
                 stack.append((node.value, in_function, names))
                 stack.extend(
@@ -197,3 +199,34 @@ def tree_names(tree: ast.AST) -> TreeNames:
         in_function = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         stack.extend((child, in_function, updating) for child in ast.iter_child_nodes(node))
     return found
+
+
+_LOOKUPS = frozenset({"getattr", "hasattr", "setattr", "delattr"})
+_NAMESPACES = frozenset({"globals", "vars", "locals"})
+
+
+def _naming_strings(node: ast.Call | ast.Subscript) -> list[str]:
+    """The strings a call or subscript names a binding with: `getattr(obj, "x")`,
+    `__all__.extend(["x"])`, `globals()["x"]`."""
+    if isinstance(node, ast.Subscript):
+        value = node.value
+        namespace = (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in _NAMESPACES
+        )
+        return _strings_in(node.slice) if namespace else []
+    func = node.func
+    if isinstance(func, ast.Name) and func.id in _LOOKUPS and len(node.args) >= 2:
+        return _strings_in(node.args[1])
+    if isinstance(func, ast.Attribute) and ast_dotted(func.value) == "__all__":
+        return [string for argument in node.args for string in _strings_in(argument)]
+    return []
+
+
+def _strings_in(node: ast.AST) -> list[str]:
+    return [
+        part.value
+        for part in ast.walk(node)
+        if isinstance(part, ast.Constant) and isinstance(part.value, str)
+    ]

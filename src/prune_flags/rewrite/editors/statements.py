@@ -41,11 +41,14 @@ from prune_flags.rewrite.editors.lines import (
 from prune_flags.rewrite.editors.shapes import (
     SCOPES,
     Statements,
+    block_footer,
+    block_statements,
     ends_flow,
     fill_empty_blocks,
     is_attribute_docstring,
     is_bare_return,
     is_continue,
+    is_empty,
     names,
     speaks_of,
 )
@@ -166,7 +169,40 @@ class BodyEditor(cst.CSTTransformer):
     def edit_statement(
         self, original: cst.BaseStatement, updated: cst.BaseStatement
     ) -> Edit | None:
+        if (
+            isinstance(updated, cst.Try)
+            and isinstance(original, cst.Try)
+            and is_empty(updated.body)
+            and not is_empty(original.body)
+        ):
+            return self._unwrap_emptied(original, updated)
         return None
+
+    def _unwrap_emptied(self, original: cst.Try, updated: cst.Try) -> Edit:
+        """A `try` whose body the edit emptied: nothing in it can raise any more, so its handlers
+        never run; what stays is its `else` then its `finally`, in its place."""
+        self.record(
+            original,
+            Action.REMOVED_EMPTY_TRY,
+            "its body had nothing left: what its handlers catch can no longer happen",
+            self.context.flag_changed_within(self.get_metadata(PositionProvider, original)),
+        )
+        statements: list[cst.BaseStatement] = []
+        footer = list(updated.leading_lines)
+        for part in (updated.orelse, updated.finalbody):
+            if part is None:
+                continue
+            kept = block_statements(part.body)
+            kept[0] = kept[0].with_changes(
+                leading_lines=merge_lines(
+                    footer + list(part.leading_lines), list(leading_lines(kept[0]))
+                )
+            )
+            statements += kept
+            footer = block_footer(part.body)
+        if not statements:
+            return Edit(carry=detached_lines(list(updated.leading_lines)))
+        return Edit(statements=statements, carry=footer, flattened=True)
 
     def edit_small_statement(
         self, original: cst.BaseSmallStatement, updated: cst.BaseSmallStatement
