@@ -1,4 +1,4 @@
-"""The cascade's reasons and the context each rewrite gets, exactly (issue #8, item 6).
+"""The cascade's reasons and the context each rewrite gets, exactly.
 
 A mutation run over `_Cascade._reason` and `_Cascade.context` in engine.py (now `Liveness.reason` in
 cascade_liveness.py and `Contexts.context` in cascade_context.py) left mutants alive:

@@ -122,8 +122,7 @@ def test_syntax_error_is_skipped_and_the_rest_written(repo: Path) -> None:
     assert result.exit_code == 123
     assert "prune-flags: skipped broken.py: does not parse" in result.stderr
     assert (repo / "broken.py").read_text() == "if self.fast\n    pass\n"
-    # broken.py still reads `self.fast`: the reads elsewhere go, the definition stays (issue 14,
-    # item 4)
+    # broken.py still reads `self.fast`: the reads elsewhere go, the definition stays
     assert (repo / "node.py").read_text() == PRUNED.replace(
         "        pass\n", "        self.fast = False\n"
     )
@@ -195,7 +194,7 @@ def run_entry(repo: Path, before_main: str = "") -> subprocess.CompletedProcess[
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo)
 
 
-# Start-up is most of a small run's time (issue 9): a diff imports no pool, batch machinery,
+# Start-up is most of a small run's time: a diff imports no pool, batch machinery,
 # Dask, rich or black, and no pydantic (typer 0.29 imports it for every command; pyproject
 # keeps typer below). LibCST is imported by the process `warm` forks, never by this one.
 HEAVY = (

@@ -1,4 +1,4 @@
-"""Helpers that fold to a constant (issue 5, step 2): the `ast` analysis (model/helpers.py),
+"""Helpers that fold to a constant: the `ast` analysis (model/helpers.py),
 the LibCST pass that inlines their calls (passes/helpers.py) and the imports it adds
 (passes/imports.py `add_imports`). The engine's wiring is exercised by fixtures/deep/helper_*."""
 

@@ -1,4 +1,4 @@
-"""Tests that pin a value the config rules out (issue 15, item 4): what the report, `--explain`
+"""Tests that pin a value the config rules out: what the report, `--explain`
 and stderr say of them, and the edges of the rule (what stays a conflict, what is never deleted).
 The shapes themselves are golden fixtures (fixtures/idiom/test_*)."""
 

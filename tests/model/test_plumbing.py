@@ -1,4 +1,4 @@
-"""Parameters along call chains (issue 15, item 3): which parameters are a flag, which arguments
+"""Parameters along call chains: which parameters are a flag, which arguments
 go with them, and what stays a conflict. Each rewrite that goes through is also run: the result
 must print what the original prints with every default and argument of the flag set to the
 configured value by hand."""

@@ -1,4 +1,4 @@
-"""The config is the decision (issue 15): a flag's definitions go whatever value they hold, writes
+"""The config is the decision: a flag's definitions go whatever value they hold, writes
 of another value go as `overridden`, an ambiguous name is refused, `strict` keeps the old rule.
 
 Differential checks: each rule's fixture is run through `prune-flags apply`, and the program it

@@ -1,4 +1,4 @@
-"""Expression rewrites never change what the code means (issue 14, items 1, 2, 3 and 11).
+"""Expression rewrites never change what the code means.
 
 Each case runs the engine over one module and checks the exact result, that it compiles, and
 that it behaves as the original does: both run in this process with the flags at their
@@ -85,7 +85,7 @@ SIDE_EFFECT = """
 
 
 # -- precedence --------------------------------------------------------------------------------
-def test_the_issue_s_module_is_rewritten_right() -> None:
+def test_a_negated_chain_and_a_multiline_chain_are_rewritten_right() -> None:
     source = """
         FAST = False
         def f(): print("f"); return True
@@ -378,7 +378,7 @@ def test_a_lookup_that_an_attribute_acts_on_stays_unless_it_is_an_environment_st
             return getattr(SETTINGS, "use_new").value, mode, os.environ.get("MODE_ENV")
     """
     after = pruned_alike(source, over("g"), use_new=False, MODE_ENV=None)
-    # (the local carries the environment string's result: issue 17, item 3)
+    # (the local carries the environment string's result)
     assert '    return getattr(SETTINGS, "use_new").value, "off", None\n' in after
 
 

@@ -1,5 +1,5 @@
 """Every way code may reach a flag: its spellings, the constants naming it, the arguments that
-fill its parameter (issue 14, items 5, 6 and 9).
+fill its parameter.
 
 A flag's name is searched for in text (the pre-filter that spares files their parse, the lines a
 view holds), and matched as an option string in argument lists: all of them take the spellings
