@@ -93,7 +93,7 @@ def _flag_name(node: ast.expr) -> bool:
 
 
 def _not_over_flag_or_and(tree: ast.AST) -> bool:
-    """`not (FAST or x > 1 and not f())`: the shape of the precedence bug (issue 14, item 1)."""
+    """`not (FAST or x > 1 and not f())`: the shape of the precedence bug."""
     return any(
         isinstance(node, ast.UnaryOp)
         and isinstance(node.op, ast.Not)
@@ -106,7 +106,7 @@ def _not_over_flag_or_and(tree: ast.AST) -> bool:
 
 
 def _multiline_chain_ending_in_flag(tree: ast.AST) -> bool:
-    """`if (a() and\\n not b and\\n not FAST):`: the shape of the unparsable output (item 2)."""
+    """`if (a() and\\n not b and\\n not FAST):`: the shape of the unparsable output."""
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.If)
@@ -120,7 +120,29 @@ def _multiline_chain_ending_in_flag(tree: ast.AST) -> bool:
     return False
 
 
-@pytest.mark.parametrize("shape", [_not_over_flag_or_and, _multiline_chain_ending_in_flag])
+def _one_local_name_in_two_functions(tree: ast.AST) -> bool:
+    """Two functions each assigning a local of one name: where one loses its last read, the
+    other's reads are not its own (a dead local kept, or a local read elsewhere deleted)."""
+    functions = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]
+    assigned = [
+        {
+            target.id
+            for statement in ast.walk(function)
+            if isinstance(statement, ast.Assign)
+            for target in statement.targets
+            if isinstance(target, ast.Name)
+        }
+        for function in functions
+    ]
+    return any(
+        first & second for index, first in enumerate(assigned) for second in assigned[index + 1 :]
+    )
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [_not_over_flag_or_and, _multiline_chain_ending_in_flag, _one_local_name_in_two_functions],
+)
 def test_the_generator_writes_the_known_bug_shapes(shape) -> None:
     """The fuzzer would find these bugs again if they came back: its programs hold their shapes."""
     assert any(shape(ast.parse(program.source)) for program in sample())
@@ -212,7 +234,7 @@ def test_a_documented_refusal_is_not_a_finding() -> None:
 def test_the_fuzzer_finds_the_precedence_bug_when_it_is_reintroduced(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """With replacements no longer parenthesised for their place (the bug of issue 14, item 1:
+    """With replacements no longer parenthesised for their place (the precedence bug:
     `not (FAST or x > 1 and f())` became `not x > 1 and f()`), the generator's programs find it."""
     from prune_flags.rewrite.editors import expressions as parens
 

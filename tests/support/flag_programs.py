@@ -563,6 +563,29 @@ def flag_in_local(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     ]
 
 
+@statement_idiom()
+def shared_local(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """`total = x + 1`, read only under a flag condition: every function drawing it has its own
+    `total`, so one losing its last read goes while another's is still read."""
+    return [
+        f"{pad}total = x + {draw(st.integers(0, 3))}",
+        f"{pad}if {condition(draw, builder, where)}:",
+        f"{pad}    log({builder.tag()!r}, total)",
+    ]
+
+
+@statement_idiom()
+def local_read_by_eval(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """A local read under a flag condition and by `eval`: it stays, whatever the fold does."""
+    name = builder.tag("held")
+    return [
+        f"{pad}{name} = x * 2",
+        f"{pad}if {condition(draw, builder, where)}:",
+        f"{pad}    log({builder.tag()!r}, {name})",
+        f"{pad}log({builder.tag()!r}, eval({name!r}))",
+    ]
+
+
 @statement_idiom(lambda where: where.method)
 def bookkeeping_field(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     """`self.seen += 1`, read only under a flag condition: dead with it."""

@@ -68,8 +68,9 @@ class RewriteContext:
     dead_names: Mapping[str, Death] = field(default_factory=dict)
     # Module-level names of this module with no reader left (a flag defined as a module constant).
     dead_globals: Mapping[str, Death] = field(default_factory=dict)
-    # Function locals of this module that lost their last read in this run.
-    dead_locals: Mapping[str, Death] = field(default_factory=dict)
+    # Function locals of this module that lost their last read in this run, by (the function's
+    # dotted path, the name).
+    dead_locals: Mapping[tuple[str, str], Death] = field(default_factory=dict)
     # Helpers the cleanup folded to a constant or to one of their parameters, by the callee as
     # this file spells it (`_get_channel`, `channels._get_channel`): their calls are inlined.
     helpers: Mapping[str, HelperCall] = field(default_factory=dict)
@@ -108,7 +109,7 @@ class RewriteContext:
             *self.flags,
             *self.dead_names,
             *self.dead_globals,
-            *self.dead_locals,
+            *(name for _, name in self.dead_locals),
             *self.name_constants,
         }
         names |= {spelling.rpartition(".")[2] for spelling in self.helpers}

@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import difflib
 import functools
-import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import replace
@@ -22,6 +21,7 @@ from prune_flags.rewrite.context import Death, RewriteContext, Rewritten
 from prune_flags.rewrite.passes.imports import RemoveUnusedImports
 from prune_flags.rewrite.rewriter import Rewriter
 from prune_flags.rewrite.view import View, view_of
+from prune_flags.semantic.locals import function_locals
 from prune_flags.semantic.scan import scan
 from prune_flags.semantic.trees import TreeNames, tree_names
 from prune_flags.source.parsing import parse_ast
@@ -29,9 +29,6 @@ from prune_flags.source.words import lines_naming
 from prune_flags.syntax.options import spells_option
 from prune_flags.syntax.statements import nested_blocks, statements_holding
 from prune_flags.syntax.templates import module_writers
-
-# A function that can see its locals by name keeps every local alive.
-_LOCALS_INTROSPECTION = re.compile(r"\b(locals|vars|exec|eval)\s*\(")
 
 
 class FileFailure(Exception):
@@ -86,7 +83,6 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
         text, before, lines, context.flags.keys()
     )  # their lines are the flag's too
     lines |= lines_naming(text, carriers)
-    can_drop_locals = not _LOCALS_INTROSPECTION.search(text)
     # An import an inlined helper needs joins the module's import block, which the view may not
     # hold; the tests' edits are planned by the whole file's lines.
     calls = [*context.helpers.values(), *context.method_calls.values()]
@@ -109,18 +105,17 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
             continue
         if new_text == text:
             return Rewritten(text, ())
+        view_tree, new_view_tree = _parse(view.text), _parse(new_view_text)
         loads_before, after = _counts(
-            text, before, view, _names(view.text), tree_names(_parse(new_view_text))
+            text, before, view, tree_names(view_tree), tree_names(new_view_tree)
         )
         lost = _names_made_unused(loads_before, after)
-        new_locals = set()
-        if lost and can_drop_locals:
-            new_locals = (lost & set(after.function_locals)) - set(context.dead_locals)
+        new_locals = _locals_made_dead(view_tree, new_view_tree, context.dead_locals.keys())
         if not new_locals:
             break
         reason = "its last read went with the code this cleanup removed"
-        causes = _causes(view.text, new_view_text, new_locals, attempt)
-        dead_locals = {name: Death(causes[name], reason) for name in new_locals}
+        causes = _causes(view.text, new_view_text, {name for _, name in new_locals}, attempt)
+        dead_locals = {local: Death(causes[local[1]], reason) for local in new_locals}
         context = replace(context, dead_locals={**context.dead_locals, **dead_locals})
         lines = lines_naming(text, context.acted_on() | carriers) | context.removable_asserts
         if context.tests is not None:
@@ -285,10 +280,6 @@ def _assignments(body: list[ast.stmt], lines: frozenset[int]) -> Iterator[ast.As
 
 
 @functools.lru_cache(maxsize=16)
-def _names(text: str) -> TreeNames:
-    return tree_names(_parse(text))
-
-
 def _parse(text: str) -> ast.Module:
     try:
         return parse_ast(text)
@@ -319,6 +310,25 @@ def _left_out(body: list[ast.stmt], view: View, lines: frozenset[int]) -> Iterat
             yield statement
         elif isinstance(statement, ast.ClassDef):
             yield from _left_out(statement.body, view, lines)
+
+
+def _locals_made_dead(
+    before: ast.Module, after: ast.Module, known: Collection[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """The locals (function, name) the rewrite took the last load of, as `_names_made_unused`
+    has it for the names of a module, in the function and the scopes nested in it: no read
+    elsewhere can reach them. A function that reads its locals by name (`locals()`, `eval`)
+    keeps them all."""
+    old = function_locals(before)
+    return {
+        (qualname, name)
+        for qualname, function in function_locals(after).items()
+        if qualname in old and not function.introspects
+        for name in function.assigned
+        if (qualname, name) not in known
+        and function.loads[name] < old[qualname].loads[name]
+        and function.loads[name] - function.own_updates[name] <= 0
+    }
 
 
 def _names_made_unused(old: Counter[str], after: TreeNames) -> set[str]:

@@ -145,7 +145,6 @@ class TreeNames:
     own_updates: Counter[str] = field(
         default_factory=Counter
     )  # loads in the name's own update, `x = x or {}`
-    function_locals: Counter[str] = field(default_factory=Counter)  # assignments inside functions
     imported: Counter[str] = field(default_factory=Counter)  # names imports bind
     # The strings that name a binding of the module (in `__all__`, `getattr(obj, "x")`,
     # `globals()["x"]`): a name in one counts as used.
@@ -156,7 +155,6 @@ class TreeNames:
         return TreeNames(
             self.loads + other.loads,
             self.own_updates + other.own_updates,
-            self.function_locals + other.function_locals,
             self.imported + other.imported,
             self.strings + other.strings,
         )
@@ -165,10 +163,10 @@ class TreeNames:
 def tree_names(tree: ast.AST) -> TreeNames:
     found = TreeNames()
     loads, own_updates = found.loads, found.own_updates
-    # (node, inside a function, the names the enclosing assignment updates)
-    stack: list[tuple[ast.AST, bool, frozenset[str]]] = [(tree, False, frozenset())]
+    # (node, the names the enclosing assignment updates)
+    stack: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]
     while stack:
-        node, in_function, updating = stack.pop()
+        node, updating = stack.pop()
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             loads["." + node.attr] += 1
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -184,20 +182,17 @@ def tree_names(tree: ast.AST) -> TreeNames:
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names = frozenset(t.id for t in targets if isinstance(t, ast.Name))
-            if in_function:
-                found.function_locals.update(names)
             if "__all__" in names and node.value is not None:
                 found.strings.update(_strings_in(node.value))
             if node.value is not None and not isinstance(node, ast.AnnAssign):
-                stack.append((node.value, in_function, names))
+                stack.append((node.value, names))
                 stack.extend(
-                    (child, in_function, updating)
+                    (child, updating)
                     for child in ast.iter_child_nodes(node)
                     if child is not node.value
                 )
                 continue
-        in_function = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        stack.extend((child, in_function, updating) for child in ast.iter_child_nodes(node))
+        stack.extend((child, updating) for child in ast.iter_child_nodes(node))
     return found
 
 

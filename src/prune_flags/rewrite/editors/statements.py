@@ -382,7 +382,7 @@ class BodyEditor(cst.CSTTransformer):
             *self.context.flags,
             *self.context.dead_names,
             *self.context.dead_globals,
-            *self.context.dead_locals,
+            *(name for _, name in self.context.dead_locals),
         }
         if not speaks_of(heading, block.heading_names | dead, names(kept)):
             block.carry(heading)

@@ -23,7 +23,7 @@ from prune_flags.rewrite.editors.statements import Edit
 from prune_flags.rewrite.passes.lookups import FlagNaming, cst_unfold
 from prune_flags.rewrite.passes.withs import Record, WithItemEditor
 from prune_flags.rewrite.purity import is_pure
-from prune_flags.rewrite.scopes import elsewhere
+from prune_flags.rewrite.scopes import elsewhere, scope_name
 from prune_flags.syntax.values import same_value
 from prune_flags.vocabulary import Action
 
@@ -275,7 +275,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
                 return self.context.dead_names.get(target.value)
             if self.at_module_level:
                 return self.context.dead_globals.get(target.value)
-            return self.context.dead_locals.get(target.value)
+            return self.context.dead_locals.get((scope_name(self.scopes), target.value))
         return None
 
     def _remove_write(
