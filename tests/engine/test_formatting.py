@@ -15,12 +15,11 @@ from hypothesis import strategies as st
 from prune_flags.engine.formatting import (
     BlackSettings,
     Formatting,
-    changed_line_ranges,
     detect_formatting,
     format_lines,
     load_black_settings,
-    touched_line_ranges,
 )
+from prune_flags.engine.line_ranges import changed_line_ranges, touched_line_ranges
 from prune_flags.engine.precommit import Hook, hooks
 
 
@@ -261,7 +260,8 @@ def test_empty_ranges_return_source_without_importing_black(tmp_path: Path) -> N
     script = textwrap.dedent(f"""
         import sys
         from pathlib import Path
-        from prune_flags.engine.formatting import changed_line_ranges, format_lines, load_black_settings
+        from prune_flags.engine.formatting import format_lines, load_black_settings
+        from prune_flags.engine.line_ranges import changed_line_ranges
 
         settings = load_black_settings(Path({str(tmp_path)!r}))
         source = "x  =  1\\n"
@@ -388,14 +388,45 @@ def label(self):
         pytest.param(
             "foo(\n    a,\n    use_x=False,\n)\nb  =  [\n    1,\n]\n",
             "foo(\n    a,\n)\nb  =  [\n    2,\n]\n",
-            [(1, 3), (5, 5)],
-            id="inner-deletion-and-replace",
+            [(5, 5)],
+            id="whole-element-gone-and-replace",
+        ),
+        pytest.param(
+            "foo(\n    a,\n    b=g(\n        1,\n    ),  # why\n    c,\n)\n",
+            "foo(\n    a,\n    c,\n)\n",
+            [],
+            id="element-over-lines-gone",
+        ),
+        pytest.param(
+            "foo(\n    a, use_x=False,\n    c,\n)\n",
+            "foo(\n    c,\n)\n",
+            [],
+            id="line-of-two-elements-gone",
+        ),
+        pytest.param("foo(\n    use_x=False,\n)\n", "foo(\n)\n", [(1, 2)], id="only-element-gone"),
+        pytest.param(
+            "foo(\n    a\n    + b,\n    c,\n)\n",
+            "foo(\n    a\n    c,\n)\n",
+            [(1, 4)],
+            id="part-of-an-element-gone",
+        ),
+        pytest.param(
+            'foo(\n    a,\n    """x\n    y""",\n    c,\n)\n',
+            "foo(\n    a,\n    c,\n)\n",
+            [(1, 4)],
+            id="string-over-lines-gone",
         ),
         pytest.param("x = (\n  1,\n  2,\n", "x = (\n  1,\n", [], id="does-not-tokenize"),
     ],
 )
 def test_touched_line_ranges(old: str, new: str, expected: list[tuple[int, int]]) -> None:
     assert touched_line_ranges(old, new) == expected
+
+
+def test_without_the_magic_trailing_comma_a_bracket_that_lost_an_element_is_formatted() -> None:
+    """With `skip-magic-trailing-comma` black joins what fits on a line, so it sees the rest."""
+    old, new = "foo(\n    a,\n    use_x=False,\n)\n", "foo(\n    a,\n)\n"
+    assert touched_line_ranges(old, new, magic_trailing_comma=False) == [(1, 3)]
 
 
 def test_a_statement_that_lost_lines_from_within_is_formatted_whole_and_alone() -> None:

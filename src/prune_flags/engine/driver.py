@@ -254,6 +254,8 @@ def _finish(black: BlackSettings | None, source: SourceFile, text: str) -> str:
         return ""  # a module the cleanup emptied is an empty file, as black leaves one
     if black is None:
         return text
-    from prune_flags.engine.formatting import format_lines, touched_line_ranges
+    from prune_flags.engine.formatting import format_lines
+    from prune_flags.engine.line_ranges import touched_line_ranges
 
-    return format_lines(text, touched_line_ranges(source.text, text), black)
+    ranges = touched_line_ranges(source.text, text, black.magic_trailing_comma)
+    return format_lines(text, ranges, black)

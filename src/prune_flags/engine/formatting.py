@@ -11,10 +11,8 @@
 from __future__ import annotations
 
 import difflib
-import io
 import re
 import sys
-import tokenize
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import metadata
@@ -27,7 +25,6 @@ else:
     import tomli as tomllib
 
 from prune_flags.engine.precommit import CONFIG_NAME, Hook, hooks
-from prune_flags.syntax.statements import merged_spans
 
 if TYPE_CHECKING:
     import black
@@ -35,11 +32,9 @@ if TYPE_CHECKING:
 __all__ = [
     "BlackSettings",
     "Formatting",
-    "changed_line_ranges",
     "detect_formatting",
     "format_lines",
     "load_black_settings",
-    "touched_line_ranges",
 ]
 
 
@@ -388,94 +383,3 @@ def _known_target_versions(names: Sequence[str]) -> set[black.TargetVersion]:
     # beats failing, since black still formats correctly without that hint.
     known = black.TargetVersion.__members__
     return {known[name.upper()] for name in names if name.upper() in known}
-
-
-def touched_line_ranges(old: str, new: str) -> list[tuple[int, int]]:
-    """1-based inclusive ranges of lines of `new` that the edit touched: those added or modified
-    (see `changed_line_ranges`), and each statement that lost lines from within and stayed
-    (`return (`, `    f"..."`, `)` once a folded ternary's other lines went). black formats
-    every statement holding a line of its ranges, and only those: a statement that went whole
-    leaves its neighbours untouched, so a pure deletion of whole statements formats nothing."""
-    changed, points = _edits(_split_lines(old), _split_lines(new))
-    if not points:
-        return changed
-    return merged_spans(changed + _statements_across(new, points), gap=1)
-
-
-def changed_line_ranges(old: str, new: str) -> list[tuple[int, int]]:
-    """1-based inclusive ranges of lines of `new` added or modified relative to `old`.
-
-    The ranges come out sorted, disjoint and never adjacent, so they need no merging: difflib
-    puts exactly one non-equal opcode between two runs of equal lines, so two 'replace'/'insert'
-    opcodes are always separated by at least one unchanged line of `new`.
-    """
-    return _edits(_split_lines(old), _split_lines(new))[0]
-
-
-def _edits(old_lines: list[str], new_lines: list[str]) -> tuple[list[tuple[int, int]], list[int]]:
-    """The ranges of new lines added or modified, and the new lines after which old lines went
-    (0: before the first). A pure deletion (most cleanups) needs no diff: each new line is the
-    first old line equal to it, and the old lines skipped on the way went."""
-    points: list[int] = []
-    position = 0
-    for number, line in enumerate(new_lines):
-        start = position
-        while position < len(old_lines) and old_lines[position] != line:
-            position += 1
-        if position == len(old_lines):
-            break  # a new line: not a pure deletion
-        if position > start:
-            points.append(number)
-        position += 1
-    else:
-        return [], points  # old lines gone after the last new one are past every statement
-    # autojunk would treat frequent lines (blank lines, closing brackets) as junk in files over
-    # 200 lines and report spurious changes around them.
-    opcodes = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes()
-    changed = [(j1 + 1, j2) for tag, _, _, j1, j2 in opcodes if tag in ("replace", "insert")]
-    return changed, [j1 for tag, _, _, j1, _ in opcodes if tag == "delete"]
-
-
-def _statements_across(text: str, points: list[int]) -> list[tuple[int, int]]:
-    """The statements (logical lines: a simple statement, or a compound statement's header) of
-    `text` that lost lines from within: they hold a line after which lines went, and the line
-    after it. None when the text does not tokenize (black would not format it either)."""
-    spans: list[tuple[int, int]] = []
-    first: int | None = None  # the first line of the statement being read
-    last_point = max(points)
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.NEWLINE and first is not None:
-                if any(first <= point < token.start[0] for point in points):
-                    spans.append((first, token.start[0]))
-                first = None
-                if token.start[0] > last_point:
-                    break  # no later statement holds a point
-            elif first is None and token.type not in _BETWEEN_STATEMENTS:
-                first = token.start[0]
-    except (tokenize.TokenError, SyntaxError):
-        return []
-    return spans
-
-
-# Tokens outside any statement: line breaks, comments on lines of their own, indentation.
-_BETWEEN_STATEMENTS = frozenset(
-    (
-        tokenize.NL,
-        tokenize.NEWLINE,
-        tokenize.COMMENT,
-        tokenize.INDENT,
-        tokenize.DEDENT,
-        tokenize.ENDMARKER,
-    )
-)
-
-
-def _split_lines(text: str) -> list[str]:
-    # Split on "\n" only, the way black numbers lines: str.splitlines() also breaks on form feeds,
-    # \v, \x1c-\x1e, \x85, \u2028 and \u2029, which can appear in Python source and would shift the
-    # line numbers. A final newline does not start another line.
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return lines
