@@ -35,8 +35,8 @@ def test_a_function_counts_the_reads_of_the_scopes_nested_in_it() -> None:
             return total
         """)
     assert found["outer"].loads["total"] == 1
-    assert found["outer"].assigned == {"total"}
-    assert found["other"].assigned == set()
+    assert found["outer"].bound == {"total", "inner"}
+    assert found["other"].bound == set()  # a parameter is no local a store of could go
 
 
 def test_names_declared_global_or_nonlocal_are_not_the_function_s_locals() -> None:
@@ -51,12 +51,12 @@ def test_names_declared_global_or_nonlocal_are_not_the_function_s_locals() -> No
             global CACHE
             CACHE = {}
         """)
-    assert found["outer.bump"].assigned == set()
-    assert found["reset"].assigned == set()
-    assert found["outer"].assigned == {"count"}
+    assert found["outer.bump"].bound == set()
+    assert found["reset"].bound == set()
+    assert found["outer"].bound == {"count", "bump"}
 
 
-def test_a_nested_class_body_assigns_class_attributes_not_locals() -> None:
+def test_a_nested_class_body_binds_class_attributes_not_locals() -> None:
     found = locals_of("""
         def make():
             class Box:
@@ -65,7 +65,7 @@ def test_a_nested_class_body_assigns_class_attributes_not_locals() -> None:
                 width = 2
             return Box
         """)
-    assert found["make"].assigned == {"width"}
+    assert found["make"].bound == {"Box", "width"}
 
 
 def test_two_functions_of_one_name_count_together() -> None:
@@ -80,7 +80,7 @@ def test_two_functions_of_one_name_count_together() -> None:
                 return 0
         """)
     assert found["pick"].loads["value"] == 1
-    assert found["pick"].assigned == {"value"}
+    assert found["pick"].bound == {"value"}
 
 
 @pytest.mark.parametrize(

@@ -324,7 +324,7 @@ def _locals_made_dead(
         (qualname, name)
         for qualname, function in function_locals(after).items()
         if qualname in old and not function.introspects
-        for name in function.assigned
+        for name in function.bound
         if (qualname, name) not in known
         and function.loads[name] < old[qualname].loads[name]
         and function.loads[name] - function.own_updates[name] <= 0

@@ -7,6 +7,7 @@ import ast
 from collections import Counter
 from dataclasses import dataclass, field
 
+from prune_flags.semantic.bindings import body_bindings
 from prune_flags.semantic.trees import tree_names
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -25,7 +26,7 @@ class FunctionLocals:
 
     loads: Counter[str] = field(default_factory=Counter)  # bare names, nested scopes included
     own_updates: Counter[str] = field(default_factory=Counter)  # in `x = x or {}`
-    assigned: set[str] = field(default_factory=set)  # its own locals that statements assign
+    bound: set[str] = field(default_factory=set)  # the names its body binds for itself
     introspects: bool = False  # it or a scope in it reads locals by name
 
 
@@ -54,34 +55,8 @@ def _add(function: FunctionLocals, node: ast.FunctionDef | ast.AsyncFunctionDef)
     names = tree_names(ast.Module(node.body, []))
     function.loads += names.loads
     function.own_updates += names.own_updates
-    declared: set[str] = set()
-    for statement in _own_statements(node.body):
-        if isinstance(statement, (ast.Global, ast.Nonlocal)):
-            declared.update(statement.names)
-        elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            function.assigned.update(t.id for t in targets if isinstance(t, ast.Name))
-    function.assigned -= declared
+    function.bound |= body_bindings(node)
     function.introspects |= any(_reads_namespace(part) for part in ast.walk(node))
-
-
-def _own_statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    """The statements of a function body, nested blocks included, nested scopes left out."""
-    found: list[ast.stmt] = []
-    stack = list(body)
-    while stack:
-        statement = stack.pop()
-        found.append(statement)
-        if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
-            continue
-        for child in ast.iter_child_nodes(statement):
-            if isinstance(child, ast.stmt):
-                stack.append(child)
-            elif isinstance(child, ast.ExceptHandler):
-                stack.extend(child.body)
-            elif isinstance(child, ast.match_case):
-                stack.extend(child.body)
-    return found
 
 
 def _reads_namespace(node: ast.AST) -> bool:
