@@ -1062,12 +1062,17 @@ PROGRAM_IDIOMS = (
     "library_attribute",
     "public_api",
     "enum_member",
+    "parameter_attribute",
 )
 # The enum of the enum_member idiom, and the accessor template that reads a flag as the membership
 # of its member in a set of modes.
 MEMBERS = "Modes"
 MEMBER_ACCESSOR = f"{MEMBERS}.{{name}} in MODES"
 TWIN = "Twin"  # the unrelated class of the scoped_twin idiom
+# The parameter_attribute idiom's flag, a parameter of PICKER scoped by a qualified key, and the
+# object whose same-named attribute is another variable.
+PICK_FLAG, PICKER, SPEC, SPEC_CLASS = "picky", "_pick", "SPEC", "_Spec"
+SCOPES = {PICK_FLAG: PICKER}  # the owner of each flag a qualified key scopes (else Node)
 
 
 def idiom_names() -> list[str]:
@@ -1206,6 +1211,21 @@ def programs(
         lines += [f"    return ('off', [m.value for m in [{MEMBERS}.{MODULE_FLAG}]])"]
         entries.append("moded")
         shapes.add("enum_member")
+    # A parameter scoped by a qualified key, beside an attribute and a lookup of its name on
+    # another object in its own function: only the bare name is the parameter.
+    if "parameter_attribute" in enabled and draw(st.booleans()):
+        value = draw(st.sampled_from(VALUES))
+        other = draw(st.sampled_from([v for v in VALUES if v != value]))
+        flags[PICK_FLAG] = defined[PICK_FLAG] = value
+        lines += ["", "", f"class {SPEC_CLASS}:", f"    {PICK_FLAG} = {other!r}", "", ""]
+        lines += [f"{SPEC} = {SPEC_CLASS}()"]
+        lines += ["", "", f"def {PICKER}(x, {PICK_FLAG}={value!r}):", f"    if {PICK_FLAG}:"]
+        lines += [f"        return (x, {SPEC}.{PICK_FLAG}, getattr({SPEC}, {PICK_FLAG!r}, 0))"]
+        lines += [f"    return (-x, {SPEC}.{PICK_FLAG})", "", "", "def picked(x):"]
+        lines += [f"    return {PICKER}(x) if x else {PICKER}(x, {PICK_FLAG}={value!r})"]
+        entries.append("picked")
+        scoped |= {PICK_FLAG}
+        shapes.add("parameter_attribute")
     # The entry points are the module's public interface, as callers elsewhere would use them;
     # without this, prune-flags may delete a class whose last reference in the module was a flag
     # read.
@@ -1216,7 +1236,7 @@ def programs(
     idioms = (
         builder.idioms
         | ({"stale_definition"} if defined != flags else set())
-        | ({"scoped_twin"} if scoped else set())
+        | ({"scoped_twin"} if scoped - {PICK_FLAG} else set())
         | shapes
     )
     tests = (
@@ -1415,7 +1435,7 @@ def pyproject(
         "[tool.prune-flags.flags]",
         *(
             (
-                f'"program.Node.{name}" = {toml(value)}'
+                f'"program.{SCOPES.get(name, "Node")}.{name}" = {toml(value)}'
                 if name in scoped
                 else f"{name} = {toml(value)}"
             )
@@ -1467,15 +1487,15 @@ def compile_error(source: str) -> str | None:
 
 def flag_reads(source: str, flags: dict[str, object]) -> list[str]:
     """Every identifier in `source` that names a flag: `FAST`, `x.fast`, `Node.legacy` (not in
-    TWIN, whose same-named attribute is another variable; not a module an import binds, nor an
-    attribute of one; not a bare name Node's body reads, which keeps the class's flag, with its
-    definition, as it is)."""
+    TWIN or SPEC_CLASS, whose same-named attributes are other variables, nor SPEC's; not a module
+    an import binds, nor an attribute of one; not a bare name Node's body reads, which keeps the
+    class's flag, with its definition, as it is)."""
     names = []
     tree = ast.parse(source)
     tree.body = [
         node
         for node in tree.body
-        if not (isinstance(node, ast.ClassDef) and node.name in (TWIN, MEMBERS))
+        if not (isinstance(node, ast.ClassDef) and node.name in (TWIN, MEMBERS, SPEC_CLASS))
     ]
     modules = {
         alias.asname or alias.name
@@ -1502,7 +1522,7 @@ def flag_reads(source: str, flags: dict[str, object]) -> list[str]:
             root = node.value
             while isinstance(root, (ast.Attribute, ast.Call, ast.Subscript)):
                 root = root.func if isinstance(root, ast.Call) else root.value
-            if not (isinstance(root, ast.Name) and root.id in (*modules, MEMBERS)):
+            if not (isinstance(root, ast.Name) and root.id in (*modules, MEMBERS, SPEC)):
                 names.append(f".{node.attr}")
     return sorted(set(names))
 
@@ -1523,6 +1543,10 @@ def normalized(text: str) -> str:
 
 
 Rewrite = Callable[[Path], tuple[int, str, str | None]]
+
+
+# A second run's config error for a qualified key whose parameter the first run removed.
+PRUNED_PARAMETER_KEY = re.compile(r"has no parameter \w+ \(if a run pruned it, drop the key\)")
 
 
 def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Finding | None:
@@ -1590,6 +1614,8 @@ def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Fi
                 return finding
         code, stderr, crash = rewrite(root)
         again = path.read_text()
+        if code == 2 and again == after and PRUNED_PARAMETER_KEY.search(stderr):
+            code = 0  # the key of a parameter the first run removed: the config says to drop it
         if crash is not None or code != 0 or again != after:
             detail = crash or stderr or "the second run changed the file"
             return Finding(

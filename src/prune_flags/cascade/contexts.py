@@ -47,6 +47,7 @@ class Contexts:
             ),
             path=display,
             flags=plan.flags,
+            parameters=plan.parameters,
             accessors=self.repository.accessors,
             writers=self.repository.writers,
             option_calls=self.repository.option_calls,

@@ -40,6 +40,7 @@ class Plan:
     option_flags: dict[str, frozenset[str]]
     option_arities: dict[str, int | None]
     library_keywords: Mapping[Path, dict[KeywordPlace, LibraryDefault]]  # see model/library.py
+    parameters: frozenset[str]  # flags that are a function's parameter: only a bare name reads one
 
     @classmethod
     def of(
@@ -63,6 +64,7 @@ class Plan:
             option_flags=option_flags,
             option_arities={name: facts[name].option_arity for name in option_flags},
             library_keywords=library_keywords,
+            parameters=frozenset(name for name in flags if model.flags[name].parameter),
         )
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from prune_flags.config import Config, Flag
 from prune_flags.model.pinned import TestPlan
 from prune_flags.model.plumbing import Plumbing, plumbing
-from prune_flags.model.scoping import string_named
+from prune_flags.model.scoping import resolve, string_named
 from prune_flags.model.verdicts import (
     ambiguous_names,
     ambiguous_parameters,
@@ -49,6 +49,7 @@ class FlagModel:
     # The flag's own writes of another value (definitions included): they go, reported as
     # overridden.
     overridden: tuple[Write, ...]
+    parameter: bool = False  # a function's parameter (a qualified key): only its bare name reads it
 
     @property
     def tried_as_object(self) -> bool:
@@ -118,8 +119,12 @@ def build(repository: Repository, config: Config) -> Model:
     repository.read_names_through(constants)
     facts = repository.facts(names)
     refused, foreign = scope_refusals(repository, config.flags, facts)
-    if foreign:
-        repository.leave_out(foreign)
+    # A function's parameter is its bare name only: `cfg.use_old` there is another object's.
+    parameters = frozenset(
+        flag.name for flag in config.flags if flag.scope and resolve(repository, flag).parameter
+    )
+    if foreign or parameters:
+        repository.leave_out(foreign, parameters)
         facts = repository.facts(names)  # without what is other definitions'
     plumbings = {
         flag.name: plumbing(repository, flag, facts[flag.name], config.strict)
@@ -157,7 +162,11 @@ def build(repository: Repository, config: Config) -> Model:
         )
     flags = {
         flag.name: FlagModel(
-            flag, facts[flag.name], plumbings[flag.name], tuple(overridden(flag, facts[flag.name]))
+            flag,
+            facts[flag.name],
+            plumbings[flag.name],
+            tuple(overridden(flag, facts[flag.name])),
+            flag.name in parameters,
         )
         for flag in config.flags
     }

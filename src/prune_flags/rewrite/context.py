@@ -36,6 +36,8 @@ class Death(NamedTuple):
 class RewriteContext:
     path: str
     flags: Mapping[str, Flag]
+    # Flags that are a function's parameter: only the bare name reads one (see `attribute_flag`).
+    parameters: frozenset[str] = frozenset()
     # expression templates that read a flag (templates.Template)
     accessors: tuple[Template, ...] = ()
     writers: tuple[
@@ -153,6 +155,13 @@ class RewriteContext:
                 c: name for c, name in self.name_constants.items() if name not in names
             },
         )
+
+    def attribute_flag(self, name: object) -> Flag | None:
+        """The flag an attribute of the name reads or writes, or a string spelling it names
+        (`getattr(cfg, "use_x")`, a table's entry); a function's parameter has none of those."""
+        if not isinstance(name, str) or name in self.parameters:
+            return None
+        return self.flags.get(name)
 
     def record(self, line: int, action: Action, reason: str, flag: str) -> None:
         self.changes.append(Change(line=line, flag=flag, action=action, reason=reason))

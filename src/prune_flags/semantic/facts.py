@@ -80,6 +80,11 @@ class CallSite:
     class_receiver: bool = False
 
 
+# How a parameter gets its value: its default, a keyword or a positional argument at a call (the
+# index keeps no store of a function's bare name).
+_PARAMETER_WRITES = frozenset({WriteKind.PARAMETER, WriteKind.KEYWORD, WriteKind.ARGUMENT})
+
+
 class _Itself:
     def __repr__(self) -> str:
         return "ITSELF"
@@ -140,6 +145,18 @@ class NameFacts:
         self.writes += other.writes
         self.object_reads += other.object_reads
         self.passed += other.passed
+
+    def of_parameter(self) -> NameFacts:
+        """The facts a function's parameter of the name can have: the bare name read, the
+        parameter, the calls passing it. An attribute of the name, a string spelling it or a
+        write through either is another object's, which only shares the name."""
+        return NameFacts(
+            name_reads=list(self.name_reads),
+            assert_reads=[read for read in self.assert_reads if read.subjects is None],
+            writes=[write for write in self.writes if write.kind in _PARAMETER_WRITES],
+            object_reads=[read for read in self.object_reads if read.template.startswith("{name}")],
+            passed=list(self.passed),
+        )
 
     @property
     def is_option(self) -> bool:

@@ -63,6 +63,8 @@ class Repository:
     # Scoped flags: per file, the classes and functions where the name is another definition's;
     # the index leaves out what is in them (see scoping).
     foreign: dict[str, Foreign] = field(default_factory=dict)
+    # Flags that are a function's parameter: the index keeps only what a parameter can be.
+    parameters: frozenset[str] = frozenset()
     _trees: dict[tuple[Path, str], TreeFacts] = field(default_factory=dict)
     _candidate_cache: dict[frozenset[str], list[Path]] = field(default_factory=dict)
     _word_files: dict[bytes, list[Path]] | None = None  # each word of the files' bytes -> the files
@@ -220,10 +222,12 @@ class Repository:
         it holds, see name_constants) as naming that flag."""
         self.flag_constants = constants
 
-    def leave_out(self, foreign: dict[str, Foreign]) -> None:
+    def leave_out(self, foreign: dict[str, Foreign], parameters: frozenset[str]) -> None:
         """From now on the index leaves out, for each scoped flag, the classes and functions where
-        its name is another definition's."""
+        its name is another definition's; and for a flag that is a function's parameter, whatever
+        a parameter cannot be (an attribute of its name, a string spelling it)."""
         self.foreign.update(foreign)
+        self.parameters |= parameters
 
     def tree(self, path: Path, text: str) -> ast.Module | None:
         """A text of the file parsed; None, and the file skipped, when it does not parse."""
@@ -288,7 +292,8 @@ class Repository:
             return None
         for name, facts in found.items():
             if owners := self.foreign.get(name, {}).get(display):
-                found[name] = without_foreign(facts, foreign_spans(tree, owners))
+                facts = without_foreign(facts, foreign_spans(tree, owners))
+            found[name] = facts.of_parameter() if name in self.parameters else facts
         return found
 
     def skipped_holding(self, names: frozenset[str]) -> list[Path]:

@@ -189,7 +189,7 @@ class InlineFlags(ExpressionEditor):
     def leave_Attribute(
         self, original_node: cst.Attribute, updated_node: cst.Attribute
     ) -> cst.BaseExpression:
-        flag = self.context.flags.get(updated_node.attr.value)
+        flag = self.context.attribute_flag(updated_node.attr.value)
         if (
             flag is None
             or id(original_node) in self._not_reads

@@ -112,7 +112,7 @@ class FlagNaming(BodyEditor):
             value = self._flag_names.of(attribute=node.attr.value)
         else:
             value = constant_value(node)
-        return self.context.flags.get(value) if isinstance(value, str) else None
+        return self.context.attribute_flag(value)
 
 
 class _ImportedAliases(cst.CSTVisitor):
@@ -267,7 +267,8 @@ class InlineLookups(FlagNaming, ExpressionEditor):
             return self.named_flag(cast(cst.BaseExpression, named))  # matched with cst_unfold
         if isinstance(node, cst.Name):
             identifier = self._flag_named(node.value, node)
-        return self.context.flags.get(identifier) if isinstance(identifier, str) else None
+            return self.context.flags.get(identifier) if isinstance(identifier, str) else None
+        return self.context.attribute_flag(identifier)
 
     def leave_Attribute(
         self, original_node: cst.Attribute, updated_node: cst.Attribute

@@ -208,7 +208,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         value: cst.BaseExpression | None
         if isinstance(func, cst.Name) and func.value == "setattr" and len(call.args) == 3:
             name, value = constant_value(call.args[1].value), call.args[2].value
-            flag = self.context.flags.get(name) if isinstance(name, str) else None
+            flag = self.context.attribute_flag(name)
             if flag is not None and self._elsewhere(call.args[0].value):
                 flag = None
         else:
@@ -226,11 +226,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
                 # "enable_fast", or FAST_KEY holding it (matched with cst_unfold: LibCST nodes)
                 flag = self.named_flag(cast(cst.BaseExpression, written.named))
             else:
-                flag = (
-                    self.context.flags.get(written.identifier)
-                    if isinstance(written.identifier, str)
-                    else None
-                )
+                flag = self.context.attribute_flag(written.identifier)
             value = cast("cst.BaseExpression | None", written.value)
         if flag is None or flag.name not in self.context.dead_names:
             return None
@@ -336,7 +332,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         """The flag a write's target is: an attribute of its name, or its name bound in a class
         body or at module level (a function's local only shares the name)."""
         if isinstance(target, cst.Attribute):
-            flag = self.context.flags.get(target.attr.value)
+            flag = self.context.attribute_flag(target.attr.value)
             if flag is not None and self._elsewhere(target.value):
                 return None
             return flag
