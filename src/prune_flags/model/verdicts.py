@@ -22,7 +22,7 @@ from prune_flags.model.scoping import definitions, resolve, unrelated
 from prune_flags.model.test_file import plan_tests
 from prune_flags.model.unmatched import lookups_with_effects
 from prune_flags.report import Refusal
-from prune_flags.semantic.calls import binds_everywhere
+from prune_flags.semantic.calls import never_forwards
 from prune_flags.semantic.facts import ITSELF, NameFacts, Write
 from prune_flags.semantic.modules import qualified
 from prune_flags.semantic.owners import Foreign
@@ -80,10 +80,10 @@ def conflicts(
             ):
                 continue
             if write.kind == WriteKind.KEYWORD and write.owner not in pipes.owners:
-                # A keyword a function binds to its own parameter (another variable) goes no
-                # further.
+                # A keyword a function binds to its own parameter (another variable), or that it
+                # does not take at all, goes no further.
                 trees = repository.trees_naming(write.owner)
-                own = binds_everywhere(trees, write.owner, flag.name)
+                own = never_forwards(trees, write.owner, flag.name)
                 if repository.defines(write.owner) and not own:
                     problems.append(
                         f"{write.site} (passed to {write.owner}, which does not take it as"

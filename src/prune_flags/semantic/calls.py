@@ -90,10 +90,11 @@ def keyword_forwards(trees: Iterable[TreeFacts], function: str) -> frozenset[str
     return frozenset(callees) if found else None
 
 
-def binds_everywhere(trees: Iterable[TreeFacts], function: str, keyword: str) -> bool:
-    """Whether every definition named `function` in the trees (functions, methods, and classes
-    through their `__init__`) has a parameter named `keyword` of its own: a `keyword=` argument
-    then stays there, never travelling on through **kwargs. False when there is none."""
+def never_forwards(trees: Iterable[TreeFacts], function: str, keyword: str) -> bool:
+    """Whether a `keyword=` argument to `function` stays there: every definition of the name in
+    the trees (functions, methods, and classes through their `__init__`) has a parameter of that
+    name of its own, or takes no **kwargs it could travel on through (a callee that does not take
+    the keyword at all is not the flag's). False when there is none."""
     found = False
     for tree in trees:
         for node in tree.definitions.get(function, ()):
@@ -105,9 +106,8 @@ def binds_everywhere(trees: Iterable[TreeFacts], function: str, keyword: str) ->
             if isinstance(node, ast.ClassDef):
                 return False  # its fields, or a base's __init__, take the keyword: not told here
             arguments = node.args
-            if keyword not in {
-                a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
-            }:
+            own = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+            if keyword not in own and arguments.kwarg is not None:
                 return False
             found = True
     return found
