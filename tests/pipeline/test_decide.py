@@ -235,6 +235,50 @@ def test_each_overridden_write_is_in_the_report_explain_and_on_stderr(
     assert overridden == [(6, reason), (8, reason)]
 
 
+@pytest.mark.parametrize(
+    "value, pruned",
+    [
+        ('features.get("use_v2", False)', True),  # a parameter read as a receiver: a source
+        ('features["use_v2"]', True),
+        ('kwargs.get("use_v2", False)', False),  # `**kwargs` may hold the flag's own keyword
+        ("enabled", False),  # a parameter's value: what the callers pass
+        ("bool(features)", False),
+    ],
+)
+def test_a_field_computed_from_a_parameter_goes_unless_the_parameter_carries_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str, pruned: bool
+) -> None:
+    code = (
+        "class Settings:\n"
+        "    def read_config(self, features=None, enabled=False, **kwargs):\n"
+        f"        self.use_v2 = {value}\n"
+        "\n"
+        "    def render(self):\n"
+        '        return "v2" if self.use_v2 else "v1"\n'
+    )
+    root = make_tree(tmp_path / "repo", {"settings.py": code})
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "use_v2=True", ".")
+    assert result.exit_code == (0 if pruned else 123), result.output
+    assert ("self.use_v2" not in (root / "settings.py").read_text()) == pruned
+    if not pruned:
+        assert "use_v2: not pruned: it is given another value at settings.py:3" in result.stderr
+
+
+def test_a_computed_definition_names_the_calls_it_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = fixture_path("core_decide_computed_field")
+    work = checkout(case, tmp_path / "work")
+    result = invoke_in(monkeypatch, work, "diff", "--config", str(case / "config.toml"), ".")
+    assert result.exit_code == 1, result.output
+    assert result.stderr.splitlines()[:2] == [
+        'prune-flags: app/settings.py:10: overrode use_v2 = features.get("use_v2", False) (the'
+        " config fixes it at True); dropped with the definition: features.get(...)",
+        'prune-flags: app/settings.py:12: overrode compress = bool(int(os.getenv("APP_COMPRESS",'
+        ' "1"))) (the config fixes it at True); dropped with the definition: os.getenv(...)',
+    ]
+
+
 def test_an_ambiguous_flag_is_refused_with_the_qualified_names_of_its_definitions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1063,6 +1063,7 @@ PROGRAM_IDIOMS = (
     "public_api",
     "enum_member",
     "parameter_attribute",
+    "computed_definition",
 )
 # The enum of the enum_member idiom, and the accessor template that reads a flag as the membership
 # of its member in a set of modes.
@@ -1127,8 +1128,16 @@ def programs(
         lines += ["", "", "class Node:"]
         if CLASS_FLAG in flags:
             lines += [f"    {CLASS_FLAG} = {defined[CLASS_FLAG]!r}", ""]
-        lines += ["    def __init__(self):"]
-        if FIELD_FLAG in flags:
+        # A field computed from what the constructor is handed (`settings.get("fast", ...)`): the
+        # config says what the flag is, so the definition goes whole.
+        computed = "computed_definition" in enabled and FIELD_FLAG in flags and draw(st.booleans())
+        lines += [f"    def __init__(self{', settings={}' if computed else ''}):"]
+        if computed:
+            lines += [
+                f"        self.{FIELD_FLAG} = settings.get({FIELD_FLAG!r}, {defined[FIELD_FLAG]!r})"
+            ]
+            builder.idioms.add("computed_definition")
+        elif FIELD_FLAG in flags:
             lines += [f"        self.{FIELD_FLAG} = {defined[FIELD_FLAG]!r}"]
         lines += [f"        self.{name} = 0" for name in builder.fields]
         if FIELD_FLAG not in flags and not builder.fields:

@@ -75,8 +75,11 @@ class Writes(ScanState):
             self._of(read[0]).writes.append(Write(self._site(node), WriteKind.TEMPLATE, value))
 
     def _from_parameter(self, node: ast.AST | None) -> bool:
-        """Whether a value (or an assignment's) reads a parameter of an enclosing function (not
-        the method's `self` or `cls`)."""
+        """Whether a value (or an assignment's) carries what a caller passes: it reads a parameter
+        of an enclosing function (not the method's `self` or `cls`) as a value. A parameter read
+        only as a receiver (`features.get("use_v2")`, `options.fast`, `config["x"]`) is a source
+        the flag is computed from, as an environment variable is, unless it is `*args` or
+        `**kwargs`, which may hold the flag's own keyword."""
         value = (
             node.value
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
@@ -90,12 +93,26 @@ class Writes(ScanState):
         if value is None or not functions:
             return False
         receiver = self._methods[-1] if self._methods else ""
-        parameters = set()
+        parameters: set[str] = set()
+        packed: set[str] = set()
         for function in functions:
             parameters.update(parameter_names(function))
+            packed.update(
+                argument.arg
+                for argument in (function.args.vararg, function.args.kwarg)
+                if argument is not None
+            )
         parameters.discard(receiver)
+        receivers = {
+            id(inner.value)
+            for inner in ast.walk(value)
+            if isinstance(inner, (ast.Attribute, ast.Subscript))
+        }
         return any(
-            isinstance(inner, ast.Name) and inner.id in parameters for inner in ast.walk(value)
+            isinstance(inner, ast.Name)
+            and inner.id in parameters
+            and (inner.id in packed or id(inner) not in receivers)
+            for inner in ast.walk(value)
         )
 
     def _carried(self, value: ast.expr | None, name: str) -> str:
@@ -170,14 +187,22 @@ class Writes(ScanState):
             self._defining_value([node.target], node.value)
 
     def _defining_value(self, targets: list[ast.expr], value: ast.expr) -> None:
-        """Visit the value a name is bound to. A module constant or class attribute spelling its
-        own name in it (`ENABLE_X = os.environ.get("ENABLE_X", False)`) does not read itself:
-        the string is how its value is computed, and goes with the definition."""
+        """Visit the value a name is bound to. A module constant, class attribute or field
+        spelling its own name in it (`ENABLE_X = os.environ.get("ENABLE_X", False)`,
+        `self.use_v2 = features.get("use_v2")`) does not read itself: the string is how its
+        value is computed, and goes with the definition."""
         own = (
             [t.id for t in targets if isinstance(t, ast.Name)]
             if self._scopes[-1:] in ([], ["class"])
             else []
         )
+        own += [
+            t.attr
+            for t in targets
+            if isinstance(t, ast.Attribute)
+            and t.attr in self.names
+            and not self._elsewhere(t.value)
+        ]
         self._defining, outer = frozenset(own), self._defining
         self.visit(value)
         self._defining = outer

@@ -22,7 +22,7 @@ from prune_flags.rewrite.editors.shapes import Decorated, is_empty, without_deco
 from prune_flags.rewrite.editors.statements import Edit
 from prune_flags.rewrite.passes.lookups import FlagNaming, cst_unfold
 from prune_flags.rewrite.passes.withs import Record, WithItemEditor
-from prune_flags.rewrite.purity import is_pure
+from prune_flags.rewrite.purity import PURE_BUILTINS, is_pure
 from prune_flags.rewrite.scopes import elsewhere, scope_name
 from prune_flags.syntax.values import same_value
 from prune_flags.vocabulary import Action
@@ -31,6 +31,17 @@ from prune_flags.vocabulary import Action
 def _overrode(flag: Flag, value: cst.BaseExpression) -> str:
     """The reason of a removed write that gave a flag another value than the configured one."""
     return overrode(flag.name, cst.Module(body=[]).code_for_node(value), flag.source)
+
+
+def _calls(node: cst.CSTNode) -> list[str]:
+    """The calls a value makes that may have effects, outermost first, each as `callee(...)`."""
+    if is_pure(node):
+        return []
+    if isinstance(node, cst.Call) and not (
+        isinstance(node.func, cst.Name) and node.func.value in PURE_BUILTINS
+    ):
+        return [f"{cst.Module(body=[]).code_for_node(node.func)}(...)"]
+    return list(dict.fromkeys(call for child in node.children for call in _calls(child)))
 
 
 class PruneDeadWrites(FlagNaming, WithItemEditor):
@@ -282,7 +293,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
     ) -> list[cst.BaseSmallStatement] | None:
         # A flag's own definition goes whole, whatever computes its value (`os.environ.get(...)`,
         # `registry.bool_flag(...)`): those side effects were the flag's.
-        definition = isinstance(target, cst.Name) and self._flag_written(target) is not None
+        definition = self._flag_written(target) is not None
         keep_value = value is not None and not is_pure(value) and not definition
         if keep_value and self.at_module_level and isinstance(target, cst.Name):
             # `logger = logging.getLogger(...)` is set-up, not a value to strip down to its call
@@ -316,6 +327,8 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             reason = _overrode(flag, value)
             if kept_value:
                 reason += "; the right-hand side may have side effects, so it stays as a statement"
+            elif dropped := _calls(value):
+                reason += f"; dropped with the definition: {', '.join(dropped)}"
             self.record(original, Action.OVERRIDDEN, reason, death.flag)
             return
         reason = f"{name} has no reader left: {death.reason}"
