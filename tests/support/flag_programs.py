@@ -660,13 +660,40 @@ def flag_parameter_call(draw, builder: Builder, where: Where, pad: str) -> list[
     a **kwargs forwarder, or not at all; the helpers' defaults are any value, or none. The rewrite
     must behave as if every default and call held the configured value (Program.decided)."""
     if not any(line.startswith("def _deep1") for line in builder.helpers):
-        builder.flags[PARAM_FLAG] = draw(st.sampled_from(VALUES))
+        if PARAM_FLAG not in builder.flags:  # (private_copy's class may have drawn it)
+            builder.flags[PARAM_FLAG] = draw(st.sampled_from(VALUES))
         builder.helpers += draw(flag_parameter_chain(builder))
     value = repr(draw(st.sampled_from(VALUES)))
     calls = ["_deep1(x)", f"_deep1(x, {PARAM_FLAG}={value})", f"_deep1(x, {value})"]
     if any(line.startswith("def _relay") for line in builder.helpers):
         calls.append(f"_relay(x, {PARAM_FLAG}={value})")
     return [f"{pad}y = {draw(st.sampled_from(calls))}"]
+
+
+@statement_idiom()
+def private_copy(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """`y = _Copy(x, deep=True).get()`: a class that keeps the flag parameter as a private copy
+    (`self._deep = deep`, maybe name-mangled) read by a method; its default agrees with the config
+    (a parameter that agrees is the flag), the calls pass any value or none."""
+    if PARAM_FLAG not in builder.flags:
+        builder.flags[PARAM_FLAG] = draw(st.sampled_from(VALUES))
+    if not any(line.startswith("class _Copy") for line in builder.helpers):
+        copy = draw(st.sampled_from([f"_{PARAM_FLAG}", f"__{PARAM_FLAG}"]))
+        test = draw(st.sampled_from([f"self.{copy}", f"not self.{copy}", f"self.{copy} == 1"]))
+        builder.helpers += [
+            "",
+            "",
+            "class _Copy:",
+            f"    def __init__(self, x, {PARAM_FLAG}={builder.flags[PARAM_FLAG]!r}):",
+            "        self.x = x",
+            f"        self.{copy} = {PARAM_FLAG}",
+            "",
+            "    def get(self):",
+            f"        return log({builder.tag()!r}, self.x) if {test} else -self.x",
+        ]
+    value = repr(draw(st.sampled_from(VALUES)))
+    call = draw(st.sampled_from(["_Copy(x)", f"_Copy(x, {PARAM_FLAG}={value})"]))
+    return [f"{pad}y = {call}.get()"]
 
 
 @st.composite

@@ -68,6 +68,7 @@ def conflicts(
     strict, the writes that the rewrite removes (see overridable, and the plumbing's) are no
     conflict, nor is a value a flag parameter carries on."""
     found: dict[str, list[str]] = {}
+    by_name = {flag.name: flag for flag in flags}
     for flag in flags:
         flag_facts = facts[flag.name]
         pipes = plumbings[flag.name]
@@ -75,6 +76,8 @@ def conflicts(
         for write in flag_facts.writes:
             if write.value is ITSELF or write.kind == WriteKind.PARAMETER:
                 continue  # a parameter not linked to the flag is a local that only shares the name
+            if _copies_flag(write, flag, by_name, plumbings):
+                continue  # `self._sort = sort`: once `sort` is inlined, the same value
             if not strict and (
                 overridable(write) or write in pipes.overridden or _carries(write, pipes)
             ):
@@ -98,6 +101,23 @@ def conflicts(
         if problems:
             found[flag.name] = problems
     return found
+
+
+def _copies_flag(
+    write: Write, flag: Flag, flags: Mapping[str, Flag], plumbings: Mapping[str, Plumbing]
+) -> bool:
+    """Whether a write copies another flag's parameter (`self._sort = sort`) pruned at the same
+    value as this flag's: once that parameter is inlined, the write gives the flag its value."""
+    if write.copies is None:
+        return False
+    function, parameter = write.copies
+    other = flags.get(parameter)
+    return (
+        other is not None
+        and other.name != flag.name
+        and (write.site.path, function) in plumbings[parameter].functions
+        and same_value(other.value, flag.value)
+    )
 
 
 def pinning_plan(

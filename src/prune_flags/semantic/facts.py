@@ -46,6 +46,10 @@ class Write:
     # of the name, never rebound there (`helper(x, fast=fast)`, `self.fast = fast`): that
     # function, qualified as `scope` is. The parameter's value travels on along a chain.
     carried_from: str = ""
+    # An attribute assignment whose value is a parameter of another name of the enclosing function,
+    # never rebound there (`self._sort = sort`): that function, qualified as `scope` is, and the
+    # parameter. Where the parameter is a flag pruned at the same value, the copy gives it that.
+    copies: tuple[str, str] | None = None
 
 
 class Argument(NamedTuple):

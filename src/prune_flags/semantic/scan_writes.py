@@ -41,6 +41,7 @@ class Writes(ScanState):
                     owner,
                     from_parameter=self._from_parameter(node),
                     carried_from=carried,
+                    copies=self._copies(node, target.attr),
                 )
                 self._of(target.attr).writes.append(write)
             self.visit(target.value)
@@ -129,6 +130,16 @@ class Writes(ScanState):
                 return self._function_names.get(id(scope), "")
             return ""
         return ""
+
+    def _copies(self, node: ast.AST, name: str) -> tuple[str, str] | None:
+        """The function and parameter an assignment copies, when its value is a parameter of
+        another name than the attribute's (`self._sort = sort`) that the function never binds
+        again."""
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if not isinstance(value, ast.Name) or value.id == name:
+            return None
+        function = self._carried(value, value.id)
+        return (function, value.id) if function else None
 
     def _receiver_class(self, receiver: ast.expr) -> str:
         """The class whose own attribute `receiver.name` is, when the receiver is the `self` or
