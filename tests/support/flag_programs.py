@@ -1091,6 +1091,7 @@ PROGRAM_IDIOMS = (
     "enum_member",
     "parameter_attribute",
     "computed_definition",
+    "decorator_read",
 )
 # The enum of the enum_member idiom, and the accessor template that reads a flag as the membership
 # of its member in a set of modes.
@@ -1262,6 +1263,16 @@ def programs(
         entries.append("picked")
         scoped |= {PICK_FLAG}
         shapes.add("parameter_attribute")
+    # A decorator reading the module flag: its lines are its function's, and the read is inlined.
+    if "decorator_read" in enabled and MODULE_FLAG in flags and draw(st.booleans()):
+        read = draw(
+            st.sampled_from([MODULE_FLAG, f"1 if {MODULE_FLAG} else 2", f"not {MODULE_FLAG}"])
+        )
+        lines += ["", "", "def _tag(value):", "    def wrap(function):"]
+        lines += ["        function.tag = value", "        return function", "", "    return wrap"]
+        lines += ["", "", f"@_tag({read})", "def tagged(x):", "    return (x, tagged.tag)"]
+        entries.append("tagged")
+        shapes.add("decorator_read")
     # The entry points are the module's public interface, as callers elsewhere would use them;
     # without this, prune-flags may delete a class whose last reference in the module was a flag
     # read.

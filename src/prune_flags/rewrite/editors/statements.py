@@ -135,7 +135,11 @@ class BodyEditor(cst.CSTTransformer):
         if lines is None:
             return True
         span = self.get_metadata(PositionProvider, node)
-        return any(span.start.line <= line <= span.end.line for line in lines)
+        first = span.start.line
+        decorators = getattr(node, "decorators", ())
+        if decorators:  # (a def's or class's position starts at its keyword, after them)
+            first = self.get_metadata(PositionProvider, decorators[0]).start.line
+        return any(first <= line <= span.end.line for line in lines)
 
     # Its return is left to inference: LibCST's is generic in the node's type.
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
