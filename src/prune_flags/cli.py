@@ -157,7 +157,7 @@ def _stderr_console() -> Console:
 
 def _finish(report: Report, report_file: Path | None, explain: bool, quiet: bool) -> int:
     if explain:
-        for line in explain_lines(report.changed_files):
+        for line in explain_lines(report.changed_files, report.left):
             typer.echo(line)
     for result in report.changed_files:
         for change in sorted(result.changes, key=lambda change: change.line):
@@ -170,6 +170,8 @@ def _finish(report: Report, report_file: Path | None, explain: bool, quiet: bool
                 )
     for conflict in report.conflicts:
         typer.echo(f"prune-flags: {conflict}", err=True)
+    for site in report.left:
+        typer.echo(f"prune-flags: {site.message}", err=True)
     for warning in report.warnings:  # a warning, not a refusal: the exit code stays
         typer.echo(f"prune-flags: warning: {warning.message}", err=True)
     for notice in report.notices:
@@ -180,15 +182,15 @@ def _finish(report: Report, report_file: Path | None, explain: bool, quiet: bool
         report.write_json(report_file)
     if not quiet:
         typer.echo(report.summary_line(), err=True)
-    return EXIT_SKIPPED if report.skipped or report.conflicts else 0
+    return EXIT_SKIPPED if report.skipped or report.conflicts or report.left else 0
 
 
 DIFF_HELP = (
     "Dry run: print the unified diff the cleanup would make; write nothing.\n"
     "\n"
-    "Exit 0: no changes; 1: changes shown; 2: bad usage or config; 123: some files skipped"
-    " or a flag refused (ambiguous, read as an object, or given another value under"
-    " --strict).\n"
+    "Exit 0: no changes; 1: changes shown; 2: bad usage or config; 123: some files skipped,"
+    " a flag refused (ambiguous, read as an object, or given another value under --strict),"
+    " or sites of a flag left as they were (a re-export; named on stderr).\n"
     "\n"
     "The config is the decision: a flag's definitions go whatever value they hold, and"
     " writes of another value are removed and reported as overridden (a warning line on"
@@ -232,9 +234,10 @@ APPLY_HELP = (
     "Rewrite the files in place (each written whole or not at all).\n"
     "\n"
     "Exit 0: done, whether or not anything changed; 2: bad usage or config, nothing written;\n"
-    "123: some files skipped (named on stderr), the rest written; or a flag refused"
+    "123: some files skipped (named on stderr), the rest written; a flag refused"
     " (ambiguous, read as an object, or given another value under --strict), nothing of it"
-    " written.\n"
+    " written; or sites of a flag left as they were (a re-export; named on stderr), the rest"
+    " of it written.\n"
     "\n"
     "The config is the decision: a flag's definitions go whatever value they hold, and"
     " writes of another value are removed and reported as overridden (a warning line on"

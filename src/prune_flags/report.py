@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prune_flags.vocabulary import Action, RefusalReason, WarningReason
+from prune_flags.vocabulary import Action, LeftReason, RefusalReason, WarningReason
 
 PRUNED = "pruned"  # a flag's verdict when nothing refused it (Report.verdicts)
 _SHOWN_VALUE = 60  # characters of an overridden value's source shown in its reason
@@ -77,6 +77,34 @@ class Refusal:
 
 
 @dataclass(frozen=True)
+class Left:
+    """A site of a pruned flag the run left exactly as it was, with everything it needs kept alive
+    (a definition an import reads): where (`line` in the original file), why (a kebab-case word),
+    and what the user could declare or do."""
+
+    flag: str
+    path: str
+    line: int
+    why: LeftReason
+    hint: str
+
+    @property
+    def message(self) -> str:
+        """The line on stderr."""
+        return f"{self.path}:{self.line}: left {self.flag} as it is ({self.why}): {self.hint}"
+
+    def to_json(self) -> dict[str, object]:
+        """The entry of the JSON report's `left` list."""
+        return {
+            "flag": self.flag,
+            "path": self.path,
+            "line": self.line,
+            "why": self.why,
+            "hint": self.hint,
+        }
+
+
+@dataclass(frozen=True)
 class FlagWarning:
     """A flag the run did nothing with (not refused: nothing of it matched), said on stderr without
     changing the exit code (`why`: see vocabulary.WarningReason): its name appears only in forms
@@ -106,6 +134,7 @@ class Report:
     files: list[FileResult] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     refused: list[Refusal] = field(default_factory=list)
+    left: list[Left] = field(default_factory=list)  # sites of pruned flags left as they were
     warnings: list[FlagWarning] = field(default_factory=list)
     # What the user should know about the run as a whole, not about one flag: the formatting
     # could only approximate the repository's formatter (another pinned black, a ruff style).
@@ -168,6 +197,7 @@ class Report:
             ],
             "skipped": [{"path": s.display, "error": s.error} for s in self.skipped],
             "refused": [refusal.to_json() for refusal in self.refused],
+            "left": [left.to_json() for left in self.left],
             "warnings": [warning.to_json() for warning in self.warnings],
             "notices": list(self.notices),
             "summary": {
@@ -227,12 +257,14 @@ def render_diff(results: Sequence[FileResult], color: bool = False) -> bytes:
     return bytes(out)
 
 
-def explain_lines(results: Sequence[FileResult]) -> list[str]:
-    """`path:line  flag  action  reason`, grouped by file."""
+def explain_lines(results: Sequence[FileResult], left: Sequence[Left] = ()) -> list[str]:
+    """`path:line  flag  action  reason`, grouped by file; then each site left as it was, as
+    `path:line  flag  left  why: hint`."""
     out = []
     for result in results:
         for change in sorted(result.changes, key=lambda c: c.line):
             out.append(
                 f"{result.display}:{change.line}  {change.flag}  {change.action}  {change.reason}"
             )
+    out += [f"{site.path}:{site.line}  {site.flag}  left  {site.why}: {site.hint}" for site in left]
     return out

@@ -93,6 +93,12 @@ class RefusalReason(StrEnum):
     READ_AS_OBJECT = "read-as-object"  # `FLAG.value`, `FLAG()`: it holds an object
 
 
+class LeftReason(StrEnum):
+    """Why a site of a pruned flag was left as it was (`report.Left.why`)."""
+
+    REEXPORTED = "re-exported"  # a package's `__init__.py` imports it: outside code may too
+
+
 class WarningReason(StrEnum):
     """What a warning of a flag says (`report.FlagWarning.why`)."""
 

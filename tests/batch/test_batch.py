@@ -19,8 +19,8 @@ from prune_flags.batch.job import commit_message
 from prune_flags.batch.repos import parse_repo_list
 from prune_flags.batch.result import RepoResult
 from prune_flags.config import Config, parse_flag_options
-from prune_flags.report import Change, FileResult, FlagWarning, Refusal, Report
-from prune_flags.vocabulary import WarningReason
+from prune_flags.report import Change, FileResult, FlagWarning, Left, Refusal, Report
+from prune_flags.vocabulary import LeftReason, WarningReason
 
 FLAGGED = """\
 class Node:
@@ -535,6 +535,26 @@ def test_the_commit_message_says_which_flags_were_left_and_why() -> None:
         "- fast = False: 1 change in 1 file\n"
         "- slow = True: left as it is (ambiguous)\n"
         "- named = 1: left as it is (nowhere)"
+    )
+
+
+def test_the_commit_message_lists_each_site_left_as_it_was() -> None:
+    config = Config(flags=tuple(parse_flag_options(["PY310_PLUS=True"])))
+    site = Left("PY310_PLUS", "pkg/__init__.py", 3, LeftReason.REEXPORTED, "outside code may")
+    report = Report(
+        flags={"PY310_PLUS": "True"},
+        files=[
+            FileResult(
+                Path("core.py"), "core.py", "x\n", "", (Change(1, "PY310_PLUS", "inlined", "."),)
+            )
+        ],
+        left=[site],
+    )
+    body = commit_message(report, config).split("\n\n")[1]
+    assert body == (
+        "- PY310_PLUS = True: 1 change in 1 file\n"
+        "- left as it is: pkg/__init__.py:3: left PY310_PLUS as it is (re-exported): outside code"
+        " may"
     )
 
 

@@ -264,6 +264,37 @@ def test_a_field_computed_from_a_parameter_goes_unless_the_parameter_carries_it(
         assert "use_v2: not pruned: it is given another value at settings.py:3" in result.stderr
 
 
+def test_a_reexported_flag_is_left_at_its_reexport_in_the_report_explain_and_on_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = fixture_path("core_left_reexported")
+    work = checkout(case, tmp_path / "work")
+    report = tmp_path / "r.json"
+    args = ["--explain", "--report", str(report), "--config", str(case / "config.toml"), "."]
+    result = invoke_in(monkeypatch, work, "diff", *args)
+    assert result.exit_code == 123, result.output
+    hint = (
+        "the package's interface may be imported from outside the repository, so this stays, and"
+        " so does the definition it reads; delete it by hand once no user imports it, then run"
+        " again"
+    )
+    assert result.stderr.splitlines()[0] == (
+        f"prune-flags: pkg/__init__.py:3: left PY310_PLUS as it is (re-exported): {hint}"
+    )
+    assert f"pkg/__init__.py:3  PY310_PLUS  left  re-exported: {hint}" in result.stdout
+    written = json.loads(report.read_text())
+    assert written["refused"] == []
+    assert written["left"] == [
+        {
+            "flag": "PY310_PLUS",
+            "path": "pkg/__init__.py",
+            "line": 3,
+            "why": "re-exported",
+            "hint": hint,
+        }
+    ]
+
+
 def test_a_computed_definition_names_the_calls_it_dropped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -222,7 +222,7 @@ def _counted(result: RepoResult, report: Report) -> RepoResult:
 
 def _warnings(report: Report) -> tuple[str, ...]:
     skipped = (f"skipped {item.display}: {item.error}" for item in report.skipped)
-    return (*report.conflicts, *skipped, *report.notices)
+    return (*report.conflicts, *(site.message for site in report.left), *skipped, *report.notices)
 
 
 def commit_message(report: Report, config: Config) -> str:
@@ -250,6 +250,7 @@ def commit_message(report: Report, config: Config) -> str:
         )
         for flag in config.flags
     ]
+    lines += [f"- left as it is: {site.message}" for site in report.left]
     body = "\n".join(lines)
     return f"{subject}\n\n{body}\n\n{report.summary_line()}\n\nMade by prune-flags {__version__}.\n"
 

@@ -214,9 +214,12 @@ class Cascade:
     def decided(self, flag: Flag, writes: list[Write]) -> bool:
         """Whether a flag has no reader left and each of its writes of another value went (a
         change at its line): what the config decided is all the code says of it."""
-        if not (self.unread(flag) or self._gone(flag.name)):
-            return False
+        return (self.unread(flag) or self._gone(flag.name)) and not self.not_gone(flag, writes)
+
+    def not_gone(self, flag: Flag, writes: list[Write]) -> list[Write]:
+        """The writes among `writes` that the rewrite did not remove (no change at its line)."""
         by_display = self.repository.by_display()
+        left = []
         for write in writes:
             result = self.learnt.results.get(by_display.get(write.site.path, Path()))
             changes = result.changes if result is not None else ()
@@ -226,8 +229,8 @@ class Cascade:
             if not any(
                 change.line == line and change.action in _WRITE_REMOVALS for change in changes
             ):
-                return False
-        return True
+                left.append(write)
+        return left
 
     def _gone(self, name: str) -> bool:
         """Whether the rewritten code neither reads nor writes a name at all: a flag defined

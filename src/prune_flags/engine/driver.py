@@ -12,6 +12,7 @@ from prune_flags.cascade.rounds import Cascade
 from prune_flags.config import Config, Flag
 from prune_flags.config_files import find_project_root
 from prune_flags.engine.derived import settle
+from prune_flags.engine.left_sites import reexports_left
 from prune_flags.engine.registrations import registrations_left
 from prune_flags.engine.tests_left import tests_left_failing
 from prune_flags.model.build import build, resolve_flags
@@ -22,7 +23,8 @@ from prune_flags.model.library import (
 )
 from prune_flags.model.unmatched import appearances, unmatched
 from prune_flags.model.verdicts import read_as_objects, still_written
-from prune_flags.report import FileResult, FlagWarning, Report, Skipped
+from prune_flags.report import FileResult, FlagWarning, Left, Report, Skipped
+from prune_flags.semantic.facts import Write
 from prune_flags.semantic.repository import OUTSIDE, Progress, Repository, load
 from prune_flags.source.files import (
     SourceError,
@@ -101,10 +103,16 @@ def _cleanup(
                 name: model.writes_to_go(name, cascade.unread(flag))
                 for name, flag in active.items()
             }
+            # ... unless all that keeps it is a re-export, left as it is with its definition.
+            left_sites = {
+                name: _left(repository, cascade, flag, to_go[name]) for name, flag in active.items()
+            }
             undecided = [
                 flag
                 for flag in active.values()
-                if to_go[flag.name] and not cascade.decided(flag, to_go[flag.name])
+                if to_go[flag.name]
+                and not cascade.decided(flag, to_go[flag.name])
+                and left_sites[flag.name] is None
             ]
             if undecided:
                 model = model.refusing(still_written(flag, to_go[flag.name]) for flag in undecided)
@@ -141,6 +149,7 @@ def _cleanup(
     finally:
         workers.close()
     report.refused = list(model.refused)
+    report.left = [site for sites in left_sites.values() for site in sites or ()]
     for path, text in finished.items():
         source = repository.sources[path]
         report.files.append(
@@ -167,6 +176,20 @@ def _cleanup(
     report.warnings += tests_left_failing(repository, report)
     report.notices[:0] = library.notices
     return report, cascade
+
+
+def _left(
+    repository: Repository, cascade: Cascade, flag: Flag, to_go: list[Write]
+) -> list[Left] | None:
+    """The sites of a flag something still reads once the cascade did all it could, when each is a
+    re-export (see engine/left_sites.py); None when nothing reads it, or something else does."""
+    if cascade.unread(flag):
+        return None
+    facts = repository.facts(frozenset([flag.name]))[flag.name]
+    if facts.object_reads or facts.passed:
+        return None
+    reads = facts.global_reads + [read.site for read in facts.assert_reads]
+    return reexports_left(repository, flag.name, reads, cascade.not_gone(flag, to_go))
 
 
 def _library_keywords(
