@@ -274,9 +274,8 @@ def test_a_reexported_flag_is_left_at_its_reexport_in_the_report_explain_and_on_
     result = invoke_in(monkeypatch, work, "diff", *args)
     assert result.exit_code == 123, result.output
     hint = (
-        "the package's interface may be imported from outside the repository, so this stays, and"
-        " so does the definition it reads; delete it by hand once no user imports it, then run"
-        " again"
+        "outside code may import it from here, so this stays, and so does the definition it"
+        " reads; delete it by hand once no user imports it, then run again"
     )
     assert result.stderr.splitlines()[0] == (
         f"prune-flags: pkg/__init__.py:3: left PY310_PLUS as it is (re-exported): {hint}"

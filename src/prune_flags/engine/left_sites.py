@@ -1,10 +1,11 @@
-"""Sites of a pruned flag the run leaves as they were: a package's re-export of it."""
+"""Sites of a pruned flag the run leaves as they were: a re-export of it."""
 
-# A package's `__init__.py` importing the flag (`from .const import PY310_PLUS`) makes it the
-# package's interface: code outside the repository may import it from there, so that import stays,
-# and so does the definition it reads, whatever the config says of the value. Every other site of
-# the flag is carried out: reads inlined, branches folded. The import is reported as left, with
-# what the user could do; the flag is refused whole only when something else keeps it.
+# A package's `__init__.py` importing the flag (`from .const import PY310_PLUS`), a module importing
+# it without reading it, or an `__all__` naming it makes it an interface: code outside the
+# repository may import it from there, so that import stays, and so does the definition it reads,
+# whatever the config says of the value. Every other site of the flag is carried out: reads
+# inlined, branches folded. The re-export is reported as left, with what the user could do; the
+# flag is refused whole only when something else keeps it.
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ if TYPE_CHECKING:
     from prune_flags.semantic.repository import Repository
 
 REEXPORT_HINT = (
-    "the package's interface may be imported from outside the repository, so this stays, and"
-    " so does the definition it reads; delete it by hand once no user imports it, then run again"
+    "outside code may import it from here, so this stays, and so does the definition it reads;"
+    " delete it by hand once no user imports it, then run again"
 )
 
 
@@ -57,14 +58,19 @@ def reexports_left(
 
 
 def _reexports(file_name: str, tree: ast.Module, name: str) -> list[tuple[int, int]]:
-    """The first and last lines of the top-level statements re-exporting a name: in a package's
-    `__init__.py`, an import of it from a module (`from .const import PY310_PLUS`); in any
-    module, an `__all__` naming it."""
+    """The first and last lines of the top-level statements re-exporting a name: an import of it
+    from a module in a package's `__init__.py` (`from .const import PY310_PLUS`), or in a module
+    that never reads it (a deprecated alias module: `from .utils import IS_WIN  # NOQA`, which
+    the cleanup would have removed had it made it unused); an `__all__` naming it."""
     spans = []
+    read_here = any(
+        isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+        for node in ast.walk(tree)
+    )
     for statement in tree.body:
         if isinstance(statement, ast.ImportFrom):
-            exports = file_name == "__init__.py" and any(
-                alias.name == name for alias in statement.names
+            exports = (file_name == "__init__.py" or not read_here) and any(
+                alias.name == name and alias.asname in (None, name) for alias in statement.names
             )
         else:
             exports = _assigns_all(statement) and any(
