@@ -123,6 +123,9 @@ class Builder:
         return reads
 
 
+# The comment marking the module flag's definition inside a `try` (the guarded_definition idiom),
+# which Program.decided gives the configured value too.
+GUARDED = "  # guarded"
 # Where each flag is defined: its definition line starts so (module constant, field, class
 # attribute).
 DEFINITIONS: dict[str, str] = {MODULE_FLAG: f"{MODULE_FLAG} = ",
@@ -212,6 +215,8 @@ class Program:
                     lines[index] = f"{start}{self.flags[name]!r}" + (
                         f"  #{comment}" if comment else ""
                     )
+            if MODULE_FLAG in self.flags and line.endswith(GUARDED):
+                lines[index] = f"    {MODULE_FLAG} = {self.flags[MODULE_FLAG]!r}{GUARDED}"
             if PARAM_FLAG in self.flags:
                 configured = repr(self.flags[PARAM_FLAG])
                 lines[index] = PASSED_VALUES.sub(
@@ -1092,6 +1097,7 @@ PROGRAM_IDIOMS = (
     "parameter_attribute",
     "computed_definition",
     "decorator_read",
+    "guarded_definition",
 )
 # The enum of the enum_member idiom, and the accessor template that reads a flag as the membership
 # of its member in a set of modes.
@@ -1137,7 +1143,15 @@ def programs(
     lines = [HEADER]
     if MODULE_FLAG in flags:
         comment = draw(st.sampled_from(["", "  # the old path"]))
-        lines += ["", f"{MODULE_FLAG} = {defined[MODULE_FLAG]!r}{comment}"]
+        if "guarded_definition" in enabled and draw(st.booleans()):
+            # Defined in a module-level `try` guarding an import: a module constant all the same.
+            fallback = draw(st.sampled_from(VALUES))
+            lines += ["", "try:", "    import json as _json", ""]
+            lines += [f"    {MODULE_FLAG} = {defined[MODULE_FLAG]!r}{GUARDED}"]
+            lines += ["except ImportError:", f"    {MODULE_FLAG} = {fallback!r}"]
+            builder.idioms.add("guarded_definition")
+        else:
+            lines += ["", f"{MODULE_FLAG} = {defined[MODULE_FLAG]!r}{comment}"]
     entries: list[str] = []
     methods: list[str] = []
     if FIELD_FLAG in flags or CLASS_FLAG in flags:

@@ -9,6 +9,7 @@ import libcst as cst
 
 from prune_flags.config import Flag
 from prune_flags.rewrite.constants import constant_node, constant_value
+from prune_flags.rewrite.editors.shapes import module_level
 from prune_flags.rewrite.passes.options import click_flags
 from prune_flags.rewrite.purity import is_pure
 from prune_flags.syntax.values import same_value
@@ -24,11 +25,10 @@ def elsewhere(receiver: cst.BaseExpression, outside: frozenset[str]) -> bool:
 
 
 def flag_bindings(module: cst.Module, flags: Mapping[str, object]) -> dict[str, str]:
-    """Local name -> flag, for flags the module assigns at top level or imports by name."""
+    """Local name -> flag, for flags the module assigns at top level or imports by name, in its
+    body or in the blocks of its module-level statements (`try: import x; HAS_X = True`)."""
     bindings: dict[str, str] = {}
-    for statement in module.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
+    for statement in module_level(module.body):
         for small in statement.body:
             if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
                 for alias in small.names:

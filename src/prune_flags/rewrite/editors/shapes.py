@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
 import libcst as cst
@@ -162,3 +162,32 @@ def fill_empty_blocks(statement: cst.BaseStatement) -> cst.BaseStatement:
     if isinstance(final, cst.Finally) and is_empty(final.body):
         changes["finalbody"] = final.with_changes(body=pass_block(final.body))
     return statement.with_changes(**changes) if changes else statement
+
+
+def module_level(body: Sequence[cst.BaseStatement]) -> Iterator[cst.SimpleStatementLine]:
+    """The simple statements of a module's scope: its body's, and those inside `if`, `try`,
+    `with`, `for` and `while` blocks at module level (not inside a def or a class)."""
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield statement
+        elif isinstance(statement, cst.BaseCompoundStatement) and not isinstance(
+            statement, (cst.FunctionDef, cst.ClassDef)
+        ):
+            for block in _blocks(statement):
+                yield from module_level(block_statements(block))
+
+
+def _blocks(statement: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
+    """The blocks of a compound statement: its body, its `elif`s' and `else`, its handlers', its
+    `finally`."""
+    blocks = [statement.body]
+    if isinstance(statement, cst.If) and isinstance(statement.orelse, cst.If):
+        blocks += _blocks(statement.orelse)
+    elif isinstance(statement, (cst.If, cst.For, cst.While)) and statement.orelse is not None:
+        blocks.append(statement.orelse.body)
+    if isinstance(statement, (cst.Try, cst.TryStar)):
+        blocks += [handler.body for handler in statement.handlers]
+        blocks += [
+            part.body for part in (statement.orelse, statement.finalbody) if part is not None
+        ]
+    return blocks

@@ -71,7 +71,7 @@ class FoldBranches(BodyEditor):
         if value is None and effect is not None and self._flag(original.test):
             return self._fold_keeping_effect(original, updated, leading, *effect)
         if value is None or not flag:
-            if is_empty(updated.body) and updated.orelse is None and is_pure(updated.test):
+            if _does_nothing(updated):
                 flag = self.context.flag_changed_within(
                     self.get_metadata(PositionProvider, original)
                 )
@@ -246,3 +246,16 @@ def _effect_then_constant(test: cst.BaseExpression) -> tuple[cst.BaseExpression,
     if right is not is_and:  # `x and False` is false, `x or True` is true, whatever x is
         return test.left, right
     return None
+
+
+def _does_nothing(statement: cst.If) -> bool:
+    """Whether an `if` has nothing left in any branch (its `elif`s and `else` too) and no test
+    with side effects: running it does nothing."""
+    orelse = statement.orelse
+    rest = (
+        orelse is None
+        or (isinstance(orelse, cst.Else) and is_empty(orelse.body))
+        or (isinstance(orelse, cst.If) and _does_nothing(orelse))
+    )
+    return is_empty(statement.body) and rest and is_pure(statement.test)
+
