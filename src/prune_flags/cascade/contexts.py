@@ -145,12 +145,14 @@ class Contexts:
         return {name: scopes for name, scopes in found.items() if scopes}
 
     def kept_in(self, path: Path) -> frozenset[str]:
-        """The names kept for skipped files that this file mentions: its imports of them stay."""
-        return (
+        """The names kept for skipped files that this file mentions, and those other files import
+        from it: its imports of them stay."""
+        kept = (
             names_in(self.repository.sources[path].text, self.learnt.kept)
             if self.learnt.kept
             else frozenset()
         )
+        return kept | self.learnt.reexported.get(path, set())
 
     def dead_in(self, path: Path) -> frozenset[str]:
         """The dead names a rewrite of the file acts on: the flags it names, and the other dead

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from prune_flags.cascade.contexts import Contexts
 from prune_flags.cascade.helpers import FoldedHelpers
+from prune_flags.cascade.importers import Importers
 from prune_flags.cascade.liveness import Liveness
 from prune_flags.cascade.state import Learnt, Plan
 from prune_flags.config import Config, Flag
@@ -47,6 +48,7 @@ class Cascade:
         self.contexts = Contexts(repository, self.plan, self.learnt)
         self.liveness = Liveness(repository, self.plan, self.learnt)
         self.folded = FoldedHelpers(repository, self.learnt, self.liveness)
+        self.importers = Importers(repository)
 
     def run(self) -> None:
         while True:
@@ -209,7 +211,7 @@ class Cascade:
                 )
                 new = True
         self.liveness.plan_asserts()
-        return new or new_helpers
+        return self._keep_reexported(changed) or new or new_helpers
 
     def decided(self, flag: Flag, writes: list[Write]) -> bool:
         """Whether a flag has no reader left and each of its writes of another value went (a
@@ -262,6 +264,17 @@ class Cascade:
         """The flag whose cleanup a dead name goes with: a flag's own, else the flag whose change
         took the name's last read."""
         return name if name in self.plan.flags else causes.get(name, name)
+
+    def _keep_reexported(self, changed: list[Path]) -> bool:
+        """Note the imports a round dropped that another file imports from the file; True when
+        there are new ones (the file is rewritten again, keeping them)."""
+        new = False
+        for path in changed:
+            kept = self.importers.imported_from(path, self.importers.dropped(path))
+            known = self.learnt.reexported.setdefault(path, set())
+            new = new or not kept <= known
+            known |= kept
+        return new
 
     def _keep_for_skipped(self, kept: dict[str, list[Site]]) -> bool:
         """Note the names kept alive only by skipped files' reads, and which files; True when a

@@ -94,3 +94,6 @@ class Learnt:
     # Names that only skipped files read (name -> those files): they keep their definitions,
     # and every import of them stays.
     kept: dict[str, set[str]] = field(default_factory=dict)
+    # The names each file imports that another file imports from it (`from pkg.functions import
+    # loads`): its imports of them stay, whatever the file itself still reads.
+    reexported: dict[Path, set[str]] = field(default_factory=dict)

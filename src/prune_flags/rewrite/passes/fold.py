@@ -258,4 +258,3 @@ def _does_nothing(statement: cst.If) -> bool:
         or (isinstance(orelse, cst.If) and _does_nothing(orelse))
     )
     return is_empty(statement.body) and rest and is_pure(statement.test)
-

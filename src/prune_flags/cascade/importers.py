@@ -1,0 +1,92 @@
+"""Which names a rewrite dropped from a module's imports that other modules import from it."""
+
+# A module's import is its interface as much as its definitions are: `from json import loads` in
+# `pkg/functions.py` binds `pkg.functions.loads`, which `from pkg.functions import loads` elsewhere
+# reads. The rewrite of one file sees only its own reads, so it drops an import whose last read
+# there went; the cascade asks here, after each round, whether another file imports the name from
+# the module (by name, by `import *`, or through the module's attribute), and keeps the import.
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from pathlib import Path
+
+from prune_flags.semantic.modules import absolute_module, module_names
+from prune_flags.semantic.repository import Repository
+
+
+class Importers:
+    """The repository's modules by dotted name (computed on first need), and who imports what."""
+
+    def __init__(self, repository: Repository) -> None:
+        self.repository = repository
+        self._modules: dict[Path, tuple[str, bool]] | None = None
+
+    def dropped(self, path: Path) -> set[str]:
+        """The names the module bound by an import before the run and binds by none after it."""
+        before = self.repository.tree(path, self.repository.sources[path].text)
+        after = self.repository.tree(path, self.repository.text(path))
+        if before is None or after is None:
+            return set()
+        return _imported(before) - _imported(after)
+
+    def imported_from(self, path: Path, names: Iterable[str]) -> set[str]:
+        """The names among `names` that another file of the repository imports from the module at
+        `path`, or reads as its attributes having imported it; all of them when the module's
+        dotted name is not known (two files share it)."""
+        names = set(names)
+        if not names:
+            return set()
+        if self._modules is None:
+            self._modules = module_names(self.repository.raw, lambda p: p in self.repository.raw)
+        if path not in self._modules:
+            return names
+        module, _ = self._modules[path]
+        found: set[str] = set()
+        for other in self.repository.mentioning(frozenset(names)):
+            if other == path or other not in self._modules:
+                continue
+            tree = self.repository.tree(other, self.repository.text(other))
+            if tree is not None:
+                found |= _reads_from(tree, *self._modules[other], module, names)
+        return found
+
+
+def _imported(tree: ast.Module) -> set[str]:
+    """The names the module's imports bind, anywhere in it."""
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            bound |= {alias.asname or alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            bound |= {alias.asname or alias.name for alias in node.names if alias.name != "*"}
+    return bound
+
+
+def _reads_from(
+    tree: ast.Module, own: str, is_package: bool, module: str, names: set[str]
+) -> set[str]:
+    """The names a module reads from `module`: imported from it by name (all of them for
+    `import *`), or as attributes when it imports the module itself."""
+    found: set[str] = set()
+    imports_module = False
+    parent, _, last = module.rpartition(".")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            source = absolute_module(node, own, is_package)
+            if source == module:
+                if any(alias.name == "*" for alias in node.names):
+                    return set(names)
+                found |= {alias.name for alias in node.names if alias.name in names}
+            elif source == parent and any(alias.name == last for alias in node.names):
+                imports_module = True
+        elif isinstance(node, ast.Import):
+            imports_module |= any(alias.name == module for alias in node.names)
+    if imports_module:
+        found |= {
+            node.attr
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr in names
+        }
+    return found
