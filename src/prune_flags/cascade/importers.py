@@ -14,6 +14,7 @@ from pathlib import Path
 
 from prune_flags.semantic.modules import absolute_module, module_names
 from prune_flags.semantic.repository import Repository
+from prune_flags.syntax.expressions import ast_dotted
 
 
 class Importers:
@@ -68,9 +69,10 @@ def _reads_from(
     tree: ast.Module, own: str, is_package: bool, module: str, names: set[str]
 ) -> set[str]:
     """The names a module reads from `module`: imported from it by name (all of them for
-    `import *`), or as attributes when it imports the module itself."""
+    `import *`), or as attributes of the module where it imports it whole (`compat.loads` after
+    `from pkg import compat`, `pkg.compat.loads` after `import pkg.compat`)."""
     found: set[str] = set()
-    imports_module = False
+    spellings: set[str] = set()  # how the module reads `module` itself: `compat`, `pkg.compat`
     parent, _, last = module.rpartition(".")
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
@@ -79,14 +81,16 @@ def _reads_from(
                 if any(alias.name == "*" for alias in node.names):
                     return set(names)
                 found |= {alias.name for alias in node.names if alias.name in names}
-            elif source == parent and any(alias.name == last for alias in node.names):
-                imports_module = True
+            elif source == parent:
+                spellings |= {alias.asname or last for alias in node.names if alias.name == last}
         elif isinstance(node, ast.Import):
-            imports_module |= any(alias.name == module for alias in node.names)
-    if imports_module:
+            spellings |= {alias.asname or module for alias in node.names if alias.name == module}
+    if spellings:
         found |= {
             node.attr
             for node in ast.walk(tree)
-            if isinstance(node, ast.Attribute) and node.attr in names
+            if isinstance(node, ast.Attribute)
+            and node.attr in names
+            and ast_dotted(node.value) in spellings
         }
     return found

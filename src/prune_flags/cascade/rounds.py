@@ -269,8 +269,11 @@ class Cascade:
         """Note the imports a round dropped that another file imports from the file; True when
         there are new ones (the file is rewritten again, keeping them)."""
         new = False
+        # (a flag or a name that went has no definition left to import: its imports go with it)
+        gone = set(self.plan.flags) | set(self.learnt.dead)
+        gone |= {name for names in self.learnt.dead_globals.values() for name in names}
         for path in changed:
-            kept = self.importers.imported_from(path, self.importers.dropped(path))
+            kept = self.importers.imported_from(path, self.importers.dropped(path) - gone)
             known = self.learnt.reexported.setdefault(path, set())
             new = new or not kept <= known
             known |= kept
