@@ -45,8 +45,18 @@ class Importers:
             return names
         module, _ = self._modules[path]
         found: set[str] = set()
+        # A file importing from a module spells its last name (`from .functions import`, `from
+        # pkg import functions`, `import pkg.functions`) and the name it reads; from a package,
+        # `from . import loads` need not.
+        spelling = (
+            None
+            if path.name == "__init__.py"
+            else set(self.repository.mentioning(frozenset([module.rpartition(".")[2]])))
+        )
         for other in self.repository.mentioning(frozenset(names)):
             if other == path or other not in self._modules:
+                continue
+            if spelling is not None and other not in spelling:
                 continue
             tree = self.repository.tree(other, self.repository.text(other))
             if tree is not None:
