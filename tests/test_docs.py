@@ -4,7 +4,10 @@ names a file that exists."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,3 +87,29 @@ def test_every_readme_link_into_docs_exists() -> None:
     assert targets, "README.md links to nothing under docs/"
     missing = sorted({target for target in targets if not (ROOT / target).is_file()})
     assert missing == [], f"README.md links to files under docs/ that do not exist: {missing}"
+
+
+SET_UP = "## Set-up"
+INSTALL = "python3 -m pip install . && "
+
+
+def test_the_readmes_first_command_shows_the_whole_cleanup_of_the_bundled_example(
+    tmp_path: Path,
+) -> None:
+    """The README's first set-up command, but for the install (this venv has the package) and
+    with its scratch directory in the test's: its diff is the bundled example's expected one."""
+    section = README.read_text(encoding="utf-8").split(SET_UP, 1)[1]
+    command = next(line.strip() for line in section.splitlines() if INSTALL in line)
+    scratch = str(tmp_path / "schedule_node")
+    script = command.removeprefix(INSTALL).replace("/tmp/schedule_node", scratch)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    run = subprocess.run(
+        ["bash", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 1, run.stderr  # changes shown
+    expected = ROOT / "fixtures" / "seed" / "schedule_node" / "after"
+    changed = sorted(
+        line.split(" b/")[1] for line in run.stdout.splitlines() if line.startswith("diff --git")
+    )
+    assert changed == sorted(p.relative_to(expected).as_posix() for p in expected.rglob("*.py"))
+    assert run.stderr.splitlines()[-1] == "2 files changed, 21 lines removed, 0 added"
