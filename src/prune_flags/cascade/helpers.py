@@ -21,7 +21,6 @@ from prune_flags.model.methods import MethodReach, method_calls, method_reach
 from prune_flags.report import Change
 from prune_flags.semantic.classes import with_subclasses
 from prune_flags.semantic.facts import NameFacts
-from prune_flags.semantic.modules import module_names
 from prune_flags.semantic.owners import owner_spans
 from prune_flags.semantic.repository import Repository
 
@@ -34,7 +33,6 @@ class FoldedHelpers:
         self.repository = repository
         self.learnt = learnt
         self.liveness = liveness  # whether a helper is an interface, protected, kept
-        self._modules: dict[Path, tuple[str, bool]] | None = None  # dotted names, on first need
 
     def learn(self, changed: list[Path]) -> bool:
         """Functions this round reduced to one `return` of a constant or of a parameter, then, for
@@ -47,14 +45,11 @@ class FoldedHelpers:
             before = self.repository.tree(path, self.repository.sources[path].text)
             if after is None or not made_shapes(before, after):
                 continue
-            if self._modules is None:
-                self._modules = module_names(
-                    self.repository.raw, lambda p: p in self.repository.raw
-                )
-            if path not in self._modules:
+            modules = self.repository.module_names()
+            if path not in modules:
                 # another file has the same dotted name: a call cannot tell which it reaches
                 continue
-            module, is_package = self._modules[path]
+            module, is_package = modules[path]
             flag_of = _flag_of_definitions(before, self.learnt.results[path].changes)
             for helper in folded_helpers(
                 before, after, text, self.repository.display(path), module, flag_of, is_package
@@ -86,16 +81,16 @@ class FoldedHelpers:
             return False
         self.learnt.helpers.update(found)
         self.learnt.helper_calls, self.learnt.method_calls = {}, {}
-        assert self._modules is not None  # named before any helper was found
+        modules = self.repository.module_names()
         for path in self.repository.mentioning(
             frozenset(h.name for h in self.learnt.helpers.values()), original=True
         ):
-            if path not in self._modules:
+            if path not in modules:
                 continue
             tree = self.repository.tree(path, self.repository.sources[path].text)
             if tree is None:
                 continue
-            module, is_package = self._modules[path]
+            module, is_package = modules[path]
             display = self.repository.display(path)
             calls = helper_calls(tree, display, module, self.learnt.helpers.values(), is_package)
             if calls:
@@ -119,8 +114,7 @@ class FoldedHelpers:
             or liveness.named_by_keep(helper.name, facts)
         ):
             return None
-        assert self._modules is not None  # named before any helper was found
-        modules = self._modules
+        modules = self.repository.module_names()
         found: dict[str, list[tuple[str, ast.ClassDef | None]]] = {}
 
         def classes(name: str) -> list[tuple[str, ast.ClassDef | None]]:

@@ -12,25 +12,24 @@ import ast
 from collections.abc import Iterable
 from pathlib import Path
 
-from prune_flags.semantic.modules import absolute_module, module_names
+from prune_flags.semantic.modules import absolute_module
 from prune_flags.semantic.repository import Repository
 from prune_flags.syntax.expressions import ast_dotted
 
 
 class Importers:
-    """The repository's modules by dotted name (computed on first need), and who imports what."""
+    """Who imports what from the repository's modules."""
 
     def __init__(self, repository: Repository) -> None:
         self.repository = repository
-        self._modules: dict[Path, tuple[str, bool]] | None = None
 
     def dropped(self, path: Path) -> set[str]:
         """The names the module bound by an import before the run and binds by none after it."""
-        before = self.repository.tree(path, self.repository.sources[path].text)
-        after = self.repository.tree(path, self.repository.text(path))
+        before = self.repository.tree_facts(path, self.repository.sources[path].text)
+        after = self.repository.tree_facts(path, self.repository.text(path))
         if before is None or after is None:
             return set()
-        return _imported(before) - _imported(after)
+        return set(before.imported_names - after.imported_names)
 
     def imported_from(self, path: Path, names: Iterable[str]) -> set[str]:
         """The names among `names` that another file of the repository imports from the module at
@@ -39,11 +38,10 @@ class Importers:
         names = set(names)
         if not names:
             return set()
-        if self._modules is None:
-            self._modules = module_names(self.repository.raw, lambda p: p in self.repository.raw)
-        if path not in self._modules:
+        modules = self.repository.module_names()
+        if path not in modules:
             return names
-        module, _ = self._modules[path]
+        module, _ = modules[path]
         found: set[str] = set()
         # A file importing from a module spells its last name (`from .functions import`, `from
         # pkg import functions`, `import pkg.functions`) and the name it reads; from a package,
@@ -54,25 +52,14 @@ class Importers:
             else set(self.repository.mentioning(frozenset([module.rpartition(".")[2]])))
         )
         for other in self.repository.mentioning(frozenset(names)):
-            if other == path or other not in self._modules:
+            if other == path or other not in modules:
                 continue
             if spelling is not None and other not in spelling:
                 continue
             tree = self.repository.tree(other, self.repository.text(other))
             if tree is not None:
-                found |= _reads_from(tree, *self._modules[other], module, names)
+                found |= _reads_from(tree, *modules[other], module, names)
         return found
-
-
-def _imported(tree: ast.Module) -> set[str]:
-    """The names the module's imports bind, anywhere in it."""
-    bound = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            bound |= {alias.asname or alias.name.partition(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            bound |= {alias.asname or alias.name for alias in node.names if alias.name != "*"}
-    return bound
 
 
 def _reads_from(

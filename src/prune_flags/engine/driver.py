@@ -24,7 +24,7 @@ from prune_flags.model.library import (
 from prune_flags.model.unmatched import appearances, unmatched
 from prune_flags.model.verdicts import read_as_objects, still_written
 from prune_flags.report import FileResult, FlagWarning, Left, Report, Skipped
-from prune_flags.semantic.facts import Write
+from prune_flags.semantic.facts import NameFacts, Write
 from prune_flags.semantic.repository import OUTSIDE, Progress, Repository, load
 from prune_flags.source.files import (
     SourceError,
@@ -104,15 +104,18 @@ def _cleanup(
                 for name, flag in active.items()
             }
             # ... unless all that keeps it is a re-export, left as it is with its definition.
+            read = [flag for flag in active.values() if not cascade.unread(flag)]
+            facts = repository.facts(frozenset(flag.name for flag in read))
             left_sites = {
-                name: _left(repository, cascade, flag, to_go[name]) for name, flag in active.items()
+                flag.name: _left(repository, cascade, flag, facts[flag.name], to_go[flag.name])
+                for flag in read
             }
             undecided = [
                 flag
                 for flag in active.values()
                 if to_go[flag.name]
                 and not cascade.decided(flag, to_go[flag.name])
-                and left_sites[flag.name] is None
+                and left_sites.get(flag.name) is None
             ]
             if undecided:
                 model = model.refusing(still_written(flag, to_go[flag.name]) for flag in undecided)
@@ -179,13 +182,11 @@ def _cleanup(
 
 
 def _left(
-    repository: Repository, cascade: Cascade, flag: Flag, to_go: list[Write]
+    repository: Repository, cascade: Cascade, flag: Flag, facts: NameFacts, to_go: list[Write]
 ) -> list[Left] | None:
-    """The sites of a flag something still reads once the cascade did all it could, when each is a
-    re-export (see engine/left_sites.py); None when nothing reads it, or something else does."""
-    if cascade.unread(flag):
-        return None
-    facts = repository.facts(frozenset([flag.name]))[flag.name]
+    """The sites of a flag something still reads (`facts`, of the rewritten texts) once the
+    cascade did all it could, when each is a re-export (see engine/left_sites.py); None when
+    something else reads it."""
     if facts.object_reads or facts.passed:
         return None
     reads = facts.global_reads + [read.site for read in facts.assert_reads]

@@ -20,7 +20,7 @@ from pathlib import Path
 from prune_flags.config import Config
 from prune_flags.semantic.calls import scan_calls
 from prune_flags.semantic.facts import CallSite, NameFacts, Site
-from prune_flags.semantic.modules import internal_module_names
+from prune_flags.semantic.modules import internal_module_names, module_names
 from prune_flags.semantic.owners import Foreign, foreign_spans, without_foreign
 from prune_flags.semantic.scan import scan
 from prune_flags.semantic.trees import TreeFacts
@@ -66,6 +66,7 @@ class Repository:
     # Flags that are a function's parameter: the index keeps only what a parameter can be.
     parameters: frozenset[str] = frozenset()
     _trees: dict[tuple[Path, str], TreeFacts] = field(default_factory=dict)
+    _modules: dict[Path, tuple[str, bool]] | None = None  # see module_names
     _candidate_cache: dict[frozenset[str], list[Path]] = field(default_factory=dict)
     _word_files: dict[bytes, list[Path]] | None = None  # each word of the files' bytes -> the files
     _displays: dict[Path, str] = field(default_factory=dict)
@@ -228,6 +229,13 @@ class Repository:
         a parameter cannot be (an attribute of its name, a string spelling it)."""
         self.foreign.update(foreign)
         self.parameters |= parameters
+
+    def module_names(self) -> dict[Path, tuple[str, bool]]:
+        """Each file's dotted module name and whether it is a package's `__init__.py`, for the
+        files whose name no other file shares (semantic.modules.module_names); once a run."""
+        if self._modules is None:
+            self._modules = module_names(self.raw, lambda path: path in self.raw)
+        return self._modules
 
     def tree(self, path: Path, text: str) -> ast.Module | None:
         """A text of the file parsed; None, and the file skipped, when it does not parse."""

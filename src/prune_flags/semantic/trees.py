@@ -89,6 +89,11 @@ class TreeFacts:
                 other.add(node.rest)
         return imported, frozenset(other)
 
+    @property
+    def imported_names(self) -> frozenset[str]:
+        """The names the module's imports bind, anywhere in it (`import *` aside)."""
+        return frozenset(self._bindings[0]) - {"*"}
+
     def outside_names(self, internal: frozenset[str]) -> frozenset[str]:
         """The names the module binds only by imports from outside the repository (`torch` of
         `import torch`, `backends` of `from torch import backends`): whatever is read through them

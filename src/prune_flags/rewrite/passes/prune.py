@@ -22,9 +22,9 @@ from prune_flags.rewrite.editors.shapes import Decorated, is_empty, without_deco
 from prune_flags.rewrite.editors.statements import Edit
 from prune_flags.rewrite.passes.lookups import FlagNaming, cst_unfold
 from prune_flags.rewrite.passes.withs import Record, WithItemEditor
-from prune_flags.rewrite.purity import PURE_BUILTINS, is_pure
+from prune_flags.rewrite.purity import is_pure
 from prune_flags.rewrite.scopes import elsewhere, scope_name
-from prune_flags.syntax.values import same_value
+from prune_flags.syntax.values import PURE_BUILTINS, same_value
 from prune_flags.vocabulary import Action
 
 
