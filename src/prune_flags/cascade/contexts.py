@@ -65,6 +65,9 @@ class Contexts:
                 path, option_flags.keys() | (learnt.dead.keys() & plan.flags.keys())
             ),
             dead_names={name: learnt.dead[name] for name in dead},
+            overridden_writes=(
+                plan.overridden_writes.get(display, {}) if by_original_lines else {}
+            ),
             dead_globals=learnt.dead_globals.get(path, {}),
             helpers=learnt.helper_calls.get(path, {}),
             library_keywords=plan.library_keywords.get(path, {}) if by_original_lines else {},

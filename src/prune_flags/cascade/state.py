@@ -23,6 +23,7 @@ from prune_flags.model.methods import MethodReach
 from prune_flags.model.pinned import TestPlan
 from prune_flags.model.plumbing import Plumbing
 from prune_flags.rewrite.context import Death, Rewritten
+from prune_flags.vocabulary import WriteKind
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ class Plan:
     option_arities: dict[str, int | None]
     library_keywords: Mapping[Path, dict[KeywordPlace, LibraryDefault]]  # see model/library.py
     parameters: frozenset[str]  # flags that are a function's parameter: only a bare name reads one
+    # The flags' overridden attribute writes, per file (by display) and line: flag.
+    overridden_writes: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -65,7 +68,17 @@ class Plan:
             option_arities={name: facts[name].option_arity for name in option_flags},
             library_keywords=library_keywords,
             parameters=frozenset(name for name in flags if model.flags[name].parameter),
+            overridden_writes=_overridden_writes(model, flags),
         )
+
+
+def _overridden_writes(model: Model, flags: Mapping[str, Flag]) -> dict[str, dict[int, str]]:
+    found: dict[str, dict[int, str]] = {}
+    for name in flags:
+        for write in model.flags[name].overridden:
+            if write.kind == WriteKind.ATTRIBUTE and write.statement:
+                found.setdefault(write.site.path, {})[write.site.line] = name
+    return found
 
 
 @dataclass

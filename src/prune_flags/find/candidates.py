@@ -220,5 +220,8 @@ def discover(
     decided = decided or Decided()
     named = {flag.name for flag in decided.flags}
     own = (repository.candidate(n) for n in sorted(repository.definitions) if n not in named)
-    listed = [repository.named(flag, overridden) for flag, overridden in decided.pruned]
+    listed = [
+        replace(repository.named(flag, overridden), left=flag.name in decided.left)
+        for flag, overridden in decided.pruned
+    ]
     return tuple(candidate for candidate in own if candidate is not None) + tuple(listed)

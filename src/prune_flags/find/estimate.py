@@ -433,7 +433,9 @@ def estimate_all(
     for name, (branches, lines) in totals.items():
         candidate = wanted[name]
         if branches or candidate.named:
-            # The flag's own definitions go as well, a line each (a parameter: no line of its own).
+            # The flag's own definitions go as well, a line each (a parameter: no line of its own);
+            # of one left re-exported, only the writes the config overrides.
             own = 0 if candidate.kinds == (PARAMETER,) else len(candidate.definitions)
+            own = len(candidate.overridden) if candidate.left else own
             estimated.append(replace(candidate, branches=branches, lines_removed=lines + own))
     return estimated

@@ -139,6 +139,9 @@ class Candidate:
     functions: tuple[str, ...] = ()  # a parameter's functions
     named: bool = False  # the user named it: listed as apply treats it, whatever find's rules say
     overridden: tuple[Override, ...] = ()  # a named flag's writes of another value, which go
+    # A named flag the engine left a site of as it was (a re-export): its definitions stay, and of
+    # its writes only those it overrides go.
+    left: bool = False
     scope: str = ""  # a named flag's qualified key's module and owner (see config.Flag)
 
     @property
@@ -188,6 +191,7 @@ class Decided:
     pruned: tuple[tuple[Flag, tuple[Override, ...]], ...] = ()
     refused: tuple[Refusal, ...] = ()
     skipped: tuple[Skipped, ...] = ()
+    left: frozenset[str] = frozenset()  # the pruned flags with a site left as it was
 
 
 @dataclass(frozen=True)

@@ -115,7 +115,8 @@ def decide(settings: Config, paths: Sequence[Path], cwd: Path, jobs: int | None)
         for flag in settings.flags
         if flag.name in overridden
     )
-    return Decided(settings.flags, pruned, tuple(report.refused), tuple(report.skipped))
+    left = frozenset(site.flag for site in report.left)
+    return Decided(settings.flags, pruned, tuple(report.refused), tuple(report.skipped), left)
 
 
 def _size(path: Path) -> int:

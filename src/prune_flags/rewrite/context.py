@@ -68,6 +68,10 @@ class RewriteContext:
     # Fields, class attributes and module constants with no reader left in the repository,
     # each with the reason a reviewer reads.
     dead_names: Mapping[str, Death] = field(default_factory=dict)
+    # The flags' attribute writes of another value that the config overrides, by line in the
+    # original text: they go in every round, even while something keeps the name alive (a
+    # re-export left as it is keeps the definition it reads, not `util.IS_X = True`).
+    overridden_writes: Mapping[int, str] = field(default_factory=dict)
     # Module-level names of this module with no reader left (a flag defined as a module constant).
     dead_globals: Mapping[str, Death] = field(default_factory=dict)
     # Function locals of this module that lost their last read in this run, by (the function's

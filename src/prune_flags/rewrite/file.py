@@ -226,6 +226,11 @@ def _rewrite_view(view: View, context: RewriteContext) -> tuple[RewriteContext, 
             for (file_line, name), call in context.method_calls.items()
             for line in view.view_lines(frozenset([file_line]))
         },
+        overridden_writes={
+            line: flag
+            for file_line, flag in context.overridden_writes.items()
+            for line in view.view_lines(frozenset([file_line]))
+        },
         unreachable_outside_functions=False,
     )
     return attempt, _wrapped(view.text).visit(Rewriter(attempt))

@@ -111,16 +111,17 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
                 return []
             return super().edit_small_statement(original, updated)
         if isinstance(updated, cst.Assign):
-            dead = [t for t in updated.targets if self._target_death(t.target)]
+            line = self.line_of(original)
+            dead = [t for t in updated.targets if self._target_death(t.target, line)]
             if not dead:
                 return super().edit_small_statement(original, updated)
             if len(dead) < len(updated.targets):
-                live = [t for t in updated.targets if not self._target_death(t.target)]
+                live = [t for t in updated.targets if not self._target_death(t.target, line)]
                 self._record_write(original, dead[0].target, kept_value=False, value=updated.value)
                 return [updated.with_changes(targets=live)]
             return self._remove_write(original, dead[0].target, updated.value)
         if isinstance(updated, (cst.AnnAssign, cst.AugAssign)) and self._target_death(
-            updated.target
+            updated.target, self.line_of(original)
         ):
             return self._remove_write(original, updated.target, updated.value)
         if isinstance(updated, cst.Del):
@@ -270,11 +271,16 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         """Whether an attribute of the receiver is another library's, never the repository's."""
         return elsewhere(receiver, self.context.outside)
 
-    def _target_death(self, target: cst.BaseExpression) -> Death | None:
+    def _target_death(self, target: cst.BaseExpression, line: int | None = None) -> Death | None:
+        """Why a write's target may go: its name has no reader left, or (at `line` of the original
+        text) the write is one the config overrides."""
         if isinstance(target, cst.Attribute):
             if self._elsewhere(target.value):
                 return None  # another library's attribute of the name
-            return self.context.dead_names.get(target.attr.value)
+            name = target.attr.value
+            if line is not None and self.context.overridden_writes.get(line) == name:
+                return Death(name, "the config fixes it")
+            return self.context.dead_names.get(name)
         if isinstance(target, cst.Name):
             if self.in_class_body:
                 if self._in_member_class():
@@ -316,7 +322,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             if isinstance(target, cst.Attribute)
             else cst.ensure_type(target, cst.Name).value
         )
-        death = self._target_death(target)
+        death = self._target_death(target, self.line_of(original))
         assert death is not None
         flag = self._flag_written(target)
         if (
