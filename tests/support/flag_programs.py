@@ -1096,6 +1096,7 @@ PROGRAM_IDIOMS = (
     "enum_member",
     "parameter_attribute",
     "computed_definition",
+    "computed_from_parameter",
     "decorator_read",
     "guarded_definition",
 )
@@ -1173,12 +1174,27 @@ def programs(
         # A field computed from what the constructor is handed (`settings.get("fast", ...)`): the
         # config says what the flag is, so the definition goes whole.
         computed = "computed_definition" in enabled and FIELD_FLAG in flags and draw(st.booleans())
-        lines += [f"    def __init__(self{', settings={}' if computed else ''}):"]
+        # Or computed from a parameter of its own name (`self.fast = detect() if fast is None else
+        # fast`): that parameter carries the flag, and goes with the computation.
+        own = (
+            not computed
+            and "computed_from_parameter" in enabled
+            and FIELD_FLAG in flags
+            and draw(st.booleans())
+        )
+        parameters = ", settings={}" if computed else f", {FIELD_FLAG}=None" if own else ""
+        lines += [f"    def __init__(self{parameters}):"]
         if computed:
             lines += [
                 f"        self.{FIELD_FLAG} = settings.get({FIELD_FLAG!r}, {defined[FIELD_FLAG]!r})"
             ]
             builder.idioms.add("computed_definition")
+        elif own:
+            lines += [
+                f"        self.{FIELD_FLAG} = (log({builder.tag()!r}, {defined[FIELD_FLAG]!r})"
+                f" if {FIELD_FLAG} is None else {FIELD_FLAG})"
+            ]
+            builder.idioms.add("computed_from_parameter")
         elif FIELD_FLAG in flags:
             lines += [f"        self.{FIELD_FLAG} = {defined[FIELD_FLAG]!r}"]
         lines += [f"        self.{name} = 0" for name in builder.fields]

@@ -155,7 +155,7 @@ def build(repository: Repository, config: Config) -> Model:
         deciding = [
             flag for flag in config.flags if flag.name not in conflicting and flag.name not in named
         ]
-        refused += ambiguous_names(repository, deciding, facts)
+        refused += ambiguous_names(repository, deciding, facts, plumbings)
         named = {refusal.flag for refusal in refused}
         refused += ambiguous_parameters(
             [flag for flag in deciding if flag.name not in named], plumbings

@@ -160,7 +160,9 @@ def _keywords_to_go(
             continue
         if write.owner not in taking:
             taking[write.owner] = (
-                parameter_places(repository.trees_naming(write.owner), write.owner, flag.name)
+                parameter_places(
+                    repository.trees_naming(write.owner), write.owner, flag.name, by_keyword=True
+                )
                 is not None
             )
         if taking[write.owner]:

@@ -27,6 +27,7 @@ from prune_flags.semantic.classes import (
 from prune_flags.semantic.facts import ITSELF, NameFacts, Site
 from prune_flags.semantic.modules import names_module, qualified
 from prune_flags.syntax.statements import DefinitionNode
+from prune_flags.syntax.values import UNKNOWN
 from prune_flags.vocabulary import WriteKind
 
 if TYPE_CHECKING:
@@ -140,6 +141,24 @@ def definitions(name: str, facts: NameFacts) -> tuple[dict[str, list[Site]], dic
             found.setdefault(key, []).append(write.site)
             classes[key] = write.owner
     return found, classes
+
+
+def fed_by_the_flag(facts: NameFacts) -> frozenset[str]:
+    """The classes whose field of the name is declared without a value and filled only with the
+    flag's own read (`ConsoleOptions(legacy_windows=self.legacy_windows)`): the flag passed down,
+    not another definition of the name."""
+    declared = {w.owner for w in facts.writes if w.kind == WriteKind.CLASS and w.owner}
+    found = set()
+    for owner in declared:
+        defined = [w for w in facts.writes if w.owner == owner and w.kind != WriteKind.KEYWORD]
+        passed = [w for w in facts.writes if w.owner == owner and w.kind == WriteKind.KEYWORD]
+        if (
+            passed
+            and all(w.kind == WriteKind.CLASS and w.value is UNKNOWN for w in defined)
+            and all(w.value is ITSELF for w in passed)
+        ):
+            found.add(owner)
+    return frozenset(found)
 
 
 def unrelated(

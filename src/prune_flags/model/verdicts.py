@@ -18,7 +18,7 @@ from prune_flags.model.homes import scope_flag
 from prune_flags.model.pinned import TEST_WRITES, TestPlan, is_test_path
 from prune_flags.model.plumbing import Plumbing
 from prune_flags.model.positions import positional_fields
-from prune_flags.model.scoping import definitions, resolve, unrelated
+from prune_flags.model.scoping import definitions, fed_by_the_flag, resolve, unrelated
 from prune_flags.model.test_file import plan_tests
 from prune_flags.model.unmatched import lookups_with_effects
 from prune_flags.report import Refusal
@@ -194,13 +194,18 @@ def _gives_another_value(flag: Flag, write: Write) -> bool:
 
 
 def ambiguous_names(
-    repository: Repository, flags: Sequence[Flag], facts: dict[str, NameFacts]
+    repository: Repository,
+    flags: Sequence[Flag],
+    facts: dict[str, NameFacts],
+    plumbings: Mapping[str, Plumbing],
 ) -> list[Refusal]:
     """Flags whose writes of another value would go while unrelated definitions carry the name:
     a module constant in two modules, or attributes of two classes that no chain of bases in the
     repository links. A write or read of it may be either's, so none is guessed: the flag is
     refused, naming each definition as the qualified key that would scope it. A flag with no
-    write of another value is pruned as before (every definition agrees with the config)."""
+    write of another value is pruned as before (every definition agrees with the config). The
+    flag passed down is no other definition: a class's attribute where the class's `__init__`
+    takes the flag's parameter, or a field only the flag fills (scoping.fed_by_the_flag)."""
     found = []
     for flag in flags:
         flag_facts = facts[flag.name]
@@ -209,6 +214,12 @@ def ambiguous_names(
         defined, classes = definitions(
             flag.name, flag_facts
         )  # qualified name -> where it is defined
+        fed = fed_by_the_flag(flag_facts) | {
+            scope.split(".")[-2]
+            for _, scope in plumbings[flag.name].functions
+            if scope.endswith(".__init__") and scope.count(".") >= 1
+        }
+        defined = {key: sites for key, sites in defined.items() if classes.get(key) not in fed}
         if len(unrelated(repository, list(defined), classes)) < 2:
             continue
         sites = sorted({str(site) for sites in defined.values() for site in sites})

@@ -114,13 +114,17 @@ def never_forwards(trees: Iterable[TreeFacts], function: str, keyword: str) -> b
 
 
 def parameter_places(
-    trees: Iterable[TreeFacts], function: str, name: str
+    trees: Iterable[TreeFacts], function: str, name: str, by_keyword: bool = False
 ) -> set[tuple[int | None, bool]] | None:
     """Where every definition named `function` has its parameter `name` (functions, methods, and
     classes through their own `__init__`, whose self a call fills): its index among the positional
     parameters as calls count it (None for a keyword-only one), and whether the function is a
-    method. None when one has no such parameter, or a class has no `__init__` of its own."""
+    method. None when one has no such parameter, or a class has no `__init__` of its own.
+    `by_keyword`: for a call passing `name=`, which a definition taking neither that parameter nor
+    **kwargs would refuse with a TypeError: such a one is not the callee, and is passed over
+    (None when no definition is left)."""
     places: set[tuple[int | None, bool]] = set()
+    passed_over = False
     for tree in trees:
         for node in tree.definitions.get(function, ()):
             constructor = isinstance(node, ast.ClassDef)
@@ -139,6 +143,8 @@ def parameter_places(
                 places.add((index - 1, False) if constructor else (index, method))
             elif name in {argument.arg for argument in arguments.kwonlyargs}:
                 places.add((None, method and not constructor))
+            elif by_keyword and arguments.kwarg is None:
+                passed_over = True
             else:
                 return None
-    return places
+    return None if passed_over and not places else places

@@ -33,14 +33,17 @@ class Writes(ScanState):
                     if isinstance(node, (ast.Assign, ast.AnnAssign))
                     else ""
                 )
+                computed = "" if carried else self._computed_from(node, target.attr)
                 kind = WriteKind.ATTRIBUTE if kind is None else kind
                 write = Write(
                     self._site(node),
                     kind,
                     value,
                     owner,
-                    from_parameter=self._from_parameter(node),
-                    carried_from=carried,
+                    from_parameter=self._from_parameter(
+                        node, besides=target.attr if computed else ""
+                    ),
+                    carried_from=carried or computed,
                     copies=self._copies(node, target.attr),
                 )
                 self._of(target.attr).writes.append(write)
@@ -75,7 +78,7 @@ class Writes(ScanState):
             )
             self._of(read[0]).writes.append(Write(self._site(node), WriteKind.TEMPLATE, value))
 
-    def _from_parameter(self, node: ast.AST | None) -> bool:
+    def _from_parameter(self, node: ast.AST | None, besides: str = "") -> bool:
         """Whether a value (or an assignment's) carries what a caller passes: it reads a parameter
         of an enclosing function (not the method's `self` or `cls`) as a value. A parameter read
         only as a receiver (`features.get("use_v2")`, `options.fast`, `config["x"]`) is a source
@@ -103,7 +106,7 @@ class Writes(ScanState):
                 for argument in (function.args.vararg, function.args.kwarg)
                 if argument is not None
             )
-        parameters.discard(receiver)
+        parameters -= {receiver, besides}
         receivers = {
             id(inner.value)
             for inner in ast.walk(value)
@@ -130,6 +133,19 @@ class Writes(ScanState):
                 return self._function_names.get(id(scope), "")
             return ""
         return ""
+
+    def _computed_from(self, node: ast.AST, name: str) -> str:
+        """The enclosing function whose own parameter `name` an assignment's value is computed
+        from, when it reads no other parameter as a value (`self.legacy = detect() if legacy is
+        None else legacy`): that parameter carries the flag as `self.legacy = legacy` would, and
+        the rest is how the flag was defined. "" otherwise."""
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if value is None or not any(
+            isinstance(inner, ast.Name) and inner.id == name for inner in ast.walk(value)
+        ):
+            return ""
+        function = self._carried(ast.Name(id=name), name)
+        return function if function and not self._from_parameter(node, besides=name) else ""
 
     def _copies(self, node: ast.AST, name: str) -> tuple[str, str] | None:
         """The function and parameter an assignment copies, when its value is a parameter of
