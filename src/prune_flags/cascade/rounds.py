@@ -290,9 +290,10 @@ class Cascade:
 
 
 # The actions of a removed write: the prune and parameter passes', and the tests pass's (a write
-# in a deleted test).
+# in a deleted test); a property is a definition too.
 _WRITE_REMOVALS = (
     Action.OVERRIDDEN,
+    Action.REMOVED_METHOD,
     Action.REMOVED_WRITE,
     Action.REMOVED_WRITE_KEPT_VALUE,
     Action.REMOVED_PARAMETER,

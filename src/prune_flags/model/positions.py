@@ -57,6 +57,15 @@ def positional_passes(
         certain = places == {
             (parameter.position, parameter.method)
         } and not repository.skipped_holding(frozenset([owner]))
+        escape = None if strict else _used_as_value(repository, owner)
+        if escape is not None:
+            # `code_generator_class = CodeGenerator`: calls through the alias are not seen, and one
+            # may fill the parameter's place.
+            problems.append(
+                f"{escape} ({owner} is used as a value there: a call through it may pass"
+                f" {owner}'s parameter by position)"
+            )
+            continue
         own = [call for call in calls if call.callee == owner]
         for call in own:
             offset = 1 if parameter.method and call.through_attribute else 0
@@ -83,6 +92,38 @@ def positional_passes(
     return problems, arguments, positions
 
 
+def _used_as_value(repository: Repository, name: str) -> Site | None:
+    """Where a function or class is read other than to be called, subclassed, annotated or
+    checked against (`code_generator_class = CodeGenerator`, `run(callback=helper)`,
+    `self.handler`): calls through such a value are not seen. The first such place, or None."""
+    for path in repository.mentioning(frozenset([name])):
+        tree = repository.tree(path, repository.text(path))
+        if tree is None:
+            continue
+        harmless: set[int] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                harmless.add(id(node.func))
+                if ast_dotted(node.func) in ("isinstance", "issubclass") and len(node.args) == 2:
+                    second = node.args[1]
+                    harmless.update(
+                        id(e) for e in (second.elts if isinstance(second, ast.Tuple) else [second])
+                    )
+            elif isinstance(node, ast.ClassDef):
+                harmless.update(id(base) for base in node.bases)
+            elif isinstance(node, (ast.AnnAssign, ast.arg)) and node.annotation is not None:
+                harmless.update(id(inner) for inner in ast.walk(node.annotation))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns:
+                harmless.update(id(inner) for inner in ast.walk(node.returns))
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Name, ast.Attribute)) or id(node) in harmless:
+                continue
+            spelled = node.id if isinstance(node, ast.Name) else node.attr
+            if spelled == name and isinstance(node.ctx, ast.Load):
+                return Site(repository.display(path), node.lineno)
+    return None
+
+
 def _subclass_passes(repository: Repository, parameter: Write) -> list[str]:
     """Calls that fill a base's constructor parameter by position through a subclass (`Quick(x,
     False)` with `Node.__init__(self, x, fast=False)`, when Quick inherits that `__init__`) or
@@ -92,6 +133,7 @@ def _subclass_passes(repository: Repository, parameter: Write) -> list[str]:
         return []
     subclasses = with_subclasses(repository, frozenset([parameter.owner])) - {parameter.owner}
     inheriting, found = set(), []
+    constructing: dict[int, str] = {}  # id of a call in a subclass's __init__ -> that subclass
     for path in repository.mentioning(frozenset(subclasses)) if subclasses else []:
         tree = repository.tree(path, repository.text(path))
         for node in ast.walk(tree) if tree is not None else ():
@@ -104,15 +146,36 @@ def _subclass_passes(repository: Repository, parameter: Write) -> list[str]:
                 for (
                     initializer
                 ) in initializers:  # `super().__init__(...)`, `Base.__init__(self, ...)`
-                    found += scan_calls(
+                    calls = scan_calls(
                         calls_in(initializer), repository.display(path), frozenset(["__init__"])
                     )
+                    found += calls
+                    constructing.update((id(call), node.name) for call in calls)
     found += repository.calls(frozenset(inheriting)) if inheriting else []
     return [
         f"{call.site} (passes {parameter.owner}'s parameter by position through {call.callee})"
         for call in found
-        if call.positional > parameter.position or call.forwarder is not None
+        if call.forwarder is not None
+        and (
+            id(call) not in constructing
+            or call.forwarder != "__init__"
+            or call.positional + _spilled(repository, constructing[id(call)], call)
+            > parameter.position
+        )
+        or call.positional > parameter.position
     ]
+
+
+def _spilled(repository: Repository, subclass: str, forwarding: CallSite) -> int:
+    """How many positional arguments the calls of a subclass put into the `*args` its `__init__`
+    hands on (`super().__init__(*args, **kwargs)`): beyond the parameters before them (self is
+    the class call's own); any such call forwarding a `*args` of its own reaches anywhere."""
+    most = 0
+    for call in repository.calls(frozenset([subclass])):
+        if call.forwarder is not None:
+            return _UNSEEN
+        most = max(most, call.positional - (forwarding.forwarder_takes - 1))
+    return most
 
 
 def _removable(call: CallSite, parameter: Write, calls: list[CallSite]) -> Argument | None:

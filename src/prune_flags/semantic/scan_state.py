@@ -227,6 +227,14 @@ class ScanState(ast.NodeVisitor):
         scope = self._scopes[-1] if self._scopes else "module"
         if node.name not in self.names or scope not in ("module", "class"):
             return
+        if scope == "class" and _is_property(node):
+            # `@property def optimized(self): ...` is the flag's definition, computed as a field
+            # assigned in `__init__` may be: it goes whole as one would.
+            owner = self._classes[-1] if self._classes else ""
+            self._of(node.name).writes.append(
+                Write(self._site(node), WriteKind.CLASS, UNKNOWN, owner)
+            )
+            return
         public_method = scope == "class" and not node.name.startswith("_")
         removable = (
             not public_method
@@ -319,3 +327,15 @@ def _holding(scope: ast.AST, outside: list[ast.expr]) -> set[int]:
         return {id(scope.args)}
     generators = getattr(scope, "generators", None)
     return {id(generators[0])} if generators and outside else set()
+
+
+_PROPERTIES = frozenset({"property", "cached_property", "functools.cached_property"})
+
+
+def _is_property(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
+    """Whether a definition is a read-only property: its one decorator makes it one."""
+    return (
+        not isinstance(node, ast.ClassDef)
+        and len(node.decorator_list) == 1
+        and ast_dotted(node.decorator_list[0]) in _PROPERTIES
+    )
