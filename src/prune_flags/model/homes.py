@@ -124,6 +124,8 @@ class _Judge:
             (w.site.path, w.site.line) for w in facts.writes if w.kind == WriteKind.PARAMETER
         }
         self._aliases: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
+        self.repository = repository
+        self._module_names: frozenset[str] | None = None  # the repository's modules, dotted
 
     def verdict(
         self, path: str, tree: ast.Module, enclosing: list[tuple[str, DefinitionNode]], line: int
@@ -132,6 +134,8 @@ class _Judge:
         if self.scope.parameter:
             return self._parameter_verdict(path, tree, owners, line)
         if not self.scope.owner:
+            if enclosing and _binds_in_class_body(enclosing[-1][1], line, self.flag.name):
+                return Place.FOREIGN  # `FAST = 1` of `class Mode(enum.Enum)`: the class's own
             return self._module_verdict(path, tree, line)
         cls, receiver = _method_receiver(enclosing)
         receivers = _receivers(tree, line, self.flag.name)
@@ -180,14 +184,16 @@ class _Judge:
         return Place.HOME if callee in callees else Place.FOREIGN
 
     def _module_verdict(self, path: str, tree: ast.Module, line: int) -> Place:
-        if path == self.scope.path:
-            return Place.HOME
-        if self._foreign_module(qualified(path, "")):
-            return Place.FOREIGN
         if path not in self._aliases:  # a file's imports, once for all its lines
             self._aliases[path] = _module_aliases(tree, path)
         sources, modules = self._aliases[path]
         receivers = _receivers(tree, line, self.flag.name)
+        if receivers and all(self._object_of_module(r, sources, modules) for r in receivers):
+            return Place.FOREIGN  # `ColorSystem.WINDOWS`: an enum's member, no module's constant
+        if path == self.scope.path:
+            return Place.HOME
+        if self._foreign_module(qualified(path, "")):
+            return Place.FOREIGN
         # `mod.FAST` by the module its receiver names; a bare `FAST` by the module it came from
         named = (
             {modules.get(ast_dotted(receiver)) for receiver in receivers}
@@ -207,6 +213,20 @@ class _Judge:
                 Place.HOME
             )  # no other module defines it: whatever reads it reads the flag, as unscoped
         return found.pop() if len(found) == 1 else Place.UNKNOWN
+
+    def _object_of_module(
+        self, receiver: ast.expr, sources: Mapping[str, str], modules: Mapping[str, str]
+    ) -> bool:
+        """Whether a receiver is a name imported from one of the repository's modules that is no
+        module itself (`from rich.color import ColorSystem`): a class or function of it."""
+        if not isinstance(receiver, ast.Name) or receiver.id not in sources:
+            return False
+        if self._module_names is None:
+            self._module_names = frozenset(
+                name for name, _ in self.repository.module_names().values()
+            )
+        known = self._module_names
+        return sources[receiver.id] in known and modules[receiver.id] not in known
 
     def _foreign_module(self, module: str) -> bool:
         return any(
@@ -294,6 +314,21 @@ def _annotated_class(annotation: ast.expr) -> str | None:
         annotation = sides[0] if len(sides) == 1 else annotation
     dotted = ast_dotted(annotation)
     return dotted.rsplit(".", 1)[-1] if dotted else None
+
+
+def _binds_in_class_body(node: DefinitionNode, line: int, name: str) -> bool:
+    """Whether a class body statement at `line` assigns the name: a class attribute."""
+    if not isinstance(node, ast.ClassDef):
+        return False
+    for statement in node.body:
+        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            targets = (
+                statement.targets
+                if isinstance(statement, ast.Assign)
+                else [statement.target] if isinstance(statement, ast.AnnAssign) else []
+            )
+            return any(isinstance(t, ast.Name) and t.id == name for t in targets)
+    return False
 
 
 def _module_aliases(tree: ast.Module, path: str) -> tuple[dict[str, str], dict[str, str]]:
