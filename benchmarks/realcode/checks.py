@@ -113,7 +113,7 @@ def dropped_comments(before: str, after: str) -> list[str]:
     for comment, lost in (old_comments - new_comments).items():
         holders = [code for code, c in pairs if c == comment]
         kept = [code for code in holders if new_codes[code] >= old_codes[code]]
-        unexplained = lost - (old_comments[comment] - len(kept))
+        unexplained = max(0, lost - (old_comments[comment] - len(kept)))
         specific = [code for code in kept if len(code) >= 8 and any(c.isalnum() for c in code)]
         found += [f"{comment!r} dropped from the line `{code}`" for code in specific[:unexplained]]
     return found

@@ -57,14 +57,24 @@ def positional_passes(
         certain = places == {
             (parameter.position, parameter.method)
         } and not repository.skipped_holding(frozenset([owner]))
-        escape = None if strict else _used_as_value(repository, owner)
-        if escape is not None:
-            # `code_generator_class = CodeGenerator`: calls through the alias are not seen, and one
-            # may fill the parameter's place.
-            problems.append(
-                f"{escape} ({owner} is used as a value there: a call through it may pass"
-                f" {owner}'s parameter by position)"
-            )
+        # `environment.code_generator_class(env, name, ..., optimized)`, through
+        # `code_generator_class = CodeGenerator`: its arguments would shift.
+        aliases = {} if strict else _aliases(repository, owner)
+        through = repository.calls(frozenset(aliases)) if aliases else []
+        forwarded.update(_forwarded(repository, through, strict))
+        reaching = [
+            call
+            for call in through
+            if call.positional
+            + (forwarded.get(call.forwarder, 0) if call.forwarder is not None else 0)
+            > parameter.position
+        ]
+        if reaching:
+            problems += [
+                f"{call.site} (passes {owner}'s parameter by position through"
+                f" {call.callee}, bound to {owner} at {aliases[call.callee]})"
+                for call in reaching
+            ]
             continue
         own = [call for call in calls if call.callee == owner]
         for call in own:
@@ -92,36 +102,30 @@ def positional_passes(
     return problems, arguments, positions
 
 
-def _used_as_value(repository: Repository, name: str) -> Site | None:
-    """Where a function or class is read other than to be called, subclassed, annotated or
-    checked against (`code_generator_class = CodeGenerator`, `run(callback=helper)`,
-    `self.handler`): calls through such a value are not seen. The first such place, or None."""
+def _aliases(repository: Repository, name: str) -> dict[str, Site]:
+    """The names a function or class is bound to again (`code_generator_class = CodeGenerator`,
+    `self.factory = Client`), by the alias's last name, with where: calls of an alias are calls
+    of it that its own name does not show."""
+    found: dict[str, Site] = {}
     for path in repository.mentioning(frozenset([name])):
         tree = repository.tree(path, repository.text(path))
-        if tree is None:
-            continue
-        harmless: set[int] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call):
-                harmless.add(id(node.func))
-                if ast_dotted(node.func) in ("isinstance", "issubclass") and len(node.args) == 2:
-                    second = node.args[1]
-                    harmless.update(
-                        id(e) for e in (second.elts if isinstance(second, ast.Tuple) else [second])
-                    )
-            elif isinstance(node, ast.ClassDef):
-                harmless.update(id(base) for base in node.bases)
-            elif isinstance(node, (ast.AnnAssign, ast.arg)) and node.annotation is not None:
-                harmless.update(id(inner) for inner in ast.walk(node.annotation))
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns:
-                harmless.update(id(inner) for inner in ast.walk(node.returns))
-        for node in ast.walk(tree):
-            if not isinstance(node, (ast.Name, ast.Attribute)) or id(node) in harmless:
+        for node in ast.walk(tree) if tree is not None else ():
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
                 continue
-            spelled = node.id if isinstance(node, ast.Name) else node.attr
-            if spelled == name and isinstance(node.ctx, ast.Load):
-                return Site(repository.display(path), node.lineno)
-    return None
+            value = node.value
+            spelled = (
+                value.id
+                if isinstance(value, ast.Name)
+                else value.attr if isinstance(value, ast.Attribute) else None
+            )
+            if spelled != name:
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                alias = ast_dotted(target).rsplit(".", 1)[-1]
+                if alias and alias != name:
+                    found.setdefault(alias, Site(repository.display(path), node.lineno))
+    return found
 
 
 def _subclass_passes(repository: Repository, parameter: Write) -> list[str]:
