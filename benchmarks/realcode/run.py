@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import checks
+from .comments import dropped_comments
 from .config import Flag, Project
 from .prepare import Environment, PrepareError, _tail, prepare
 
@@ -223,7 +224,7 @@ def _check_file(result: FlagRun, baseline: Baseline, tree: Path, path: str, sour
         return
     if path in baseline.files:
         old, new = checks.text_of(baseline.files[path]), checks.text_of(source)
-        for message in checks.dropped_comments(old, new):
+        for message in dropped_comments(old, new):
             result.failures.append(Failure("comment", path, message))
     before = baseline.pyflakes(path)
     after, shown = checks.pyflakes_messages(source, path)

@@ -1,6 +1,6 @@
-"""The real-code harness's check of dropped comments (benchmarks/realcode/checks.py)."""
+"""The real-code harness's check of dropped comments (benchmarks/realcode/comments.py)."""
 
-from benchmarks.realcode.checks import dropped_comments
+from benchmarks.realcode.comments import dropped_comments
 
 BEFORE = """\
 if flag:  # no cover
