@@ -156,17 +156,20 @@ def _subclass_passes(repository: Repository, parameter: Write) -> list[str]:
                     found += calls
                     constructing.update((id(call), node.name) for call in calls)
     found += repository.calls(frozenset(inheriting)) if inheriting else []
+    place = parameter.position
+
+    def reaches(call: CallSite) -> bool:
+        if call.forwarder is None:
+            return call.positional > place
+        subclass = constructing.get(id(call))
+        if subclass is None or call.forwarder != "__init__":
+            return True  # another function's `*args`: how far its callers reach is not told here
+        return call.positional + _spilled(repository, subclass, call) > place
+
     return [
         f"{call.site} (passes {parameter.owner}'s parameter by position through {call.callee})"
         for call in found
-        if call.forwarder is not None
-        and (
-            id(call) not in constructing
-            or call.forwarder != "__init__"
-            or call.positional + _spilled(repository, constructing[id(call)], call)
-            > parameter.position
-        )
-        or call.positional > parameter.position
+        if reaches(call)
     ]
 
 

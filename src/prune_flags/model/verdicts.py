@@ -217,7 +217,7 @@ def ambiguous_names(
         fed = fed_by_the_flag(flag_facts) | {
             scope.split(".")[-2]
             for _, scope in plumbings[flag.name].functions
-            if scope.endswith(".__init__") and scope.count(".") >= 1
+            if scope.endswith(".__init__")
         }
         defined = {key: sites for key, sites in defined.items() if classes.get(key) not in fed}
         if len(unrelated(repository, list(defined), classes)) < 2:

@@ -124,6 +124,11 @@ class Writes(ScanState):
         is, when the function never binds the name again (`helper(x, fast=fast)`); "" otherwise."""
         if not (isinstance(value, ast.Name) and value.id == name):
             return ""
+        return self._owning_function(name)
+
+    def _owning_function(self, name: str) -> str:
+        """The enclosing function whose own parameter `name` is, qualified as Write.scope is,
+        when the function never binds the name again; "" otherwise."""
         for scope in reversed(self._scope_nodes):
             if name not in local_names(scope):
                 continue
@@ -144,7 +149,7 @@ class Writes(ScanState):
             isinstance(inner, ast.Name) and inner.id == name for inner in ast.walk(value)
         ):
             return ""
-        function = self._carried(ast.Name(id=name), name)
+        function = self._owning_function(name)
         return function if function and not self._from_parameter(node, besides=name) else ""
 
     def _copies(self, node: ast.AST, name: str) -> tuple[str, str] | None:
@@ -154,7 +159,7 @@ class Writes(ScanState):
         value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
         if not isinstance(value, ast.Name) or value.id == name:
             return None
-        function = self._carried(value, value.id)
+        function = self._owning_function(value.id)
         return (function, value.id) if function else None
 
     def _receiver_class(self, receiver: ast.expr) -> str:
