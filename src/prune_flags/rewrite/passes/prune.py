@@ -52,7 +52,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         the comments attached above it."""
         if isinstance(updated, (cst.FunctionDef, cst.ClassDef)):
             name = updated.name.value
-            death = self.context.dead_names.get(name) if self.in_class_body else None
+            death = self._dead_member(name) if self.in_class_body else None
             if self.at_module_level:
                 death = self.context.dead_globals.get(name)
             if death is not None:
@@ -271,6 +271,12 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         """Whether an attribute of the receiver is another library's, never the repository's."""
         return elsewhere(receiver, self.context.outside)
 
+    def _dead_member(self, name: str) -> Death | None:
+        """Why an attribute or class member of the name may go: its name has no reader left. A
+        flag that is a function's parameter is only its bare name: a field of the name is another
+        variable, whose reads the flag's facts leave out."""
+        return None if name in self.context.parameters else self.context.dead_names.get(name)
+
     def _target_death(self, target: cst.BaseExpression, line: int | None = None) -> Death | None:
         """Why a write's target may go: its name has no reader left, or (at `line` of the original
         text) the write is one the config overrides."""
@@ -280,12 +286,12 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             name = target.attr.value
             if line is not None and self.context.overridden_writes.get(line) == name:
                 return Death(name, "the config fixes it")
-            return self.context.dead_names.get(name)
+            return self._dead_member(name)
         if isinstance(target, cst.Name):
             if self.in_class_body:
                 if self._in_member_class():
                     return None  # an enum's member, which a template reads the flag as
-                return self.context.dead_names.get(target.value)
+                return self._dead_member(target.value)
             if self.at_module_level:
                 return self.context.dead_globals.get(target.value)
             return self.context.dead_locals.get((scope_name(self.scopes), target.value))
@@ -379,7 +385,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
                 names.append(node.attr.value)
 
         test.visit(Collect())
-        return list(dict.fromkeys(name for name in names if name in self.context.dead_names))
+        return list(dict.fromkeys(name for name in names if self._dead_member(name) is not None))
 
     def _death(self, test: cst.BaseExpression) -> tuple[str, Death]:
         """The dead names an assert checks, for its reason."""
