@@ -166,22 +166,28 @@ class _Judge:
 
     def _parameter_verdict(
         self, path: str, tree: ast.Module, owners: list[str], line: int
-    ) -> Place:
+    ) -> Place | None:
         """Inside the function, the parameter; a keyword at a call of a function of its name, the
-        parameter passed (as the cleanup matches calls, by the callee's last name); anything
-        else is another function's parameter or an attribute that only shares the name."""
+        parameter passed (as the cleanup matches calls, by the callee's last name); a bare name
+        or a parameter elsewhere, another function's variable. An attribute or a string of the
+        name is never a parameter's (the cleanup leaves them alone): no use of it at all."""
         if path == self.scope.path and self.scope.owner in owners:
             return Place.HOME
         callee = self.scope.owner.rsplit(".", 1)[-1]
-        callees = {
-            ast_dotted(call.func).rsplit(".", 1)[-1]
-            for call in ast.walk(tree)
-            if isinstance(call, ast.Call)
-            and any(k.arg == self.flag.name and k.lineno == line for k in call.keywords)
-        }
         if callee == "__init__":
             callee = self.scope.owner.split(".")[0]  # the class is called
-        return Place.HOME if callee in callees else Place.FOREIGN
+        name, variable = self.flag.name, False
+        for node in ast.walk(tree):
+            if getattr(node, "lineno", None) != line:
+                continue
+            if isinstance(node, ast.Call):
+                keyword = any(k.arg == name and k.lineno == line for k in node.keywords)
+                if keyword and ast_dotted(node.func).rsplit(".", 1)[-1] == callee:
+                    return Place.HOME
+                variable = variable or keyword
+            elif isinstance(node, ast.Name | ast.arg):
+                variable = variable or (node.id if isinstance(node, ast.Name) else node.arg) == name
+        return Place.FOREIGN if variable else None
 
     def _module_verdict(self, path: str, tree: ast.Module, line: int) -> Place:
         if path not in self._aliases:  # a file's imports, once for all its lines
