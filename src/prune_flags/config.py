@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from prune_flags.syntax.templates import ShapeError, parse_template, parse_writer
+from prune_flags.syntax.values import MUTABLE_TYPES, literal_value
 
 if sys.version_info >= (3, 11):
     pass
@@ -50,7 +51,9 @@ FLAG_OPTION = "--flag"
 _PLAIN_TYPES = (bool, int, float, str, type(None))
 
 
-_PLAIN_EXPECTED = "expected None, a bool, int, float, string or a tuple of those"
+_PLAIN_EXPECTED = (
+    "expected None, a bool, int, float or string, or a tuple, list, dict, set or frozenset of those"
+)
 
 
 # A value a user most likely meant as a string but forgot to quote (the shell ate the quotes).
@@ -337,8 +340,16 @@ def _toml_flag(name: str, value: object, file: str) -> Flag:
         raise ConfigError(file, key, f"{value!r} is not a finite number")
     if isinstance(value, (bool, int, float, str)):
         return _make_flag(name, value, file)
-    kind = "an array" if isinstance(value, list) else f"a {type(value).__name__}"
-    message = f'expected a bool, int, float or string, or a table {{python = "..."}}, got {kind}'
+    if isinstance(value, list):  # an array is the list it reads as
+        try:
+            _require_plain(value, repr(value))
+        except ValueError as err:
+            raise ConfigError(file, key, str(err)) from None
+        return _make_flag(name, value, file)
+    message = (
+        'expected a bool, int, float, string or array, or a table {python = "..."},'
+        f" got a {type(value).__name__}"
+    )
     raise ConfigError(file, key, message)
 
 
@@ -364,19 +375,28 @@ def _python_table_value(table: Mapping[str, object], file: str, key: str) -> obj
 
 def _plain_literal(source: str) -> object:
     try:
-        value = ast.literal_eval(source.strip())
+        value = literal_value(ast.parse(source.strip(), mode="eval").body)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         raise _NotALiteral(f"{source!r} is not a Python literal") from None
     _require_plain(value, source)
     return value
 
 
-def _require_plain(value: object, source: str) -> None:
+def _require_plain(value: object, source: str, inside: type | None = None) -> None:
     # Only values whose repr() is Python source that reads back as the same value can be
-    # written into the code in place of the flag.
-    if isinstance(value, tuple):
+    # written into the code in place of the flag. A list, dict or set stands only outermost:
+    # within another value each read would share it where the definition made one.
+    if isinstance(value, MUTABLE_TYPES) and inside is not None:
+        raise ValueError(
+            f"{source!r} holds a {type(value).__name__} inside a {inside.__name__}; only the"
+            " outermost value may be a list, dict or set"
+        )
+    if isinstance(value, (tuple, list, set, frozenset)):
         for item in value:
-            _require_plain(item, source)
+            _require_plain(item, source, type(value))
+    elif isinstance(value, dict):
+        for item in (*value.keys(), *value.values()):
+            _require_plain(item, source, dict)
     elif isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{source!r} is not a finite number")
     elif not isinstance(value, _PLAIN_TYPES):
@@ -386,7 +406,9 @@ def _require_plain(value: object, source: str) -> None:
 def _flag_option_hint(name: str, value_text: str) -> str:
     if _BARE_WORD.fullmatch(value_text):
         return f"quote strings, e.g. --flag {name}=\"'{value_text}'\""
-    return "write True, False, None, a number, a quoted string or a tuple of those"
+    return (
+        "write True, False, None, a number, a quoted string, or a tuple, list, dict or set of those"
+    )
 
 
 def apply_overrides(config: Config, overrides: Sequence[Flag], required: bool = True) -> Config:

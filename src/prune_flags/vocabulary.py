@@ -91,6 +91,7 @@ class RefusalReason(StrEnum):
     ANOTHER_VALUE = "another-value"  # given another value where that cannot go, or under strict
     AMBIGUOUS = "ambiguous"  # unrelated definitions carry its name
     READ_AS_OBJECT = "read-as-object"  # `FLAG.value`, `FLAG()`: it holds an object
+    HANDED_ON = "handed-on"  # fixed at a list, dict or set that a read hands on: it may change
 
 
 class LeftReason(StrEnum):

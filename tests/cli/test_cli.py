@@ -91,7 +91,7 @@ def test_json_report(repo: Path) -> None:
 
 
 def test_bad_config_exits_2_naming_file_and_key(repo: Path) -> None:
-    (repo / "flags.toml").write_text("[flags]\nfast = [1, 2]\n")
+    (repo / "flags.toml").write_text("[flags]\nfast = 2024-01-01\n")
     result = invoke("apply", "--config", "flags.toml", ".")
     assert result.exit_code == 2
     assert result.stderr.startswith("prune-flags: error: flags.toml: flags.fast: expected")

@@ -233,6 +233,20 @@ def test_toml_scalars_keep_their_python_type_and_source(tmp_path: Path) -> None:
     )
 
 
+def test_a_toml_array_is_the_list_it_reads_as(tmp_path: Path) -> None:
+    config_file = write(tmp_path / "flags.toml", '[flags]\nchecks = ["a", 1, [true]]\nno = []\n')
+
+    with pytest.raises(ConfigError) as caught:
+        load_config([], config_file)
+    assert caught.value.key == "flags.checks"
+    config_file = write(tmp_path / "flags.toml", '[flags]\nchecks = ["a", 1, true]\nno = []\n')
+
+    assert load_config([], config_file).flags == (
+        Flag("checks", ["a", 1, True], "['a', 1, True]"),
+        Flag("no", [], "[]"),
+    )
+
+
 @pytest.mark.parametrize(
     ("python", "value", "source"),
     [
@@ -243,8 +257,16 @@ def test_toml_scalars_keep_their_python_type_and_source(tmp_path: Path) -> None:
         ("0x10", 16, "16"),
         (" 'x' ", "x", "'x'"),
         ("-2.5", -2.5, "-2.5"),
+        ("['trailing-comma', 'dict-separator']", ["trailing-comma", "dict-separator"],
+         "['trailing-comma', 'dict-separator']"),
+        ("{'a': 1, 'b': (2,)}", {"a": 1, "b": (2,)}, "{'a': 1, 'b': (2,)}"),
+        ("set()", set(), "set()"),
+        ("{1}", {1}, "{1}"),
+        ("frozenset()", frozenset(), "frozenset()"),
+        ("frozenset({'x'})", frozenset({"x"}), "frozenset({'x'})"),
+        ("(frozenset([1]), ())", (frozenset({1}), ()), "(frozenset({1}), ())"),
     ],
-)
+)  # fmt: skip
 def test_python_table_values(tmp_path: Path, python: str, value: object, source: str) -> None:
     config_file = write(tmp_path / "flags.toml", f"[flags]\nf = {{ python = {python!r} }}\n")
 
@@ -277,6 +299,8 @@ def test_flag_names_with_accessors_may_be_any_string_without_whitespace(tmp_path
         ("a='offline'", Flag("a", "offline", "'offline'")),
         ('a="x=y"', Flag("a", "x=y", "'x=y'")),
         ("a=(1, None)", Flag("a", (1, None), "(1, None)")),
+        ("a=['x', 'y']", Flag("a", ["x", "y"], "['x', 'y']")),
+        ("a={'k': None}", Flag("a", {"k": None}, "{'k': None}")),
         (" a = 0 ", Flag("a", 0, "0")),
     ],
 )
@@ -296,17 +320,32 @@ def test_parse_flag_option(text: str, flag: Flag) -> None:
             "a=1 +",
             "a",
             "'1 +' is not a Python literal; "
-            "write True, False, None, a number, a quoted string or a tuple of those",
+            "write True, False, None, a number, a quoted string, or a tuple, list, dict or set of"
+            " those",
         ),
         (
-            "a=[1]",
+            "a=([1],)",
             "a",
-            "'[1]' holds a list; expected None, a bool, int, float, string or a tuple of those",
+            "'([1],)' holds a list inside a tuple; only the outermost value may be a list, dict or"
+            " set",
         ),
         (
-            "a=(1, {2})",
+            "a={'k': {2}}",
             "a",
-            "'(1, {2})' holds a set; expected None, a bool, int, float, string or a tuple of those",
+            "\"{'k': {2}}\" holds a set inside a dict; only the outermost value may be a list, dict"
+            " or set",
+        ),
+        (
+            "a={[1]}",
+            "a",
+            "'{[1]}' is not a Python literal; write True, False, None, a number, a"
+            " quoted string, or a tuple, list, dict or set of those",
+        ),
+        (
+            "a=frozenset(1)",
+            "a",
+            "'frozenset(1)' is not a Python literal; write True, False, None,"
+            " a number, a quoted string, or a tuple, list, dict or set of those",
         ),
         ("a=1e999", "a", "'1e999' is not a finite number"),
         ("a=", "a", "missing value after '=', e.g. --flag a=False"),
@@ -446,14 +485,22 @@ def test_error_survives_pickling_for_worker_processes() -> None:
         ),
         ("flags = 3\n", "flags", "expected a table of NAME = VALUE, e.g. [flags] my_flag = false"),
         (
-            "[flags]\nx = [1, 2]\n",
+            "[flags]\nx = [[1], 2]\n",
             "flags.x",
-            'expected a bool, int, float or string, or a table {python = "..."}, got an array',
+            "'[[1], 2]' holds a list inside a list; only the outermost value may be a list, dict"
+            " or set",
+        ),
+        (
+            "[flags]\nx = [2024-01-01T00:00:00]\n",
+            "flags.x",
+            "'[datetime.datetime(2024, 1, 1, 0, 0)]' holds a datetime; expected None, a bool, int,"
+            " float or string, or a tuple, list, dict, set or frozenset of those",
         ),
         (
             "[flags]\nx = 2024-01-01T00:00:00\n",
             "flags.x",
-            'expected a bool, int, float or string, or a table {python = "..."}, got a datetime',
+            'expected a bool, int, float, string or array, or a table {python = "..."}, got a'
+            " datetime",
         ),
         ("[flags]\nx = nan\n", "flags.x", "nan is not a finite number"),
         (
@@ -478,14 +525,16 @@ def test_error_survives_pickling_for_worker_processes() -> None:
             'write Python source such as "None", "(1, 2)" or "\'text\'"',
         ),
         (
-            '[flags]\nx = { python = "[None]" }\n',
+            '[flags]\nx = { python = "[{}]" }\n',
             "flags.x.python",
-            "'[None]' holds a list; expected None, a bool, int, float, string or a tuple of those",
+            "'[{}]' holds a dict inside a list; only the outermost value may be a list, dict"
+            " or set",
         ),
         (
             "[flags]\nx = { python = \"b'x'\" }\n",
             "flags.x.python",
-            "\"b'x'\" holds a bytes; expected None, a bool, int, float, string or a tuple of those",
+            "\"b'x'\" holds a bytes; expected None, a bool, int, float or string, or a tuple, list,"
+            " dict, set or frozenset of those",
         ),
         (
             "[flags]\n1st = true\n",

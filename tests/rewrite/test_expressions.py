@@ -25,12 +25,15 @@ from collections.abc import Sequence
 from contextlib import redirect_stdout
 from pathlib import Path
 
+import libcst as cst
 import pytest
 
 from prune_flags.config import Config, Flag
 from prune_flags.engine.driver import run
+from prune_flags.rewrite.constants import constant_node, constant_value
 from prune_flags.rewrite.context import RewriteContext
 from prune_flags.rewrite.file import rewrite
+from prune_flags.syntax.values import UNKNOWN, same_value
 from tests.support import dedent
 
 
@@ -404,3 +407,28 @@ def test_an_f_string_that_prints_its_expression_or_cannot_hold_the_constant_keep
     """
     after = pruned_alike(source, over("g"), FAST=False, MODE="a\nb")
     assert '    return f"{FAST=}", f"{MODE}", False\n' in after
+
+
+@pytest.mark.parametrize(
+    ("value", "code"),
+    [
+        (["a", 1], '["a", 1]'),
+        ({"a": (1,)}, '{"a": (1,)}'),
+        ({"b", "a"}, '{"a", "b"}'),  # sorted: the same text whatever the string hashes are
+        (set(), "set()"),
+        (frozenset({2, 1}), "frozenset({1, 2})"),
+        ({9, 1}, "{9, 1}"),  # (1 follows 9 where they collide: the order it iterates in)
+        (frozenset(), "frozenset()"),
+        ([], "[]"),
+    ],
+)
+def test_container_constants_are_written_as_literals_that_read_back(value: object, code: str):
+    node = constant_node(value)
+
+    assert cst.Module([]).code_for_node(node) == code
+    assert same_value(constant_value(cst.parse_expression(code)), value)
+
+
+@pytest.mark.parametrize("code", ["[x]", "{**d}", "[*a]", "frozenset(x)", "set(a=1)", "{[]: 1}"])
+def test_containers_of_unknowns_have_no_constant_value(code: str) -> None:
+    assert constant_value(cst.parse_expression(code)) is UNKNOWN

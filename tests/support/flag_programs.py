@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import json
 import re
 import signal
 import sys
@@ -1099,6 +1100,22 @@ PROGRAM_IDIOMS = (
     "computed_from_parameter",
     "decorator_read",
     "guarded_definition",
+    "container_flag",
+)
+# The container_flag idiom's flag, fixed at a list, dict or frozenset (of ints: their hashes,
+# and so a frozenset's order, are the same in every run), and the statements of `chosen(x)` that
+# read it: all but the last two use it up; those hand it on, which refuses the flag.
+CONTAINER_FLAG = "CHOICES"
+CONTAINER_VALUES = ([1, 2], [], [3, "a", None], {1: "one", 3: (2,)}, frozenset({0, 2}), frozenset())
+CONTAINER_READS = (
+    f"if x in {CONTAINER_FLAG}: found.append('in')",
+    f"found.append(len({CONTAINER_FLAG}))",
+    f"found.append([v for v in {CONTAINER_FLAG} if v != x])",
+    f"found.append('some' if {CONTAINER_FLAG} else 'none')",
+    f"found.append(x not in {CONTAINER_FLAG} and {CONTAINER_FLAG} != [1, 2])",
+    f"found.append((*{CONTAINER_FLAG}, x))",
+    f"found.append(sorted({CONTAINER_FLAG}, key=repr))",
+    f"kept = {CONTAINER_FLAG}; found.append(kept)",
 )
 # The enum of the enum_member idiom, and the accessor template that reads a flag as the membership
 # of its member in a set of modes.
@@ -1232,7 +1249,19 @@ def programs(
     if "class_body_read" in enabled and CLASS_FLAG in flags and methods and draw(st.booleans()):
         at = lines.index(f"    {CLASS_FLAG} = {defined[CLASS_FLAG]!r}") + 1
         lines[at:at] = [f"    COPY = ({CLASS_FLAG}, 1)"]
-        lines += ["", f"    def pick(self, x, v={CLASS_FLAG}):", "        return (v, self.COPY, x)"]
+        # (at the end of Node's body: classes the other idioms add may follow it)
+        start = lines.index("class Node:")
+        end = next(
+            (i for i in range(start + 1, len(lines)) if lines[i] and not lines[i].startswith(" ")),
+            len(lines),
+        )
+        while not lines[end - 1]:
+            end -= 1
+        lines[end:end] = [
+            "",
+            f"    def pick(self, x, v={CLASS_FLAG}):",
+            "        return (v, self.COPY, x)",
+        ]
         entries.append("Node.pick")
         shapes.add("class_body_read")
     # A module bound to a flag's name (`import json as fast`): its attributes are the module's.
@@ -1303,6 +1332,18 @@ def programs(
         lines += ["", "", f"@_tag({read})", "def tagged(x):", "    return (x, tagged.tag)"]
         entries.append("tagged")
         shapes.add("decorator_read")
+    # A flag fixed at a container: each read that uses the value up becomes the literal.
+    if "container_flag" in enabled and draw(st.booleans()):
+        value = draw(st.sampled_from(CONTAINER_VALUES))
+        flags[CONTAINER_FLAG] = defined[CONTAINER_FLAG] = value
+        reads = draw(
+            st.lists(st.sampled_from(CONTAINER_READS), min_size=1, max_size=3, unique=True)
+        )
+        lines += ["", f"{CONTAINER_FLAG} = {value!r}", "", "", "def chosen(x):", "    found = []"]
+        lines += [f"    {read}" for read in reads]
+        lines += ["    return found"]
+        entries.append("chosen")
+        shapes.add("container_flag")
     # The entry points are the module's public interface, as callers elsewhere would use them;
     # without this, prune-flags may delete a class whose last reference in the module was a flag
     # read.
@@ -1467,6 +1508,9 @@ DOCUMENTED_REFUSALS: dict[str, str] = {
     r"not pruned: it is given another value at": (
         "a write of another value that cannot go is a conflict (README: The config is the decision)"
     ),
+    r"not pruned: its value is a \w+, one object all its reads share, and .* hands? it on": (
+        "a read handing on a list, dict or set (rules: A list, dict or set handed on)"
+    ),
     r"not pruned: it is read as an object at": (
         "a read as an object left after the cleanup (README: Read as an object)"
     ),
@@ -1493,11 +1537,13 @@ def pyproject(
     members: bool = False,
 ) -> str:
     def toml(value: object) -> str:
-        if value is None:
-            return '{ python = "None" }'
         if isinstance(value, bool):
             return "true" if value else "false"
-        return repr(value).replace("'", '"')
+        if isinstance(value, (int, float, str)) or (
+            isinstance(value, list) and all(isinstance(item, (int, str)) for item in value)
+        ):
+            return repr(value).replace("'", '"')  # TOML's scalar or array
+        return f"{{ python = {json.dumps(repr(value))} }}"
 
     declared = [*(ACCESSORS if templates else ()), *([MEMBER_ACCESSOR] if members else [])]
     accessors = ", ".join(f'"{template}"' for template in declared)

@@ -22,6 +22,7 @@ from prune_flags.config import Config, Flag
 from prune_flags.model.pinned import TestPlan
 from prune_flags.model.plumbing import Plumbing, plumbing
 from prune_flags.model.scoping import resolve, string_named
+from prune_flags.model.shared_values import handed_on
 from prune_flags.model.verdicts import (
     ambiguous_names,
     ambiguous_parameters,
@@ -150,6 +151,10 @@ def build(repository: Repository, config: Config) -> Model:
                     message,
                 )
             )
+    named = {refusal.flag for refusal in refused}
+    refused += handed_on(
+        repository, [flag for flag in config.flags if flag.name not in named], facts
+    )
     if not config.strict:
         named = {refusal.flag for refusal in refused}
         deciding = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final, cast
 
 import libcst as cst
@@ -37,17 +37,62 @@ def constant_value(node: cst.BaseExpression) -> object:
             number = cast("int | float", operand)
             return -number if isinstance(node.operator, cst.Minus) else number
         return UNKNOWN
-    if isinstance(node, cst.Tuple):
-        items = []
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        items = _element_values(node.elements)
+        if items is None:
+            return UNKNOWN
+        return _built(_DISPLAYS[type(node)], items)
+    if isinstance(node, cst.Dict):
+        pairs = []
         for element in node.elements:
-            if not isinstance(element, cst.Element):
+            if not isinstance(element, cst.DictElement):
+                return UNKNOWN  # a `**spread`
+            key, value = constant_value(element.key), constant_value(element.value)
+            if key is UNKNOWN or value is UNKNOWN:
                 return UNKNOWN
-            value = constant_value(element.value)
-            if value is UNKNOWN:
-                return UNKNOWN
-            items.append(value)
-        return tuple(items)
+            pairs.append((key, value))
+        return _built(dict, pairs)
+    if isinstance(node, cst.Call):
+        return _set_call(node)
     return UNKNOWN
+
+
+_DISPLAYS: Final[dict[type, type]] = {cst.Tuple: tuple, cst.List: list, cst.Set: set}
+
+
+def _element_values(elements: Sequence[cst.BaseElement]) -> list[object] | None:
+    items = []
+    for element in elements:
+        if not isinstance(element, cst.Element):
+            return None  # a `*spread`
+        value = constant_value(element.value)
+        if value is UNKNOWN:
+            return None
+        items.append(value)
+    return items
+
+
+def _set_call(call: cst.Call) -> object:
+    """`set()` and `frozenset(...)` of a literal: how a set without items, and a frozenset, are
+    written (the names taken to be the builtins, as everywhere in the passes)."""
+    if (
+        not isinstance(call.func, cst.Name)
+        or call.func.value not in ("set", "frozenset")
+        or len(call.args) > 1
+        or any(arg.keyword or arg.star for arg in call.args)
+    ):
+        return UNKNOWN
+    items = constant_value(call.args[0].value) if call.args else ()
+    if not isinstance(items, (tuple, list, set, frozenset)):
+        return UNKNOWN
+    return _built(set if call.func.value == "set" else frozenset, items)
+
+
+def _built(kind: type, items: object) -> object:
+    try:
+        return kind(items)
+    except TypeError:
+        return UNKNOWN  # an unhashable item of a set or key of a dict raises at run time
 
 
 def constant_node(value: object, quote: str = '"') -> cst.BaseExpression:
@@ -66,6 +111,30 @@ def constant_node(value: object, quote: str = '"') -> cst.BaseExpression:
         if len(elements) == 1:
             elements = [elements[0].with_changes(comma=cst.Comma())]
         return cst.Tuple(elements)
+    elif isinstance(value, list):
+        return cst.List([cst.Element(constant_node(item, quote)) for item in value])
+    elif isinstance(value, dict):
+        return cst.Dict(
+            [
+                cst.DictElement(constant_node(key, quote), constant_node(item, quote))
+                for key, item in value.items()
+            ]
+        )
+    elif isinstance(value, (set, frozenset)):
+        # Written in the order it iterates in, which a set made from that text iterates in too;
+        # but a string's hash differs between runs (so does a set's order): sorted then, so that
+        # every run writes the same text.
+        ordered = (
+            sorted(value, key=lambda item: (type(item).__name__, repr(item)))
+            if any(isinstance(item, (str, tuple)) for item in value)
+            else list(value)
+        )
+        items = [cst.Element(constant_node(item, quote)) for item in ordered]
+        shown = cst.Set(items) if items else None
+        if isinstance(value, set) and shown is not None:
+            return shown
+        name = "set" if isinstance(value, set) else "frozenset"
+        return cst.Call(cst.Name(name), [cst.Arg(shown)] if shown is not None else [])
     else:
         raise TypeError(f"not a constant: {value!r}")
     if value < 0:

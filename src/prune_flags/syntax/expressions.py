@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TypeGuard
 
-from prune_flags.syntax.values import PURE_BUILTINS, UNKNOWN
+from prune_flags.syntax.values import PURE_BUILTINS, UNKNOWN, literal_value
 
 
 def ast_dotted(node: ast.expr) -> str:
@@ -71,7 +71,7 @@ def literal(node: ast.expr | None) -> object:
     if node is None:
         return UNKNOWN
     try:
-        return ast.literal_eval(node)
+        return literal_value(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return UNKNOWN
 
