@@ -13,7 +13,7 @@ import math
 import os
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -164,15 +164,14 @@ def parse_flag_options(flag_options: Sequence[str]) -> list[Flag]:
     overrides = [parse_flag_option(option) for option in flag_options]
     seen: dict[str, Flag] = {}
     for flag in overrides:
-        if flag.name in seen and seen[flag.name] != flag:
+        if flag.key in seen and seen[flag.key] != flag:
             message = (
-                f"given twice, as {seen[flag.name].source} and {flag.source}; give"
+                f"given twice, as {seen[flag.key].source} and {flag.source}; give"
                 " each flag one value"
             )
-            if seen[flag.name].key != flag.key:
-                message = f"given twice, as {seen[flag.name].key} and {flag.key}; {_ONE_ENTRY}"
             raise ConfigError(FLAG_OPTION, flag.key, message)
-        seen[flag.name] = flag
+        _check_scopes(seen.values(), flag, FLAG_OPTION, flag.key)
+        seen[flag.key] = flag
     return overrides
 
 
@@ -298,19 +297,21 @@ def _config_flags(flags: object, file: str, any_name: bool) -> tuple[Flag, ...]:
     for name in flags:
         _check_flag_name(name, any_name, file, f"flags.{name}")
     parsed = tuple(_toml_flag(name, value, file) for name, value in flags.items())
-    by_name: dict[str, Flag] = {}
-    for flag in parsed:
-        if flag.name in by_name:
-            message = (
-                f"{by_name[flag.name].key} and {flag.key} are the same flag name; {_ONE_ENTRY}"
-            )
-            raise ConfigError(file, f"flags.{flag.key}", message)
-        by_name[flag.name] = flag
+    for index, flag in enumerate(parsed):
+        _check_scopes(parsed[:index], flag, file, f"flags.{flag.key}")
     return parsed
 
 
-# Passes know a flag by its name: one name cannot be two flags in one run.
-_ONE_ENTRY = "one entry per name (scope it with a qualified key, and run again for another scope)"
+def _check_scopes(others: Iterable[Flag], flag: Flag, file: str, key: str) -> None:
+    """Qualified keys of one name are flags of their own (each of one definition, pruned in
+    turn); a bare name is every definition of it, so it cannot stand beside a key of its name."""
+    for other in others:
+        if other.name == flag.name and not (other.scope and flag.scope):
+            message = (
+                f"{other.key} and {flag.key} are the same flag name, and the bare name is every"
+                " definition of it; give one, or a qualified key for each definition"
+            )
+            raise ConfigError(file, key, message)
 
 
 def _check_flag_name(name: str, any_name: bool, file: str, key: str) -> None:
@@ -414,13 +415,25 @@ def _flag_option_hint(name: str, value_text: str) -> str:
 def apply_overrides(config: Config, overrides: Sequence[Flag], required: bool = True) -> Config:
     """The config's flags with --flag's on top; `required`: no flag at all is an error (apply,
     diff), which `find` does not need."""
-    flags = {flag.name: flag for flag in config.flags}
+    flags = list(config.flags)
     for flag in overrides:
         _check_flag_name(flag.key, bool(config.accessors), FLAG_OPTION, flag.key)
-        flags[flag.name] = flag  # a replaced flag keeps its place; dicts keep insertion order
+        # It replaces the entry of its key, and, where either is a bare name, every entry of its
+        # name; the first replaced keeps its place.
+        replaced = [
+            index
+            for index, entry in enumerate(flags)
+            if entry.key == flag.key
+            or (entry.name == flag.name and not (entry.scope and flag.scope))
+        ]
+        if replaced:
+            flags[replaced[0]] = flag
+            flags = [entry for index, entry in enumerate(flags) if index not in replaced[1:]]
+        else:
+            flags.append(flag)
     if not flags and required:
         raise ConfigError(str(config.source), "flags", _no_flags_message(config.source))
-    return replace(config, flags=tuple(flags.values()))
+    return replace(config, flags=tuple(flags))
 
 
 def _no_flags_message(source: Path | None) -> str:

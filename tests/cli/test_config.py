@@ -694,6 +694,37 @@ def test_the_same_flag_given_two_values_on_the_command_line_is_an_error(tmp_path
     )
 
 
+def test_qualified_keys_of_one_name_on_the_command_line_are_flags_of_their_own(
+    tmp_path: Path,
+) -> None:
+    config = load_config([tmp_path], None, ["a.A.fast=False", "b.B.fast=True"])
+    assert [(flag.key, flag.value) for flag in config.flags] == [
+        ("a.A.fast", False),
+        ("b.B.fast", True),
+    ]
+    with pytest.raises(ConfigError) as caught:
+        load_config([tmp_path], None, ["a.A.fast=False", "fast=True"])
+    assert str(caught.value) == (
+        "--flag: fast: a.A.fast and fast are the same flag name, and the bare name is every"
+        " definition of it; give one, or a qualified key for each definition"
+    )
+
+
+def test_an_override_replaces_the_entries_of_its_key_or_of_its_bare_name(tmp_path: Path) -> None:
+    config_file = write(
+        tmp_path / "prune-flags.toml",
+        '[flags]\n"a.A.fast" = false\n"b.B.fast" = false\neco = true\n',
+    )
+    keyed = load_config([tmp_path], config_file, ["b.B.fast=True"])
+    assert [(flag.key, flag.value) for flag in keyed.flags] == [
+        ("a.A.fast", False),
+        ("b.B.fast", True),
+        ("eco", True),
+    ]
+    bare = load_config([tmp_path], config_file, ["fast=True"])
+    assert [(flag.key, flag.value) for flag in bare.flags] == [("fast", True), ("eco", True)]
+
+
 def test_library_keywords_and_their_interpreter(tmp_path: Path) -> None:
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "python").write_text("")

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prune_flags.cascade.rounds import Cascade
-from prune_flags.config import Config, Flag
+from prune_flags.config import Config, ConfigError, Flag
 from prune_flags.config_files import find_project_root
 from prune_flags.engine.derived import settle
 from prune_flags.engine.left_sites import reexports_left
 from prune_flags.engine.registrations import registrations_left
+from prune_flags.engine.stages import compose, stages
 from prune_flags.engine.tests_left import tests_left_failing
 from prune_flags.model.build import build, resolve_flags
 from prune_flags.model.library import (
@@ -21,6 +23,7 @@ from prune_flags.model.library import (
     library_keywords,
     repository_names,
 )
+from prune_flags.model.scoping import resolve
 from prune_flags.model.unmatched import appearances, unmatched
 from prune_flags.model.verdicts import read_as_objects, still_written
 from prune_flags.report import FileResult, FlagWarning, Left, Report, Skipped
@@ -51,12 +54,42 @@ def run(
     """The whole cleanup over the files under `paths`; nothing is written here. `contents` stands
     in for some files' bytes (interactive review: its texts with declined lines marked kept)."""
     project_root = find_project_root(paths[0] if paths else cwd)
-    repository = load(paths, config, cwd, project_root, progress, contents)
+    first_stage, *later = stages(config)
+    repository = load(paths, first_stage, cwd, project_root, progress, contents)
+    for flag in (flag for stage in later for flag in stage.flags if flag.scope):
+        resolve(repository, flag)  # a key naming nothing is an error before anything runs
+    report = _settled(repository, first_stage, project_root, jobs)
+    for stage in later:
+        texts = {
+            result.path: repository.sources[result.path].encode(result.new_text)
+            for result in report.changed_files
+        }
+        repository = load(paths, stage, cwd, project_root, progress, {**(contents or {}), **texts})
+        # (a key whose definition an earlier stage removed, a parameter passed down, is done)
+        remaining = tuple(flag for flag in stage.flags if _names_something(repository, flag))
+        if remaining:
+            later_report = _settled(repository, replace(stage, flags=remaining), project_root, jobs)
+            report = compose(report, later_report)
+    return report
+
+
+def _settled(repository: Repository, config: Config, project_root: Path, jobs: int | None):
+    """One stage's cleanup, with the flags it derives carried out."""
     first = _cleanup(repository, config, project_root, jobs)
     # Fields and parameters the cleanup left constant are flags of their own (engine/derived.py).
     return settle(
         repository, config, first, lambda more: _cleanup(repository, more, project_root, jobs)
     )
+
+
+def _names_something(repository: Repository, flag: Flag) -> bool:
+    if not flag.scope:
+        return True
+    try:
+        resolve(repository, flag)
+    except ConfigError:
+        return False
+    return True
 
 
 def _cleanup(
