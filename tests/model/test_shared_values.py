@@ -21,6 +21,7 @@ USED_UP = [
     "print(1 if CHECKS else 2, not CHECKS)",
     "assert CHECKS or 'x' in CHECKS",
     "print(list(zip(CHECKS, CHECKS)), isinstance(CHECKS, list))",
+    "print(CHECKS[0], CHECKS[-1])",
 ]
 HANDED_ON = [
     "copy = CHECKS",
@@ -32,6 +33,8 @@ HANDED_ON = [
     "print(sorted(CHECKS, key=len))",
     "print(lambda: CHECKS)",
     "assert 'a' in CHECKS, CHECKS",
+    "CHECKS[0] = 'b'",
+    "del CHECKS[0]",
 ]
 
 

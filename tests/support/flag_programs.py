@@ -1114,6 +1114,7 @@ CONTAINER_READS = (
     f"found.append('some' if {CONTAINER_FLAG} else 'none')",
     f"found.append(x not in {CONTAINER_FLAG} and {CONTAINER_FLAG} != [1, 2])",
     f"found.append((*{CONTAINER_FLAG}, x))",
+    f"found.append({CONTAINER_FLAG}[1] if len({CONTAINER_FLAG}) > 1 else x)",
     f"found.append(sorted({CONTAINER_FLAG}, key=repr))",
     f"kept = {CONTAINER_FLAG}; found.append(kept)",
 )

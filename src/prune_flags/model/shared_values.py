@@ -105,6 +105,10 @@ def _used_up(node: ast.expr, parents: dict[int, ast.AST]) -> bool:
         return (before is None or isinstance(before, (*_ORDERING, ast.In, ast.NotIn))) and (
             after is None or isinstance(after, _ORDERING)
         )
+    if isinstance(parent, ast.Subscript) and node is parent.value:
+        return isinstance(parent.ctx, ast.Load)  # an item (immutable, as the config has it)
+    if isinstance(parent, ast.Attribute) and parent.attr == "get":  # `OPTIONS.get(key)`
+        return isinstance(call := parents.get(id(parent)), ast.Call) and call.func is parent
     if isinstance(parent, ast.Starred):
         return isinstance(parents.get(id(parent)), (ast.Call, ast.List, ast.Tuple, ast.Set))
     if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and node is parent.iter:

@@ -7,6 +7,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import libcst as cst
 from libcst.metadata import CodePosition, PositionProvider
 
@@ -24,7 +27,7 @@ from prune_flags.rewrite.scopes import (
     flag_parameters,
     linked_flags,
 )
-from prune_flags.syntax.values import same_value
+from prune_flags.syntax.values import MUTABLE_TYPES, UNKNOWN, same_value
 from prune_flags.vocabulary import Action
 
 
@@ -186,26 +189,103 @@ class InlineFlags(ExpressionEditor):
         self._not_reads.add(id(node.name))
 
     # -- the reads ------------------------------------------------------------------------
+    def _flag_read(
+        self, original: cst.BaseExpression
+    ) -> tuple[str, cst.BaseExpression | None] | None:
+        """The flag an attribute or bare name reads, and the constant it holds when not the
+        flag's own value (see _carried_read)."""
+        if id(original) in self._not_reads:
+            return None
+        if isinstance(original, cst.Name):
+            return self._carried_read(original.value, original)
+        if not isinstance(original, cst.Attribute):
+            return None
+        flag = self.context.attribute_flag(original.attr.value)
+        if (
+            flag is None
+            or elsewhere(original.value, self.context.outside)
+            or dotted_name(original.value) in self._members
+        ):
+            return None
+        return flag.name, None
+
     def leave_Attribute(
         self, original_node: cst.Attribute, updated_node: cst.Attribute
     ) -> cst.BaseExpression:
-        flag = self.context.attribute_flag(updated_node.attr.value)
-        if (
-            flag is None
-            or id(original_node) in self._not_reads
-            or elsewhere(original_node.value, self.context.outside)
-            or dotted_name(original_node.value) in self._members
-        ):
-            return updated_node
-        return self._inline(original_node, updated_node, flag.name)
+        found = self._flag_read(original_node)
+        return updated_node if found is None else self._inline(original_node, updated_node, *found)
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
-        if id(original_node) in self._not_reads:
+        found = self._flag_read(original_node)
+        return updated_node if found is None else self._inline(original_node, updated_node, *found)
+
+    def leave_Subscript(
+        self, original_node: cst.Subscript, updated_node: cst.Subscript
+    ) -> cst.BaseExpression:
+        """`LIMITS["line"]`, `PAIR[0]`: an item of a flag's value at a constant index is that
+        item (the flag itself, a receiver, stays where the index is not known)."""
+        result = super().leave_Subscript(original_node, updated_node)
+        if result is not updated_node:
+            return result
+        if len(updated_node.slice) != 1 or not isinstance(updated_node.slice[0].slice, cst.Index):
             return updated_node
-        found = self._carried_read(updated_node.value, original_node)
-        if found is None:
+        index = constant_value(updated_node.slice[0].slice.value)
+        return self._item(
+            original_node, updated_node, original_node.value, lambda value: value[index], index
+        )
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        """`OPTIONS.get("mode", "x")`: a dict flag's entry, or the default, at constant keys."""
+        result = super().leave_Call(original_node, updated_node)
+        if result is not updated_node:
+            return result
+        func = original_node.func
+        arguments = [constant_value(arg.value) for arg in updated_node.args]
+        if (
+            not isinstance(func, cst.Attribute)
+            or func.attr.value != "get"
+            or not 1 <= len(arguments) <= 2
+            or any(arg.keyword or arg.star for arg in updated_node.args)
+        ):
             return updated_node
-        return self._inline(original_node, updated_node, *found)
+        return self._item(
+            original_node,
+            updated_node,
+            func.value,
+            lambda value: value.get(*arguments) if isinstance(value, dict) else UNKNOWN,
+            *arguments,
+        )
+
+    def _item(
+        self,
+        original: cst.BaseExpression,
+        updated: cst.BaseExpression,
+        receiver: cst.BaseExpression,
+        take: Callable[[Any], object],
+        *operands: object,
+    ) -> cst.BaseExpression:
+        """`take(value)` of the flag `receiver` reads, as a constant in `original`'s place."""
+        found = self._flag_read(receiver)
+        if found is None or any(operand is UNKNOWN for operand in operands):
+            return updated
+        flag = self.context.flags[found[0]]
+        value = constant_value(found[1]) if found[1] is not None else flag.value
+        try:
+            item = take(value)
+        except (KeyError, IndexError, TypeError):
+            return updated  # it raises at run time too: left to do so
+        if item is UNKNOWN or isinstance(item, MUTABLE_TYPES):
+            return updated
+        start = self.get_metadata(PositionProvider, receiver).start
+        self.context.inlined.append((start.line, start.column, flag.name))
+        shown = cst.Module([]).code_for_node(original)
+        self.context.record(
+            start.line,
+            Action.INLINED,
+            f"{flag.name} is fixed at {flag.source}, so {shown} is {item!r}",
+            flag.name,
+        )
+        return constant_node(item)
 
     def _inline(
         self,

@@ -279,6 +279,9 @@ class InlineLookups(FlagNaming, ExpressionEditor):
     def leave_Subscript(
         self, original_node: cst.Subscript, updated_node: cst.Subscript
     ) -> cst.BaseExpression:
+        result = super().leave_Subscript(original_node, updated_node)
+        if result is not updated_node:
+            return result
         if dotted_name(updated_node.value) not in _ENVIRON or len(updated_node.slice) != 1:
             return self._accessor(original_node, updated_node)
         return self._replace(original_node, updated_node, self._environ_read(original_node))
