@@ -47,8 +47,8 @@ def handed_on(
             message = (
                 f"{flag.name}: not pruned: its value is a {kind}, one object all its reads share,"
                 f" and {', '.join(sites)} {'hands' if len(sites) == 1 else 'hand'} it on, where"
-                " it may be changed; only reads that test, compare or iterate it could become the"
-                " literal"
+                " it may be changed; only reads that test, compare, index or iterate it could"
+                " become the literal"
             )
             found.append(Refusal(flag.name, RefusalReason.HANDED_ON, tuple(sites), message))
     return found
