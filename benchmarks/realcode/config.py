@@ -109,10 +109,35 @@ def _flag(where: str, entry: Any) -> Flag:
         raise ConfigError(f"{where}: flags: expected {{ name, value, note }} tables, got {entry!r}")
     name, value = _string(where, entry, "name"), _string(where, entry, "value")
     try:
-        ast.literal_eval(value)
+        _literal(ast.parse(value, mode="eval").body)
     except (ValueError, SyntaxError) as error:
         raise ConfigError(f"{where}: {name}: {value!r} is not a Python literal") from error
     return Flag(name, value, "named", entry.get("note", ""))
+
+
+def _literal(node: ast.expr) -> None:
+    """A literal as `--flag` takes it: what `ast.literal_eval` reads, and `set()` and
+    `frozenset(...)` of a literal. Raises ValueError for anything else."""
+    if isinstance(node, ast.Call):
+        if not (
+            isinstance(node.func, ast.Name)
+            and node.func.id in ("set", "frozenset")
+            and not node.keywords
+            and len(node.args) <= 1
+        ):
+            raise ValueError("not a literal")
+        for argument in node.args:
+            _literal(argument)
+    elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        for item in node.elts:
+            _literal(item)
+    elif isinstance(node, ast.Dict):
+        for item in [*node.keys, *node.values]:
+            if item is None:
+                raise ValueError("not a literal")
+            _literal(item)
+    else:
+        ast.literal_eval(node)
 
 
 def _string(where: str, entry: dict[str, Any], key: str) -> str:
