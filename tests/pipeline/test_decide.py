@@ -40,6 +40,13 @@ AT_CONFIGURED_VALUE = {
         ("svc/config.py", 'os.environ.get("ENABLE_BATCHING", False)', "True"),
         ("svc/config.py", 'registry.bool_flag("use_cache", default=True)', "False"),
     ],
+    "core_list_valued_stale_definition": [
+        (
+            "lint/settings.py",
+            'DISABLED_CHECKS = ["trailing-comma"]',
+            'DISABLED_CHECKS = ["trailing-comma", "dict-separator"]',
+        )
+    ],
     "core_decide_overridden_write": [
         ("graph/build.py", "nodes[0].fast = True", "nodes[0].fast = False"),
         ("graph/build.py", 'setattr(node, "fast", True)', 'setattr(node, "fast", False)'),
