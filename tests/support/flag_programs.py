@@ -1101,6 +1101,7 @@ PROGRAM_IDIOMS = (
     "decorator_read",
     "guarded_definition",
     "container_flag",
+    "chained_keys",
 )
 # The container_flag idiom's flag, fixed at a list, dict or frozenset (of ints: their hashes,
 # and so a frozenset's order, are the same in every run), and the statements of `chosen(x)` that
@@ -1127,6 +1128,9 @@ TWIN = "Twin"  # the unrelated class of the scoped_twin idiom
 # object whose same-named attribute is another variable.
 PICK_FLAG, PICKER, SPEC, SPEC_CLASS = "picky", "_pick", "SPEC", "_Spec"
 SCOPES = {PICK_FLAG: PICKER}  # the owner of each flag a qualified key scopes (else Node)
+# The chained_keys idiom's parameter, of one name in two functions, the first passing it to the
+# second: a qualified key names each (issue 27's "several scoped keys of one name").
+CHAIN_FLAG, CHAIN_OWNERS = "both", ("_high", "_low")
 
 
 def idiom_names() -> list[str]:
@@ -1345,6 +1349,18 @@ def programs(
         lines += ["    return found"]
         entries.append("chosen")
         shapes.add("container_flag")
+    # One parameter name in two functions of a chain, each named by its own qualified key.
+    if "chained_keys" in enabled and draw(st.booleans()):
+        value = draw(st.sampled_from(VALUES))
+        flags[CHAIN_FLAG] = defined[CHAIN_FLAG] = value
+        high, low = CHAIN_OWNERS
+        lines += ["", "", f"def {low}(x, {CHAIN_FLAG}={value!r}):"]
+        lines += [f"    return (x, 'low') if {CHAIN_FLAG} else (x, {CHAIN_FLAG})"]
+        lines += ["", "", f"def {high}(x, {CHAIN_FLAG}={value!r}):", f"    if {CHAIN_FLAG}:"]
+        lines += ["        x = -x", f"    return {low}(x, {CHAIN_FLAG}={CHAIN_FLAG})"]
+        lines += ["", "", "def chained(x):", f"    return ({high}(x), {low}(x + 1))"]
+        entries.append("chained")
+        shapes.add("chained_keys")
     # The entry points are the module's public interface, as callers elsewhere would use them;
     # without this, prune-flags may delete a class whose last reference in the module was a flag
     # read.
@@ -1558,12 +1574,19 @@ def pyproject(
         *(["[tool.prune-flags]", *keys, ""] if keys else []),
         "[tool.prune-flags.flags]",
         *(
-            (
-                f'"program.{SCOPES.get(name, "Node")}.{name}" = {toml(value)}'
-                if name in scoped
-                else f"{name} = {toml(value)}"
-            )
+            line
             for name, value in flags.items()
+            for line in (
+                [f'"program.{owner}.{name}" = {toml(value)}' for owner in CHAIN_OWNERS]
+                if name == CHAIN_FLAG
+                else [
+                    (
+                        f'"program.{SCOPES.get(name, "Node")}.{name}" = {toml(value)}'
+                        if name in scoped
+                        else f"{name} = {toml(value)}"
+                    )
+                ]
+            )
         ),
     ]
     if black:
