@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from prune_flags.syntax.values import literal_value
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -108,36 +110,11 @@ def _flag(where: str, entry: Any) -> Flag:
     if not isinstance(entry, dict) or set(entry) - FLAG_KEYS:
         raise ConfigError(f"{where}: flags: expected {{ name, value, note }} tables, got {entry!r}")
     name, value = _string(where, entry, "name"), _string(where, entry, "value")
-    try:
-        _literal(ast.parse(value, mode="eval").body)
+    try:  # a literal as `--flag` takes it
+        literal_value(ast.parse(value, mode="eval").body)
     except (ValueError, SyntaxError) as error:
         raise ConfigError(f"{where}: {name}: {value!r} is not a Python literal") from error
     return Flag(name, value, "named", entry.get("note", ""))
-
-
-def _literal(node: ast.expr) -> None:
-    """A literal as `--flag` takes it: what `ast.literal_eval` reads, and `set()` and
-    `frozenset(...)` of a literal. Raises ValueError for anything else."""
-    if isinstance(node, ast.Call):
-        if not (
-            isinstance(node.func, ast.Name)
-            and node.func.id in ("set", "frozenset")
-            and not node.keywords
-            and len(node.args) <= 1
-        ):
-            raise ValueError("not a literal")
-        for argument in node.args:
-            _literal(argument)
-    elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        for item in node.elts:
-            _literal(item)
-    elif isinstance(node, ast.Dict):
-        for item in [*node.keys, *node.values]:
-            if item is None:
-                raise ValueError("not a literal")
-            _literal(item)
-    else:
-        ast.literal_eval(node)
 
 
 def _string(where: str, entry: dict[str, Any], key: str) -> str:

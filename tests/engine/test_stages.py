@@ -8,21 +8,8 @@ from pathlib import Path
 import pytest
 
 from prune_flags.config import Config, Flag
-from prune_flags.engine.stages import _LineMap, stages
+from prune_flags.engine.stages import stages
 from tests.support import dedent, invoke_in, make_tree
-
-ORIGINAL = "a\nb\nc\nd\ne\n"
-REWRITTEN = "a\nx\ny\nd\ne\nf\n"  # b, c replaced by x, y; f added
-
-
-@pytest.mark.parametrize(("line", "original"), [(1, 1), (2, 2), (3, 2), (4, 4), (5, 5), (6, 6)])
-def test_a_rewritten_line_maps_to_its_original(line: int, original: int) -> None:
-    assert _LineMap(ORIGINAL, REWRITTEN).original(line) == original
-
-
-def test_a_deleted_block_shifts_the_lines_after_it_back() -> None:
-    lines = _LineMap("a\nb\nc\nd\n", "a\nd\n")
-    assert [lines.original(line) for line in (1, 2)] == [1, 4]
 
 
 def test_each_stage_holds_one_flag_of_each_name_in_the_configs_order() -> None:

@@ -65,3 +65,7 @@ def test_a_read_handing_the_value_on_refuses_the_flag(
         "CHECKS: not pruned: its value is a list, one object all its reads share, and m.py:2"
         " hands it on, where it may be changed" in result.stderr
     )
+    assert (
+        "become the literal (if nothing changes it, make it a tuple or frozenset, in the code and"
+        " in the config)" in result.stderr
+    )

@@ -10,12 +10,11 @@ its last, every change, left site and refusal at its line in the original file.
 
 from __future__ import annotations
 
-import difflib
-from bisect import bisect_right
 from dataclasses import replace
 
 from prune_flags.config import Config, Flag
 from prune_flags.report import FileResult, Report
+from prune_flags.syntax.lines import LineMap
 
 
 def stages(config: Config) -> list[Config]:
@@ -32,7 +31,7 @@ def stages(config: Config) -> list[Config]:
 def compose(earlier: Report, later: Report) -> Report:
     """One report of two stages: `later` ran on the texts `earlier` left."""
     mapping = {
-        result.display: _LineMap(result.old_text, result.new_text) for result in earlier.files
+        result.display: LineMap(result.old_text, result.new_text) for result in earlier.files
     }
     by_display = {result.display: result for result in earlier.files}
     files: list[FileResult] = []
@@ -78,32 +77,9 @@ def compose(earlier: Report, later: Report) -> Report:
     )
 
 
-def _located(site: str, mapping: dict[str, _LineMap]) -> str:
+def _located(site: str, mapping: dict[str, LineMap]) -> str:
     """A `path:line` of a later stage's text as the line of the original file."""
     path, colon, line = site.rpartition(":")
     if not colon or not line.isdigit() or path not in mapping:
         return site
     return f"{path}:{mapping[path].original(int(line))}"
-
-
-class _LineMap:
-    """Lines of a file's rewritten text back to its original: a line kept maps to itself; a line
-    an earlier stage wrote maps to the first line of what it replaced."""
-
-    def __init__(self, original: str, rewritten: str) -> None:
-        matcher = difflib.SequenceMatcher(
-            None, original.splitlines(), rewritten.splitlines(), autojunk=False
-        )
-        # (first line of a block in the rewritten text, its first in the original, equal?)
-        self._blocks = [
-            (new_start + 1, old_start + 1, tag == "equal")
-            for tag, old_start, _, new_start, _ in matcher.get_opcodes()
-        ]
-        self._starts = [block[0] for block in self._blocks]
-
-    def original(self, line: int) -> int:
-        index = bisect_right(self._starts, line) - 1
-        if index < 0:
-            return line
-        new_start, old_start, equal = self._blocks[index]
-        return old_start + (line - new_start) if equal else old_start

@@ -3,10 +3,11 @@
 A definition `CHECKS = ["a", "b"]` makes one object that every read shares; an inlined literal
 makes a new one at each read. That is the same program only where nothing could change the object
 or tell it from a copy: a membership test, a comparison, a truth test, iteration, a pure builtin
-over it. A read that hands the object on (an argument, an assignment, a return, a default, an
-identity test) may let something change what every other read sees, so no read of such a flag is
-safe to replace: the flag is refused, naming the reads. (Reads through `.append`, `[...]` and the
-like are reads as an object, refused as such.)"""
+over it, an item of it. A read that hands the object on (an argument, an assignment, a return, a
+default, an identity test, a store through an item) may let something change what every other
+read sees, so no read of such a flag is safe to replace: the flag is refused, naming the reads.
+(Its methods, `.append` and the like, are reads as an object, refused as such; `.get` is an
+item.)"""
 
 from __future__ import annotations
 
@@ -48,7 +49,8 @@ def handed_on(
                 f"{flag.name}: not pruned: its value is a {kind}, one object all its reads share,"
                 f" and {', '.join(sites)} {'hands' if len(sites) == 1 else 'hand'} it on, where"
                 " it may be changed; only reads that test, compare, index or iterate it could"
-                " become the literal"
+                " become the literal (if nothing changes it, make it a tuple or frozenset, in the"
+                " code and in the config)"
             )
             found.append(Refusal(flag.name, RefusalReason.HANDED_ON, tuple(sites), message))
     return found

@@ -7,7 +7,6 @@ the import cleanup, and the `ast` parse after. Failures are values.
 from __future__ import annotations
 
 import ast
-import difflib
 import functools
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator
@@ -26,6 +25,7 @@ from prune_flags.semantic.scan import scan
 from prune_flags.semantic.trees import TreeNames, tree_names
 from prune_flags.source.parsing import parse_ast
 from prune_flags.source.words import lines_naming
+from prune_flags.syntax.lines import LineMap
 from prune_flags.syntax.options import spells_option
 from prune_flags.syntax.statements import nested_blocks, statements_holding
 from prune_flags.syntax.templates import module_writers
@@ -130,7 +130,7 @@ def rewrite(text: str, context: RewriteContext, is_package_init: bool) -> Rewrit
         unused_imports = {name: causes[name] for name in unused}
     if unused_imports:
         import_context = RewriteContext(path=context.path, flags=context.flags, inlined=inlined)
-        line_map = _line_map(text, new_text)
+        line_map = LineMap(text, new_text).kept
         new_text = (
             MetadataWrapper(parse_exactly(new_text), unsafe_skip_copy=True)
             .visit(RemoveUnusedImports(import_context, unused_imports))
@@ -355,22 +355,9 @@ def _causes(
     """For each name (`.attr` or bare) that lost loads in the view, the flag whose change removed
     them: the change nearest above the first line naming it that the rewrite did not keep as it
     was. Two flags cleaned up in one file each take their own bookkeeping with them."""
-    kept = set(_line_map(old_view, new_view).values())
+    kept = set(LineMap(old_view, new_view).kept.values())
     causes = {}
     for key in keys:
         lost_on = sorted(lines_naming(old_view, [key.lstrip(".")]) - kept)
         causes[key] = attempt.flag_changed_near(lost_on[0] if lost_on else 0)
     return causes
-
-
-def _line_map(original: str, rewritten: str) -> dict[int, int]:
-    """Lines of the rewritten text -> lines of the original, for changes found after the first
-    walk."""
-    mapping: dict[int, int] = {}
-    matcher = difflib.SequenceMatcher(
-        None, original.split("\n"), rewritten.split("\n"), autojunk=False
-    )
-    for block in matcher.get_matching_blocks():
-        for offset in range(block.size):
-            mapping[block.b + offset + 1] = block.a + offset + 1
-    return mapping

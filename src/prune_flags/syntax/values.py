@@ -83,8 +83,9 @@ def _hashed(kind: type, items: object) -> object:
 
 
 def plain_value(value: object) -> bool:
-    """Values a flag can be fixed at: immutable literals whose repr reads back as themselves (a
-    tuple of such too; `([],)` is not: each read would share its list)."""
+    """Values a derived flag or a `find` candidate can be fixed at: immutable literals whose repr
+    reads back as themselves (a tuple of such too; `([],)` is not: each read would share its
+    list). A configured flag may hold a list, dict or set too (config.py)."""
     if isinstance(value, tuple):
         return all(plain_value(item) for item in value)
     if isinstance(value, float):

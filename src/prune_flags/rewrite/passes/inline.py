@@ -13,6 +13,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodePosition, PositionProvider
 
+from prune_flags.config import Flag
 from prune_flags.rewrite.constants import constant_node, constant_value
 from prune_flags.rewrite.context import RewriteContext
 from prune_flags.rewrite.editors.expressions import ExpressionEditor
@@ -240,14 +241,14 @@ class InlineFlags(ExpressionEditor):
         if result is not updated_node:
             return result
         func = original_node.func
-        arguments = [constant_value(arg.value) for arg in updated_node.args]
         if (
             not isinstance(func, cst.Attribute)
             or func.attr.value != "get"
-            or not 1 <= len(arguments) <= 2
+            or not 1 <= len(updated_node.args) <= 2
             or any(arg.keyword or arg.star for arg in updated_node.args)
         ):
             return updated_node
+        arguments = [constant_value(arg.value) for arg in updated_node.args]
         return self._item(
             original_node,
             updated_node,
@@ -274,18 +275,16 @@ class InlineFlags(ExpressionEditor):
             item = take(value)
         except (KeyError, IndexError, TypeError):
             return updated  # it raises at run time too: left to do so
-        if item is UNKNOWN or isinstance(item, MUTABLE_TYPES):
-            return updated
-        start = self.get_metadata(PositionProvider, receiver).start
-        self.context.inlined.append((start.line, start.column, flag.name))
-        shown = cst.Module([]).code_for_node(original)
-        self.context.record(
-            start.line,
-            Action.INLINED,
-            f"{flag.name} is fixed at {flag.source}, so {shown} is {item!r}",
-            flag.name,
+        fitted = (
+            None
+            if item is UNKNOWN or isinstance(item, MUTABLE_TYPES)
+            else self.fitted(original, constant_node(item))
         )
-        return constant_node(item)
+        if fitted is None:
+            return updated
+        shown = cst.Module([]).code_for_node(original)
+        self._note_inlined(receiver, flag, f"{flag.source}, so {shown} is {item!r}")
+        return fitted
 
     def _inline(
         self,
@@ -303,9 +302,13 @@ class InlineFlags(ExpressionEditor):
         fitted = None if self.is_receiver(original) else self.fitted(original, constant)
         if fitted is None:
             return updated
-        start = self.get_metadata(PositionProvider, original).start
-        self.context.inlined.append((start.line, start.column, flag_name))
-        self.context.record(
-            start.line, Action.INLINED, f"{flag_name} is fixed at {flag.source}", flag_name
-        )
+        self._note_inlined(original, flag, flag.source)
         return fitted
+
+    def _note_inlined(self, read: cst.BaseExpression, flag: Flag, value: str) -> None:
+        """A read of the flag at `read` made a constant: for the later passes, and the report."""
+        start = self.get_metadata(PositionProvider, read).start
+        self.context.inlined.append((start.line, start.column, flag.name))
+        self.context.record(
+            start.line, Action.INLINED, f"{flag.name} is fixed at {value}", flag.name
+        )
