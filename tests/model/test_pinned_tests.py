@@ -141,18 +141,36 @@ def test_a_test_double_outside_test_files_stays_a_conflict(
     assert {name: (root / name).read_text() for name in files} == files
 
 
-def test_an_environment_write_in_a_test_stays_a_conflict(
+ENV_MODULE = 'import os\n\n\ndef run():\n    return os.environ.get("FAST_MODE") == "1"\n'
+
+
+def test_an_environment_write_of_another_value_in_a_test_goes_with_its_test(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    module = 'import os\n\n\ndef run():\n    return os.environ.get("FAST_MODE") == "1"\n'
     test = (
         "import mod\n\n\ndef test_fast(monkeypatch):\n"
         '    monkeypatch.setenv("FAST_MODE", "1")\n    assert mod.run()\n'
     )
-    root = make_tree(tmp_path / "r", {"mod.py": module, "test_mod.py": test})
+    root = make_tree(tmp_path / "r", {"mod.py": ENV_MODULE, "test_mod.py": test})
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "FAST_MODE='0'", ".")
+    assert result.exit_code == 0, result.output
+    assert (root / "test_mod.py").read_text() == ""
+    assert (root / "mod.py").read_text() == "def run():\n    return False\n"
+    assert (
+        "test_mod.py:4: removed test_fast, which exists only to exercise FAST_MODE = \"1\""
+        " (set before anything else it does)"
+    ) in result.stderr
+
+
+def test_an_environment_write_outside_tests_stays_a_conflict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {"mod.py": ENV_MODULE, "demo.py": 'import os\n\nos.environ["FAST_MODE"] = "1"\n'}
+    root = make_tree(tmp_path / "r", files)
     result = invoke_in(monkeypatch, root, "apply", "--flag", "FAST_MODE='0'", ".")
     assert result.exit_code == 123
-    assert "FAST_MODE: not pruned: it is given another value at test_mod.py:5" in result.stderr
+    assert "FAST_MODE: not pruned: it is given another value at demo.py:3" in result.stderr
+    assert {name: (root / name).read_text() for name in files} == files
 
 
 def test_a_pinned_test_named_elsewhere_loses_only_its_write(

@@ -9,7 +9,8 @@ is one strategy below, registered under its name in EXPRESSIONS or STATEMENTS (`
 idioms by name, so a hunt can leave out the shapes whose bugs are already known.
 
 A program may come with a test module (tests/test_program.py, the `test_double` idiom): tests
-calling its entry points, most under a `mock.patch` of a flag (a decorator or a `with` around the
+calling its entry points, most under a `mock.patch` of a flag (`mock.patch.dict(os.environ, ...)`
+for the environment variable of the `environment_flag` idiom; a decorator or a `with` around the
 whole test, or around its later calls), at the configured value or another.
 
 Every call with a side effect goes through `log(tag, value)`, which appends to `LOG` and returns
@@ -153,7 +154,11 @@ class ProgramTest:
         target = (
             f'mock.patch("program.{flag}", {value!r})'
             if flag == MODULE_FLAG
-            else (f'mock.patch.object(program.Node, "{flag}", {value!r})')
+            else (
+                f'mock.patch.dict(os.environ, {{"{flag}": {value!r}}})'
+                if flag in (ENV_FLAG, ENV_COMPUTED)
+                else f'mock.patch.object(program.Node, "{flag}", {value!r})'
+            )
         )
         if how == "decorator":
             return [f"@{target}", f"def {self.name}():", *(f"    {line}" for line in body)]
@@ -171,10 +176,12 @@ class ProgramTest:
         deletes it (README: Tests)."""
         if self.double is None or self.double[0] == "partial":
             return False
-        return not same_value(self.double[2], flags[self.double[1]])
+        how, flag, value = self.double
+        given = environment_setting(str(value)) if flag == ENV_COMPUTED else value
+        return not same_value(given, flags[flag])
 
 
-TEST_HEADER = "from unittest import mock\n\nimport program\n\nRESULTS = []\n"
+TEST_HEADER = "import os\nfrom unittest import mock\n\nimport program\n\nRESULTS = []\n"
 
 
 @dataclass(frozen=True)
@@ -228,6 +235,19 @@ class Program:
                 lines[index] = SETTER_VALUES.sub(
                     lambda m, configured=configured: m[1] + configured, lines[index]
                 )
+        if ENV_COMPUTED in self.flags:
+            definition = f"{ENV_COMPUTED} = {ENV_COMPUTED_READ}"
+            lines[lines.index(definition)] = f"{ENV_COMPUTED} = {self.flags[ENV_COMPUTED]!r}"
+        if ENV_FLAG in self.flags:  # (the tool never sees this program: no write of the flag)
+            value = self.flags[ENV_FLAG]
+            lines.insert(
+                0,
+                (
+                    f'__import__("os").environ.pop("{ENV_FLAG}", None)'
+                    if value is None
+                    else f'__import__("os").environ["{ENV_FLAG}"] = {value!r}'
+                ),
+            )
         return "\n".join(lines)
 
 
@@ -1102,6 +1122,7 @@ PROGRAM_IDIOMS = (
     "guarded_definition",
     "container_flag",
     "chained_keys",
+    "environment_flag",
 )
 # The container_flag idiom's flag, fixed at a list, dict or frozenset (of ints: their hashes,
 # and so a frozenset's order, are the same in every run), and the statements of `chosen(x)` that
@@ -1119,6 +1140,31 @@ CONTAINER_READS = (
     f"found.append(sorted({CONTAINER_FLAG}, key=repr))",
     f"kept = {CONTAINER_FLAG}; found.append(kept)",
 )
+# The environment_flag idiom's flag, an environment variable the code reads (fixed at a string, or
+# None for unset), its reads, and the values tests patch it to with `mock.patch.dict`.
+ENV_FLAG = "PROGRAM_ENV"
+ENV_VALUES = ("1", "0", "", None)
+ENV_READS = (
+    f'os.environ.get("{ENV_FLAG}", "0") == "1"',
+    f'os.getenv("{ENV_FLAG}")',
+    f'"{ENV_FLAG}" in os.environ',
+    f'os.environ.get("{ENV_FLAG}", "").lower() in ("1", "true")',
+    f'os.environ.get("{ENV_FLAG}") is None',
+)
+# A module constant of the same idiom computed from the environment variable of its name when the
+# program is imported, and fixed at a bool: a test's write of the variable gives it what that
+# computes (`environment_setting`).
+ENV_COMPUTED = "PROGRAM_SWITCH"
+ENV_COMPUTED_READ = f'os.environ.get("{ENV_COMPUTED}", "0").lower() in ("1", "true")'
+
+
+def environment_setting(setting: str) -> bool:
+    """What ENV_COMPUTED_READ gives with the variable at `setting`, evaluated by Python itself."""
+    environ = {ENV_COMPUTED: setting}
+    fake = types.SimpleNamespace(environ=environ, getenv=environ.get)
+    return bool(eval(ENV_COMPUTED_READ, {"os": fake}))
+
+
 # The enum of the enum_member idiom, and the accessor template that reads a flag as the membership
 # of its member in a set of modes.
 MEMBERS = "Modes"
@@ -1361,6 +1407,19 @@ def programs(
         lines += ["", "", "def chained(x):", f"    return ({high}(x), {low}(x + 1))"]
         entries.append("chained")
         shapes.add("chained_keys")
+    # An environment variable read in an entry point, which tests may patch with mock.patch.dict.
+    if "environment_flag" in enabled and draw(st.booleans()):
+        flags[ENV_FLAG] = defined[ENV_FLAG] = draw(st.sampled_from(ENV_VALUES))
+        reads = draw(st.lists(st.sampled_from(ENV_READS), min_size=1, max_size=2, unique=True))
+        lines[0:0] = ["import os", ""]
+        if draw(st.booleans()):
+            flags[ENV_COMPUTED] = defined[ENV_COMPUTED] = draw(st.booleans())
+            lines += ["", f"{ENV_COMPUTED} = {ENV_COMPUTED_READ}"]
+            reads = [*reads, f"not {ENV_COMPUTED}"]
+        lines += ["", "", "def from_env(x):", f"    if {reads[0]}:", "        x = -x"]
+        lines += [f"    return (x, {read})" for read in reads[1:]] or ["    return x"]
+        entries.append("from_env")
+        shapes.add("environment_flag")
     # The entry points are the module's public interface, as callers elsewhere would use them;
     # without this, prune-flags may delete a class whose last reference in the module was a flag
     # read.
@@ -1384,8 +1443,11 @@ def programs(
 @st.composite
 def test_cases(draw, flags: dict[str, object], entries: list[str]) -> tuple[ProgramTest, ...]:
     """One to three tests of the entry points, most under a mock giving a flag a value (the
-    module constant or the class attribute: the field is set in `__init__`, past a mock's reach)."""
-    patchable = [name for name in (MODULE_FLAG, CLASS_FLAG) if name in flags]
+    module constant, the class attribute or the environment variable, with `mock.patch.dict`: the
+    field is set in `__init__`, past a mock's reach)."""
+    patchable = [
+        name for name in (MODULE_FLAG, CLASS_FLAG, ENV_FLAG, ENV_COMPUTED) if name in flags
+    ]
     tests = []
     for index in range(draw(st.integers(1, 3))):
         calls = tuple(
@@ -1402,11 +1464,10 @@ def test_cases(draw, flags: dict[str, object], entries: list[str]) -> tuple[Prog
         hows = ["decorator", "whole", *(["partial"] if len(calls) > 1 else [])]
         double = None
         if patchable and draw(st.integers(0, 3)):
-            double = (
-                draw(st.sampled_from(hows)),
-                draw(st.sampled_from(patchable)),
-                draw(st.sampled_from(VALUES)),
-            )
+            flag = draw(st.sampled_from(patchable))
+            environment = ("1", "0", "", "true")
+            values = environment if flag in (ENV_FLAG, ENV_COMPUTED) else VALUES
+            double = (draw(st.sampled_from(hows)), flag, draw(st.sampled_from(values)))
         tests.append(ProgramTest(f"test_{index}", calls, double))
     return tuple(tests)
 
@@ -1679,6 +1740,7 @@ def mentioned_flags(program: Program) -> dict[str, object]:
     tree = ast.parse(program.source)
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    names |= {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}  # a variable's
     return {name: value for name, value in program.flags.items() if name in names}
 
 

@@ -26,6 +26,7 @@ from prune_flags.rewrite.context import Death, RewriteTask, Rewritten
 from prune_flags.semantic.bindings import module_level_names
 from prune_flags.semantic.facts import NameFacts, Site, Write
 from prune_flags.semantic.repository import Repository
+from prune_flags.syntax.values import same_value
 from prune_flags.vocabulary import Action, WriteKind
 
 
@@ -216,7 +217,7 @@ class Cascade:
     def decided(self, flag: Flag, writes: list[Write]) -> bool:
         """Whether a flag has no reader left and each of its writes of another value went (a
         change at its line): what the config decided is all the code says of it."""
-        return (self.unread(flag) or self._gone(flag.name)) and not self.not_gone(flag, writes)
+        return (self.unread(flag) or self._gone(flag)) and not self.not_gone(flag, writes)
 
     def not_gone(self, flag: Flag, writes: list[Write]) -> list[Write]:
         """The writes among `writes` that the rewrite did not remove (no change at its line)."""
@@ -234,11 +235,18 @@ class Cascade:
                 left.append(write)
         return left
 
-    def _gone(self, name: str) -> bool:
-        """Whether the rewritten code neither reads nor writes a name at all: a flag defined
-        nowhere (read through an accessor) whose only writes were tests' the tests pass removed."""
-        facts = self.repository.facts(frozenset([name]))[name]
-        return not (facts.global_reads or facts.assert_reads or facts.writes or facts.object_reads)
+    def _gone(self, flag: Flag) -> bool:
+        """Whether the rewritten code neither reads a name nor gives it another value: a flag
+        defined nowhere (read through an accessor, or an environment variable) whose only writes of
+        another value were tests' the tests pass removed. A test's write of the configured value
+        may stay (`monkeypatch.setenv("X", "1")`): it sets what the config says."""
+        facts = self.repository.facts(frozenset([flag.name]))[flag.name]
+        return not (
+            facts.global_reads
+            or facts.assert_reads
+            or facts.object_reads
+            or any(not same_value(write.value, flag.value) for write in facts.writes)
+        )
 
     def unread(self, flag: Flag) -> bool:
         """Whether nothing reads a flag any more: its definitions, parameters and arguments go."""

@@ -5,14 +5,17 @@
 # its whole body exists only to exercise what the cleanup removes. It sets it so with a decorator
 # (`@mock.patch("pkg.FAST", True)`, `@override_settings(FAST=True)`), a `with` around its whole
 # body, a write before its first other statement (`monkeypatch.setattr(cfg, "fast", True)`,
-# `cfg.fast = True`, `setattr`, a writer call), or a keyword passed to one of the flag's owners in
-# its first statement (`run(fast=True)`); a test class that a decorator of the class sets so. With
-# `tests = "delete"` such a test (or class) goes, with the fixtures of its file that only deleted
-# tests used and a test class it leaves empty; a parametrized one whose write takes a parameter
-# loses only the entries that give another value (and goes when none is left). Any other write of
-# another value in a test goes alone, and the test is reported as possibly pinning the removed
-# behaviour; so does every such write with `tests = "report"`. A test double writing the configured
-# value goes alone too: once the flag's definition is gone, it would have nothing to patch.
+# `cfg.fast = True`, `setattr`, a writer call, a write of the environment variable a flag is named
+# as: `monkeypatch.setenv("X", "1")`, `mock.patch.dict(os.environ, {"X": "1"})`), or a keyword
+# passed to one of the flag's owners in its first statement (`run(fast=True)`); a test class that a
+# decorator of the class sets so. With `tests = "delete"` such a test (or class) goes, with the
+# fixtures of its file that only deleted tests used and a test class it leaves empty; a
+# parametrized one whose write takes a parameter loses only the entries that give another value
+# (and goes when none is left). Any other write of another value in a test goes alone, and the test
+# is reported as possibly pinning the removed behaviour; so does every such write with
+# `tests = "report"`. A test double or an environment write of the configured value goes alone
+# too: once the flag is gone, the double would have nothing to patch, the variable no reader. An
+# environment write that also sets other variables (`mock.patch.dict` of several) never goes alone.
 #
 # The tests pass (passes/tests.py) carries the plan out by the original file's lines and columns.
 
@@ -33,6 +36,7 @@ TEST_WRITES = (
     WriteKind.SETATTR,
     WriteKind.ATTRIBUTE,
     WriteKind.KEYWORD,
+    WriteKind.ENVIRON,
 )
 
 
@@ -68,8 +72,9 @@ class TestEdits:
     in the original text: ("deleted", `def`/`class` line) for a test, fixture or class that goes
     whole; ("block", `with` line) for a `with` of another value that goes whole inside a test;
     ("statement", (line, column)), ("decorator", line), ("with", (`with` line, item index)),
-    ("keyword", (line, column)) for a write that goes alone; ("entry", (parametrize line, entry
-    index)) for a parametrize entry."""
+    ("keyword", (line, column)) for a write that goes alone; ("environ-key", (line, column) of the
+    key) for the entry of a `mock.patch.dict` of the environment that sets other variables too;
+    ("entry", (parametrize line, entry index)) for a parametrize entry."""
 
     removals: Mapping[tuple[str, Any], Removal]
     tests: frozenset[int] = (

@@ -1,4 +1,4 @@
-"""One test file's tests that pin another value, and the plan of every test file (`plan_tests`)."""
+"""One test file's tests that pin another value: what goes of them, and why."""
 
 from __future__ import annotations
 
@@ -13,8 +13,12 @@ from prune_flags.model.pinned import (
     Position,
     Removal,
     TestEdits,
-    TestPlan,
-    is_test_path,
+)
+from prune_flags.model.test_environment import (
+    environment_written,
+    goes_alone,
+    value_given,
+    void_once_pruned,
 )
 from prune_flags.model.test_shapes import (
     Parametrized,
@@ -30,8 +34,9 @@ from prune_flags.model.test_shapes import (
     test_functions,
 )
 from prune_flags.report import overrode
+from prune_flags.syntax.environment import environment_entry, environment_writes
 from prune_flags.syntax.expressions import ast_dotted, literal, patched
-from prune_flags.syntax.spellings import FlagNames, module_strings
+from prune_flags.syntax.spellings import FlagNames
 from prune_flags.syntax.statements import (
     KEEP_PRAGMA,
     DefinitionNode,
@@ -39,37 +44,9 @@ from prune_flags.syntax.statements import (
     is_string_statement,
     nested_blocks,
 )
-from prune_flags.syntax.templates import Template, module_writers
+from prune_flags.syntax.templates import Template
 from prune_flags.syntax.values import UNKNOWN, same_value
 from prune_flags.vocabulary import Action
-
-
-def plan_tests(
-    files: Mapping[str, tuple[ast.Module, str]],
-    flags: Mapping[str, Flag],
-    owners: Mapping[str, frozenset[str]],
-    writers: tuple[Template, ...],
-    constants: Mapping[str, str],
-    delete: bool,
-) -> TestPlan:
-    """The plan over the files (path -> tree and text) that write the flags; only test files
-    get edits. `owners` are the functions and classes whose parameter or field each flag is
-    (what a keyword reaches); `constants` the repository's constants holding a flag's name."""
-    plan = TestPlan()
-    for path, (tree, text) in files.items():
-        if not is_test_path(path):
-            continue
-        names = FlagNames.of_module(module_strings(tree), [], constants)
-        edits, handled = TestFile(
-            tree, text, path, flags, owners, module_writers(tree, writers), names, delete
-        ).plan()
-        if edits.removals:
-            plan.files[path] = edits
-            plan.handled.update(
-                ((flag, path, line), change) for (flag, line), change in handled.items()
-            )
-    return plan
-
 
 _HOW = {
     "decorator": "by a decorator",
@@ -91,9 +68,11 @@ class TestFile:
         owners: Mapping[str, frozenset[str]],
         writers: tuple[Template, ...],
         names: FlagNames,
+        computed: Mapping[str, ast.expr],
         delete: bool,
     ) -> None:
         self.tree, self.text, self.lines, self.path = tree, text, text.split("\n"), path
+        self.computed = computed
         self.flags, self.owners, self.writers, self.names, self.delete = (
             flags,
             owners,
@@ -165,11 +144,14 @@ class TestFile:
                 cases = (
                     parameters.get(write.value.id) if isinstance(write.value, ast.Name) else None
                 )
-                if kinds[id(write)] != "param" or cases is None or UNKNOWN in cases.values:
+                if kinds[id(write)] != "param" or cases is None:
+                    continue
+                given = [value_given(write, value, self.computed) for value in cases.values]
+                if UNKNOWN in given:
                     continue
                 other = [
                     index
-                    for index, value in enumerate(cases.values)
+                    for index, value in enumerate(given)
                     if not same_value(value, write.flag.value)
                 ]
                 if len(other) == len(cases.values):
@@ -178,7 +160,7 @@ class TestFile:
                         test, writes, write, "by every entry of its parametrize", shown
                     )
                 for index in other:
-                    self._remove_entry(test, cases, index, write)
+                    self._remove_entry(test, cases, index, write, given[index])
                 kinds[id(write)] = "configured"  # the entries left give the configured value
         if self.delete and not self._kept(test):
             writes = self._delete_blocks(test, writes, kinds)
@@ -250,13 +232,14 @@ class TestFile:
         cases: Parametrized,
         index: int,
         write: TestWrite,
+        given: object,
     ) -> None:
         values = parametrize_entries(cases.decorator)
         assert values is not None
         flag = write.flag
         reason = (
             f"removed the case {self._source(values.elts[index])} of {test.name}, which exercises "
-            f"{flag.name} = {cases.values[index]!r}; the config fixes it at {flag.source}"
+            f"{flag.name} = {given!r}; the config fixes it at {flag.source}"
         )
         key = ("entry", (cases.decorator.lineno, index))
         self.removals[key] = Removal(
@@ -269,20 +252,30 @@ class TestFile:
         """A write that goes on its own, reported as possibly pinning when it gave another value.
         One whose value is not known, or a `with` item binding a name, stays (a conflict). Of the
         writes of the configured value, only test doubles go here: with the flag's definition
-        gone they would fail to patch it; the others stay, or go with the flag (the prune pass)."""
+        gone they would fail to patch it, and writes of the environment variable, which nothing
+        reads any more; the others stay, or go with the flag (the prune pass). Of a
+        `mock.patch.dict` of the environment that also sets other variables, or binds a name,
+        only the flag's entry goes."""
         flag = write.flag
-        if (
-            kind == "unknown"
-            or write.binds
-            or (kind == "same" and not (isinstance(write.node, ast.Call) and patched(write.node)))
-        ):
+        place, key = write.place, write.key
+        entry = environment_entry(write.node, flag.name)
+        if entry is not None and (write.binds or not goes_alone(write)):
+            place, key = "environ-key", self._position(entry)
+        elif write.binds or not goes_alone(write):
+            return
+        if kind == "unknown" or (kind == "same" and not void_once_pruned(write)):
             return
         if kind == "same":
             reason = f"it sets {flag.name} to the value it is fixed at, {flag.source}"
-            self.removals[(write.place, write.key)] = Removal(
+            if environment_writes(write.node):
+                reason += ", in the environment, where nothing reads it any more"
+            self.removals[(place, key)] = Removal(
                 write.line, flag.name, Action.REMOVED_WRITE, reason
             )
-            return  # (not a write of another value: nothing waits for it to go)
+            # (an environment write of the configured value may look like another to the index:
+            # `monkeypatch.setenv("USE_V2", "0")` of `USE_V2 = os.environ.get(...) == "1"`)
+            self.handled[(flag.name, write.node.lineno)] = write.line
+            return
         if kind == "configured":
             action = Action.REMOVED_WRITE
             reason = (
@@ -298,7 +291,7 @@ class TestFile:
                 f" {test.name} {what} "
                 f"and may pin the removed behaviour (possibly pinning{setting})"
             )
-        self.removals[(write.place, write.key)] = Removal(write.line, flag.name, action, reason)
+        self.removals[(place, key)] = Removal(write.line, flag.name, action, reason)
         self.handled[(flag.name, write.node.lineno)] = write.line
 
     def _kind(self, write: TestWrite, parameters: Mapping[str, Parametrized]) -> str:
@@ -393,6 +386,9 @@ class TestFile:
         """The flag a call or an assignment writes, and the expression it writes."""
         name: object = None
         value: ast.expr | None = None
+        environment = environment_written(node, self.flags, self.computed)
+        if environment is not None:
+            return environment
         if isinstance(node, ast.Call):
             double = patched(node)
             if double is not None:
@@ -483,7 +479,7 @@ class TestFile:
                 )
 
     # -- text -------------------------------------------------------------------------------
-    def _position(self, node: ast.stmt | ast.keyword) -> Position:
+    def _position(self, node: ast.stmt | ast.expr | ast.keyword) -> Position:
         """A node's line and column in characters, as LibCST counts them (`ast` counts bytes)."""
         line = self.lines[node.lineno - 1]
         column = len(line.encode("utf-8")[: node.col_offset].decode("utf-8", "replace"))

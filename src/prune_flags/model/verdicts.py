@@ -9,6 +9,7 @@ every write that had to go went."""
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -19,13 +20,15 @@ from prune_flags.model.pinned import TEST_WRITES, TestPlan, is_test_path
 from prune_flags.model.plumbing import Plumbing
 from prune_flags.model.positions import positional_fields
 from prune_flags.model.scoping import definitions, fed_by_the_flag, resolve, unrelated
-from prune_flags.model.test_file import plan_tests
+from prune_flags.model.test_file import TestFile
 from prune_flags.model.unmatched import lookups_with_effects
 from prune_flags.report import Refusal
 from prune_flags.semantic.calls import never_forwards
 from prune_flags.semantic.facts import ITSELF, NameFacts, Write
 from prune_flags.semantic.modules import qualified
 from prune_flags.semantic.owners import Foreign
+from prune_flags.syntax.spellings import FlagNames, module_strings
+from prune_flags.syntax.templates import Template, module_writers
 from prune_flags.syntax.values import UNKNOWN, same_value
 from prune_flags.vocabulary import RefusalReason, WriteKind
 
@@ -147,9 +150,70 @@ def pinning_plan(
             files[display] = (tree, text)
     flag_owners = {name: plumbings[name].owners for name in flags}
     writers, constants = repository.writers, repository.flag_constants
+    computed = _computed_from_environment(repository, flags, facts)
     return plan_tests(
-        files, flags, flag_owners, writers, constants, delete=config.tests == "delete"
+        files, flags, flag_owners, writers, constants, computed, delete=config.tests == "delete"
     )
+
+
+def _computed_from_environment(
+    repository: Repository, flags: Mapping[str, Flag], facts: Mapping[str, NameFacts]
+) -> dict[str, ast.expr]:
+    """The value of each flag's one module-level definition that reads the environment variable
+    of its name (`USE_V2 = os.environ.get("USE_V2", "0") == "1"`): a test writing the variable
+    gives the flag what that computes (model/test_environment.py)."""
+    by_display = repository.by_display()
+    found = {}
+    for name, flag in flags.items():
+        definitions = [write for write in facts[name].writes if write.kind == WriteKind.MODULE]
+        if flag.value is None or isinstance(flag.value, str) or len(definitions) != 1:
+            continue
+        site = definitions[0].site
+        path = by_display.get(site.path)
+        if path is None or repository.source(path) is None:
+            continue  # a file the run leaves as it is (skipped, outside the paths)
+        text = repository.text(path, original=True)
+        tree = repository.tree(path, text)
+        for statement in tree.body if tree is not None else ():
+            if (
+                isinstance(statement, ast.Assign)
+                and statement.lineno == site.line
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and name
+                in {c.value for c in ast.walk(statement.value) if isinstance(c, ast.Constant)}
+            ):
+                found[name] = statement.value
+    return found
+
+
+def plan_tests(
+    files: Mapping[str, tuple[ast.Module, str]],
+    flags: Mapping[str, Flag],
+    owners: Mapping[str, frozenset[str]],
+    writers: tuple[Template, ...],
+    constants: Mapping[str, str],
+    computed: Mapping[str, ast.expr],
+    delete: bool,
+) -> TestPlan:
+    """The plan over the files (path -> tree and text) that write the flags; only test files
+    get edits. `owners` are the functions and classes whose parameter or field each flag is
+    (what a keyword reaches); `constants` the repository's constants holding a flag's name;
+    `computed` the value of each flag's definition computed from its environment variable."""
+    plan = TestPlan()
+    for path, (tree, text) in files.items():
+        if not is_test_path(path):
+            continue
+        names = FlagNames.of_module(module_strings(tree), [], constants)
+        edits, handled = TestFile(
+            tree, text, path, flags, owners, module_writers(tree, writers), names, computed, delete
+        ).plan()
+        if edits.removals:
+            plan.files[path] = edits
+            plan.handled.update(
+                ((flag, path, line), change) for (flag, line), change in handled.items()
+            )
+    return plan
 
 
 def _why_it_stays(write: Write) -> str:

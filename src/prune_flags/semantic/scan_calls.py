@@ -6,7 +6,7 @@ import ast
 
 from prune_flags.semantic.facts import ITSELF, ObjectRead, Write
 from prune_flags.semantic.scan_state import ScanState
-from prune_flags.syntax.expressions import ENVIRON_SETTERS, ast_dotted, literal, patched
+from prune_flags.syntax.expressions import ast_dotted, literal, patched
 from prune_flags.syntax.options import TYPE_DECLARATIONS, _option
 from prune_flags.syntax.purity import pure_expression
 from prune_flags.syntax.templates import Template
@@ -128,12 +128,7 @@ class Calls(ScanState):
                 if keyword.arg != "dest":
                     self.visit(keyword.value)
             return
-        if dotted.endswith(ENVIRON_SETTERS) and len(node.args) == 2:
-            key = literal(node.args[0])
-            if isinstance(key, str) and key in self.names:
-                self._of(key).writes.append(
-                    Write(self._site(node), WriteKind.ENVIRON, literal(node.args[1]))
-                )
+        self._environment_write(node)
         if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) == 3:
             name = literal(node.args[1])
             if isinstance(name, str) and name in self.names and not self._elsewhere(node.args[0]):

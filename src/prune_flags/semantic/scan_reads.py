@@ -142,6 +142,7 @@ class Reads(ScanState):
             and node is not self._written_name
             and node.value not in self._defining
             and id(node) not in self._elsewhere_names
+            and id(node) not in self._variable_names
         ):
             self._of(node.value).string_reads.append(self._site(node))
         if isinstance(node.value, str):

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 
 from prune_flags.semantic.bindings import ScopeNode, class_bindings
 from prune_flags.semantic.facts import ITSELF, AssertRead, NameFacts, Site, Write
+from prune_flags.syntax.environment import environment_writes
 from prune_flags.syntax.expressions import (
     HARMLESS_DECORATORS,
     _field_default,
@@ -53,6 +54,8 @@ class ScanState(ast.NodeVisitor):
         self.outside: frozenset[str] = frozenset()
         # The strings naming another library's attribute (`getattr(torch, "x")`): no reads.
         self._elsewhere_names: set[int] = set()
+        # The strings naming an environment variable a write sets: the write's, not reads.
+        self._variable_names: set[int] = set()
         # Constants holding a name asked about (`FAST_KEY = "enable_fast"`): a use of one is a read
         # of that name, except as the name a writer call writes; its definition is not.
         self.constants = flag_names.holding(names)
@@ -127,6 +130,16 @@ class ScanState(ast.NodeVisitor):
         return Site(self.path, getattr(node, "lineno", 0))
 
     # -- scopes -----------------------------------------------------------------------
+    def _environment_write(self, node: ast.Assign | ast.Delete | ast.Call) -> None:
+        """A write to the environment (`os.environ["NAME"] = value`, `monkeypatch.setenv`,
+        `mock.patch.dict(os.environ, {...})`, `del`) gives an environment flag a value; the string
+        naming the variable is the write's, not a read."""
+        for written in environment_writes(node):
+            if written.variable in self.names:
+                write = Write(self._site(node), WriteKind.ENVIRON, literal(written.value))
+                self._of(written.variable).writes.append(write)
+                self._variable_names.add(id(written.spelling))
+
     def _scoped(self, node: ScopeNode, kind: str) -> None:
         defaults = self._parameter_defaults(node)
         self._scopes.append(kind)

@@ -7,7 +7,7 @@ import ast
 from prune_flags.semantic.bindings import body_bindings, local_names, parameter_names
 from prune_flags.semantic.facts import Write
 from prune_flags.semantic.scan_state import ScanState
-from prune_flags.syntax.expressions import ENVIRON, ast_dotted, literal
+from prune_flags.syntax.expressions import literal
 from prune_flags.syntax.templates import template_read
 from prune_flags.syntax.values import UNKNOWN
 from prune_flags.vocabulary import WriteKind
@@ -180,11 +180,10 @@ class Writes(ScanState):
                 ):
                     self._of(inner.value).string_reads.append(self._site(inner))
             return
+        self._environment_write(node)
         for target in node.targets:
             name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
             self._write(target, None, self._value(node.value, name), node)
-            if isinstance(target, ast.Subscript):
-                self._environment_write(target, node.value, node)
         if not self._defines_constant(node):
             self._defining_value(node.targets, node.value)
 
@@ -199,12 +198,6 @@ class Writes(ScanState):
             and isinstance(node.value, ast.Constant)
             and self.constants.get(target.id) == node.value.value
         )
-
-    def _environment_write(self, target: ast.Subscript, value: ast.expr, node: ast.AST) -> None:
-        """`os.environ["NAME"] = value` gives an environment flag a value."""
-        key = literal(target.slice)
-        if isinstance(key, str) and key in self.names and ast_dotted(target.value) in ENVIRON:
-            self._of(key).writes.append(Write(self._site(node), WriteKind.ENVIRON, literal(value)))
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._table_places.add(id(node.value))
@@ -244,6 +237,7 @@ class Writes(ScanState):
         self.visit(node.value)
 
     def visit_Delete(self, node: ast.Delete) -> None:
+        self._environment_write(node)
         for target in node.targets:
             self._write(target, WriteKind.DELETE, UNKNOWN, node)
 

@@ -32,9 +32,6 @@ HARMLESS_DECORATORS = frozenset(
 )  # fmt: skip
 
 
-ENVIRON_SETTERS = ("environ.setdefault", "os.putenv", "setenv")  # setenv: pytest's monkeypatch
-
-
 def patched(call: ast.Call) -> tuple[str, ast.expr | None] | None:
     """What a test double sets: `mock.patch.object(C, "name", v)`, `monkeypatch.setattr(o, "name",
     v)`, `mock.patch("pkg.mod.NAME", v)`, `monkeypatch.setattr("pkg.mod.NAME", v)`: (name, the

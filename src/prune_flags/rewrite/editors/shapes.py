@@ -18,7 +18,7 @@ COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, *COMPREHENSIONS)
 
 
-Element = TypeVar("Element", cst.Param, cst.Arg, cst.WithItem, cst.BaseElement)
+Element = TypeVar("Element", cst.Param, cst.Arg, cst.WithItem, cst.BaseElement, cst.BaseDictElement)
 Decorated = TypeVar("Decorated", cst.FunctionDef, cst.ClassDef)
 
 
