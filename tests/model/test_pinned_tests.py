@@ -298,3 +298,29 @@ def test_a_test_double_of_the_configured_value_goes_alone(
         root / "test_mod.py"
     ).read_text() == "import mod\n\n\ndef test_fast():\n    assert mod.run() == 2\n"
     assert changes_of(report, "test_mod.py")[-1] == (6, "removed-write")
+
+
+def test_a_write_after_a_tests_own_imports_still_sets_the_flag_for_the_whole_test(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = "FAST = False\n\n\ndef run():\n    return 'fast' if FAST else 'slow'\n"
+    test = (
+        "def test_fast(monkeypatch):\n"
+        '    """The fast path."""\n'
+        "    import mod\n"
+        "    from mod import run\n\n"
+        '    monkeypatch.setattr(mod, "FAST", True)\n'
+        "    assert run() == 'fast'\n\n\n"
+        "def test_slow_then_fast(monkeypatch):\n"
+        "    import mod\n\n"
+        "    assert mod.run() == 'slow'\n"
+        '    monkeypatch.setattr(mod, "FAST", True)\n'
+    )
+    root = make_tree(tmp_path / "r", {"mod.py": module, "test_mod.py": test})
+    result = invoke_in(monkeypatch, root, "apply", "--flag", "FAST=False", ".")
+    assert result.exit_code == 0, result.output
+    assert (root / "test_mod.py").read_text() == (
+        "def test_slow_then_fast(monkeypatch):\n"
+        "    import mod\n\n"
+        "    assert mod.run() == 'slow'\n"
+    )

@@ -48,6 +48,7 @@ from prune_flags.syntax.templates import Template
 from prune_flags.syntax.values import UNKNOWN, same_value
 from prune_flags.vocabulary import Action
 
+_IMPORTS = (ast.Import, ast.ImportFrom)
 _HOW = {
     "decorator": "by a decorator",
     "with": "by a `with` around its whole body",
@@ -319,7 +320,12 @@ class TestFile:
             written = self._written(decorator)
             if written is not None:
                 yield TestWrite(*written, decorator, "decorator", decorator.lineno, True)
-        body = [s for index, s in enumerate(test.body) if index or not is_string_statement(s)]
+        # Its docstring and its imports do nothing a write could come after.
+        body = [
+            s
+            for index, s in enumerate(test.body)
+            if (index or not is_string_statement(s)) and not isinstance(s, _IMPORTS)
+        ]
         leading = True
         for statement in body:
             write = self._statement_write(statement)
