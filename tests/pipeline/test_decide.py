@@ -51,6 +51,11 @@ AT_CONFIGURED_VALUE = {
         ("graph/build.py", "nodes[0].fast = True", "nodes[0].fast = False"),
         ("graph/build.py", 'setattr(node, "fast", True)', 'setattr(node, "fast", False)'),
     ],
+    # One setting at three stages: the overlays' assignments are the flag's too.
+    "idiom_settings_overlay": [
+        ("shop/settings/base.py", "USE_NEW_ROUTER = False", "USE_NEW_ROUTER = True"),
+        ("shop/settings/test.py", "USE_NEW_ROUTER = False", "USE_NEW_ROUTER = True"),
+    ],
     # Fixtures that were refused before the config became the decision.
     "idiom_class_attr_override_conflict": [
         ("renderers/raster.py", "supports_gpu = True", "supports_gpu = False")

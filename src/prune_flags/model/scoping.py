@@ -25,7 +25,7 @@ from prune_flags.semantic.classes import (
     class_bases,
 )
 from prune_flags.semantic.facts import ITSELF, NameFacts, Site
-from prune_flags.semantic.modules import names_module, qualified
+from prune_flags.semantic.modules import absolute_module, names_module, qualified
 from prune_flags.syntax.statements import DefinitionNode
 from prune_flags.syntax.values import UNKNOWN
 from prune_flags.vocabulary import WriteKind
@@ -166,8 +166,8 @@ def unrelated(
 ) -> list[set[str]]:
     """The definitions grouped by what links them: a class's attribute is one with its ancestors'
     (a subclass overrides it), through the chain of bases the repository's class statements spell
-    (by the bases' last names); siblings under a base that does not define it are not linked, nor
-    is a module constant with anything."""
+    (by the bases' last names); siblings under a base that does not define it are not linked. A
+    module constant is linked only with the one of a module it star-imports (`_overlays`)."""
     defining = frozenset(classes.values())
     bases = class_bases(repository, defining)
     group = {name: name for name in defining}
@@ -184,7 +184,39 @@ def unrelated(
                     member: low if joined == high else joined for member, joined in group.items()
                 }
             stack.extend(bases.get(ancestor, ()))
+    modules = {key: key for key in keys if key not in classes}
+    for overlay, base in _overlays(repository, sorted(modules)):
+        low, high = sorted((modules[overlay], modules[base]))
+        modules = {key: low if joined == high else joined for key, joined in modules.items()}
     groups: dict[str, set[str]] = {}
     for key in keys:
-        groups.setdefault(group[classes[key]] if key in classes else key, set()).add(key)
+        groups.setdefault(group[classes[key]] if key in classes else modules[key], set()).add(key)
     return list(groups.values())
+
+
+def _overlays(repository: Repository, keys: list[str]) -> list[tuple[str, str]]:
+    """The module constants that overlay another of the name: `settings/test.py` doing
+    `from .base import *` and then `USE_X = False` sets base's `USE_X` at another stage of one
+    setting (as Django's settings modules do), and is one definition with it."""
+    by_display = repository.by_display()
+    files = {
+        key: display
+        for display in by_display
+        for key in keys
+        if qualified(display, key.rpartition(".")[2]) == key
+    }
+    linked = []
+    for key, display in sorted(files.items()):
+        path = by_display[display]
+        tree = repository.tree(path, repository.text(path, original=True))
+        starred = [
+            absolute_module(node, qualified(display, ""), display.endswith("__init__.py"))
+            for node in (tree.body if tree is not None else ())
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+        ]
+        linked += [
+            (key, base)
+            for base, where in files.items()
+            if base != key and any(m and names_module(where, m) for m in starred)
+        ]
+    return linked
