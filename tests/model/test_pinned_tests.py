@@ -157,7 +157,7 @@ def test_an_environment_write_of_another_value_in_a_test_goes_with_its_test(
     assert (root / "test_mod.py").read_text() == ""
     assert (root / "mod.py").read_text() == "def run():\n    return False\n"
     assert (
-        "test_mod.py:4: removed test_fast, which exists only to exercise FAST_MODE = \"1\""
+        'test_mod.py:4: removed test_fast, which exists only to exercise FAST_MODE = "1"'
         " (set before anything else it does)"
     ) in result.stderr
 

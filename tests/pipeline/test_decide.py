@@ -442,6 +442,21 @@ def test_a_qualified_key_given_as_an_option_scopes_the_flag(
         assert (work / path.relative_to(after)).read_text() == path.read_text()
 
 
+@pytest.mark.parametrize(
+    "key", ["shop.settings.base.USE_NEW_ROUTER", "shop.settings.test.USE_NEW_ROUTER"]
+)
+def test_a_qualified_key_of_one_settings_stage_names_every_stage(
+    key: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = fixture_path("idiom_settings_overlay")
+    work = checkout(case, tmp_path / "work")
+    result = invoke_in(monkeypatch, work, "apply", "--flag", f"{key}=True", ".")
+    assert result.exit_code == 0, result.output
+    after = write_expected(case, tmp_path / "after")
+    for path in after.rglob("*.py"):
+        assert (work / path.relative_to(after)).read_text() == path.read_text()
+
+
 def test_parameters_no_chain_links_with_other_defaults_are_ambiguous_with_their_qualified_keys(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

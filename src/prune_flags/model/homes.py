@@ -112,12 +112,20 @@ class _Judge:
                 with_subclasses(repository, others) - self.home if others else frozenset()
             )
             self.foreign_modules = frozenset(key for key in keys if key not in classes)
+            self.home_modules: frozenset[str] = frozenset()
         else:
             self.home = self.foreign = frozenset()
+            # The key's module with the settings overlays linked to it (scoping._overlays)
+            home_key = qualified(scope.path, flag.name)
+            modules = [key for key in keys if key not in classes]
+            linked = next((g for g in unrelated(repository, modules, {}) if home_key in g), set())
+            self.home_modules = frozenset(key.rpartition(".")[0] for key in linked)
             self.foreign_modules = frozenset(
                 qualified(w.site.path, "")
                 for w in facts.writes
-                if w.kind == WriteKind.MODULE and w.site.path != scope.path
+                if w.kind == WriteKind.MODULE
+                and w.site.path != scope.path
+                and qualified(w.site.path, "") not in self.home_modules
             )
         # Parameters of the name outside the home's classes are other functions' variables.
         self.parameters = {
@@ -196,7 +204,7 @@ class _Judge:
         receivers = _receivers(tree, line, self.flag.name)
         if receivers and all(self._object_of_module(r, sources, modules) for r in receivers):
             return Place.FOREIGN  # `ColorSystem.WINDOWS`: an enum's member, no module's constant
-        if path == self.scope.path:
+        if path == self.scope.path or qualified(path, "") in self.home_modules:
             return Place.HOME
         if self._foreign_module(qualified(path, "")):
             return Place.FOREIGN
@@ -209,7 +217,13 @@ class _Judge:
         found = {
             (
                 Place.HOME
-                if module and names_module(self.scope.path, module)
+                if module
+                and (
+                    names_module(self.scope.path, module)
+                    or any(
+                        module == home or home.endswith("." + module) for home in self.home_modules
+                    )
+                )
                 else Place.FOREIGN if module and self._foreign_module(module) else Place.UNKNOWN
             )
             for module in named
