@@ -235,6 +235,14 @@ class Program:
                 lines[index] = SETTER_VALUES.sub(
                     lambda m, configured=configured: m[1] + configured, lines[index]
                 )
+        if FORCE_FLAG in self.flags:  # the default holds the configured value
+            forced = f"def __init__(self, {FORCE_FLAG}=None):"
+            lines = [
+                line.replace(
+                    forced, f"def __init__(self, {FORCE_FLAG}={self.flags[FORCE_FLAG]!r}):"
+                )
+                for line in lines
+            ]
         if ENV_COMPUTED in self.flags:
             definition = f"{ENV_COMPUTED} = {ENV_COMPUTED_READ}"
             lines[lines.index(definition)] = f"{ENV_COMPUTED} = {self.flags[ENV_COMPUTED]!r}"
@@ -1174,6 +1182,9 @@ TWIN = "Twin"  # the unrelated class of the scoped_twin idiom
 # object whose same-named attribute is another variable.
 PICK_FLAG, PICKER, SPEC, SPEC_CLASS = "picky", "_pick", "SPEC", "_Spec"
 SCOPES = {PICK_FLAG: PICKER}  # the owner of each flag a qualified key scopes (else Node)
+# The computed_from_parameter idiom's other parameter, `__init__(self, force=None)`, a flag of
+# the run whose value the field is computed from.
+FORCE_FLAG = "force"
 # The chained_keys idiom's parameter, of one name in two functions, the first passing it to the
 # second: a qualified key names each (issue 27's "several scoped keys of one name").
 CHAIN_FLAG, CHAIN_OWNERS = "both", ("_high", "_low")
@@ -1250,7 +1261,13 @@ def programs(
             and FIELD_FLAG in flags
             and draw(st.booleans())
         )
-        parameters = ", settings={}" if computed else f", {FIELD_FLAG}=None" if own else ""
+        # ... or from a parameter of another name that is a flag of the run too: once it is
+        # inlined, the field's computation is its definition.
+        forced = own and draw(st.booleans())
+        source = FORCE_FLAG if forced else FIELD_FLAG
+        if forced:
+            flags[FORCE_FLAG] = defined[FORCE_FLAG] = draw(st.sampled_from(VALUES))
+        parameters = ", settings={}" if computed else f", {source}=None" if own else ""
         lines += [f"    def __init__(self{parameters}):"]
         if computed:
             lines += [
@@ -1260,7 +1277,7 @@ def programs(
         elif own:
             lines += [
                 f"        self.{FIELD_FLAG} = (log({builder.tag()!r}, {defined[FIELD_FLAG]!r})"
-                f" if {FIELD_FLAG} is None else {FIELD_FLAG})"
+                f" if {source} is None else {source})"
             ]
             builder.idioms.add("computed_from_parameter")
         elif FIELD_FLAG in flags:

@@ -26,6 +26,7 @@ from prune_flags.model.shared_values import handed_on
 from prune_flags.model.verdicts import (
     ambiguous_names,
     ambiguous_parameters,
+    computed_from_flags,
     conflicts,
     overridden,
     pinning_plan,
@@ -131,6 +132,8 @@ def build(repository: Repository, config: Config) -> Model:
         flag.name: plumbing(repository, flag, facts[flag.name], config.strict)
         for flag in config.flags
     }
+    if not config.strict:
+        facts = computed_from_flags(facts, config.flags, plumbings)
     tests = pinning_plan(repository, config, facts, plumbings)
     # A flag read as an object that something also gives another value (`USE_X = Flag(...)`) is
     # refused as read as an object: what the user must do is declare how it is read.

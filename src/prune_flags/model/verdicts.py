@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from prune_flags.config import Config, Flag
@@ -46,6 +47,35 @@ def overridable(write: Write) -> bool:
     return write.kind in (WriteKind.ATTRIBUTE, WriteKind.CLASS, WriteKind.MODULE) or (
         write.kind in (WriteKind.SETATTR, WriteKind.WRITER) and write.statement
     )
+
+
+def computed_from_flags(
+    facts: Mapping[str, NameFacts], flags: Sequence[Flag], plumbings: Mapping[str, Plumbing]
+) -> dict[str, NameFacts]:
+    """The facts with a write computed only from parameters that are flags of the run
+    (`self.is_jupyter = _is_jupyter() if force_jupyter is None else force_jupyter`, with
+    `force_jupyter` pruned too) taken for a definition: once those are inlined, no caller decides
+    its value, and the config says what it is."""
+    names = {flag.name for flag in flags}
+
+    def of_flags(write: Write) -> bool:
+        return bool(write.parameters) and all(
+            function
+            and parameter in names
+            and (write.site.path, function) in plumbings[parameter].functions
+            for function, parameter in write.parameters
+        )
+
+    return {
+        name: replace(
+            found,
+            writes=[
+                replace(w, from_parameter=False) if w.from_parameter and of_flags(w) else w
+                for w in found.writes
+            ],
+        )
+        for name, found in facts.items()
+    }
 
 
 def overridden(flag: Flag, facts: NameFacts) -> list[Write]:

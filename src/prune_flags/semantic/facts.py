@@ -50,6 +50,9 @@ class Write:
     # never rebound there (`self._sort = sort`): that function, qualified as `scope` is, and the
     # parameter. Where the parameter is a flag pruned at the same value, the copy gives it that.
     copies: tuple[str, str] | None = None
+    # The parameters a value carries (see from_parameter), each as (function qualified as `scope`
+    # is, or "" where it is `*args`/`**kwargs` or bound again; the parameter's name).
+    parameters: tuple[tuple[str, str], ...] = ()
 
 
 class Argument(NamedTuple):

@@ -34,16 +34,16 @@ class Writes(ScanState):
                     else ""
                 )
                 computed = "" if carried else self._computed_from(node, target.attr)
+                read = self._parameters_read(node, besides=target.attr if computed else "")
                 kind = WriteKind.ATTRIBUTE if kind is None else kind
                 write = Write(
                     self._site(node),
                     kind,
                     value,
                     owner,
-                    from_parameter=self._from_parameter(
-                        node, besides=target.attr if computed else ""
-                    ),
+                    from_parameter=bool(read),
                     carried_from=carried or computed,
+                    parameters=read,
                     copies=self._copies(node, target.attr),
                 )
                 self._of(target.attr).writes.append(write)
@@ -84,6 +84,14 @@ class Writes(ScanState):
         only as a receiver (`features.get("use_v2")`, `options.fast`, `config["x"]`) is a source
         the flag is computed from, as an environment variable is, unless it is `*args` or
         `**kwargs`, which may hold the flag's own keyword."""
+        return bool(self._parameters_read(node, besides))
+
+    def _parameters_read(
+        self, node: ast.AST | None, besides: str = ""
+    ) -> tuple[tuple[str, str], ...]:
+        """The parameters a value carries (see _from_parameter), each with the function whose own
+        parameter it is, qualified as Write.scope is ("" for `*args`/`**kwargs`, or a name the
+        function binds again)."""
         value = (
             node.value
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
@@ -95,7 +103,7 @@ class Writes(ScanState):
             if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
         ]
         if value is None or not functions:
-            return False
+            return ()
         receiver = self._methods[-1] if self._methods else ""
         parameters: set[str] = set()
         packed: set[str] = set()
@@ -112,11 +120,15 @@ class Writes(ScanState):
             for inner in ast.walk(value)
             if isinstance(inner, (ast.Attribute, ast.Subscript))
         }
-        return any(
-            isinstance(inner, ast.Name)
+        read = {
+            inner.id
+            for inner in ast.walk(value)
+            if isinstance(inner, ast.Name)
             and inner.id in parameters
             and (inner.id in packed or id(inner) not in receivers)
-            for inner in ast.walk(value)
+        }
+        return tuple(
+            ("" if name in packed else self._owning_function(name), name) for name in sorted(read)
         )
 
     def _carried(self, value: ast.expr | None, name: str) -> str:
