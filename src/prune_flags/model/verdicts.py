@@ -59,11 +59,18 @@ def computed_from_flags(
     names = {flag.name for flag in flags}
 
     def of_flags(write: Write) -> bool:
-        return bool(write.parameters) and all(
-            function
-            and parameter in names
-            and (write.site.path, function) in plumbings[parameter].functions
-            for function, parameter in write.parameters
+        # (a copy or a carried parameter, `self._sort = sort`, `self.fast = fast`, is plumbing:
+        # _copies_flag and _carries decide those)
+        plain = not write.carried_from and write.copies is None
+        return (
+            plain
+            and bool(write.parameters)
+            and all(
+                function
+                and parameter in names
+                and (write.site.path, function) in plumbings[parameter].functions
+                for function, parameter in write.parameters
+            )
         )
 
     return {
