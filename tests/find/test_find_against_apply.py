@@ -5,8 +5,9 @@ the writes apply reports overridden, and refuses the others with apply's words. 
 from the trees (without --exact) are a lower bound: the cleanup run with one such flag alone folds
 at least as many branches and removes at least as many lines (the cascade adds to both; the
 estimate never counts what the cleanup keeps); a flag decided only with the others, as a field
-computed from their parameters is, is measured against the whole run. Files apply cannot rewrite (LibCST does not give
-them back) are left out of the bound's view, or find would count folds apply leaves in place.
+computed from their parameters is, is measured against the whole run. Files apply cannot
+rewrite (LibCST does not give them back) are left out of the bound's view, or find would count
+folds apply leaves in place.
 
 And on every fixture, what find proposes on its own (the config's flags left out, its templates
 kept) is what apply prunes: named all at once, apply refuses none of them.
