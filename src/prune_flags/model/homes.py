@@ -14,7 +14,7 @@ from prune_flags.semantic.classes import (
     with_subclasses,
 )
 from prune_flags.semantic.facts import NameFacts
-from prune_flags.semantic.modules import names_module, qualified
+from prune_flags.semantic.modules import qualified
 from prune_flags.semantic.owners import Foreign, all_sites, owner_spans
 from prune_flags.syntax.expressions import ast_dotted
 from prune_flags.syntax.statements import DefinitionNode, FunctionNode
@@ -118,13 +118,13 @@ class _Judge:
             # The key's module with the settings overlays linked to it (scoping._overlays)
             home_key = qualified(scope.path, flag.name)
             modules = [key for key in keys if key not in classes]
-            linked = next((g for g in unrelated(repository, modules, {}) if home_key in g), set())
+            groups = unrelated(repository, modules, {})
+            linked = next((group for group in groups if home_key in group), {home_key})
             self.home_modules = frozenset(key.rpartition(".")[0] for key in linked)
             self.foreign_modules = frozenset(
                 qualified(w.site.path, "")
                 for w in facts.writes
                 if w.kind == WriteKind.MODULE
-                and w.site.path != scope.path
                 and qualified(w.site.path, "") not in self.home_modules
             )
         # Parameters of the name outside the home's classes are other functions' variables.
@@ -204,7 +204,7 @@ class _Judge:
         receivers = _receivers(tree, line, self.flag.name)
         if receivers and all(self._object_of_module(r, sources, modules) for r in receivers):
             return Place.FOREIGN  # `ColorSystem.WINDOWS`: an enum's member, no module's constant
-        if path == self.scope.path or qualified(path, "") in self.home_modules:
+        if qualified(path, "") in self.home_modules:
             return Place.HOME
         if self._foreign_module(qualified(path, "")):
             return Place.FOREIGN
@@ -217,13 +217,7 @@ class _Judge:
         found = {
             (
                 Place.HOME
-                if module
-                and (
-                    names_module(self.scope.path, module)
-                    or any(
-                        module == home or home.endswith("." + module) for home in self.home_modules
-                    )
-                )
+                if module and _spells(self.home_modules, module)
                 else Place.FOREIGN if module and self._foreign_module(module) else Place.UNKNOWN
             )
             for module in named
@@ -249,9 +243,7 @@ class _Judge:
         return sources[receiver.id] in known and modules[receiver.id] not in known
 
     def _foreign_module(self, module: str) -> bool:
-        return any(
-            foreign == module or foreign.endswith("." + module) for foreign in self.foreign_modules
-        )
+        return _spells(self.foreign_modules, module)
 
     def _receiver_verdict(
         self, receiver: ast.expr, enclosing: list[tuple[str, DefinitionNode]]
@@ -374,3 +366,9 @@ def _module_aliases(tree: ast.Module, path: str) -> tuple[dict[str, str], dict[s
             for alias in node.names:
                 modules[alias.asname or alias.name] = alias.name
     return sources, modules
+
+
+def _spells(modules: frozenset[str], module: str) -> bool:
+    """Whether a dotted name spells one of the modules (it may leave out the directories above
+    the package, as semantic.modules.names_module has it)."""
+    return any(known == module or known.endswith("." + module) for known in modules)

@@ -80,6 +80,9 @@ class TestEdits:
     tests: frozenset[int] = (
         frozenset()
     )  # the `def` lines of the tests concerned: their blocks are walked
+    # Where the dicts of `mock.patch.dict(os.environ, {...})` writing a flag start: the tests'
+    # writes, which no table pass may take for a table's entries.
+    environment_dicts: frozenset[Position] = frozenset()
 
     def lines(self) -> frozenset[int]:
         """The lines the pass acts on (and the tests holding them), which the rewrite walks."""

@@ -37,6 +37,19 @@ def environment_written(
     return None
 
 
+def environment_dicts(tree: ast.Module, flags: Mapping[str, Flag]) -> list[ast.Dict]:
+    """The dicts of the `mock.patch.dict(os.environ, {...})` calls that write a flag: the tests'
+    writes, whose entries only the tests' plan removes."""
+    return [
+        given
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and any(written.variable in flags for written in environment_writes(node))
+        for given in (*node.args, *(k.value for k in node.keywords))
+        if isinstance(given, ast.Dict)
+    ]
+
+
 def value_given(write: TestWrite, setting: object, computed: Mapping[str, ast.expr]) -> object:
     """What a parametrize entry's value gives the flag through a write of the environment: for a
     flag computed from the variable, what its definition computes from that string (UNKNOWN for

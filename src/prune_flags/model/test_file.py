@@ -15,6 +15,7 @@ from prune_flags.model.pinned import (
     TestEdits,
 )
 from prune_flags.model.test_environment import (
+    environment_dicts,
     environment_written,
     goes_alone,
     value_given,
@@ -99,7 +100,9 @@ class TestFile:
         if self.deleted:
             self._delete_left_behind()
         deleted = {("deleted", node.lineno): why for node, why in self.deleted.items()}
-        return TestEdits({**self.removals, **deleted}, frozenset(self.tests)), self.handled
+        dicts = frozenset(self._position(d) for d in environment_dicts(self.tree, self.flags))
+        edits = TestEdits({**self.removals, **deleted}, frozenset(self.tests), dicts)
+        return edits, self.handled
 
     # -- a test class -----------------------------------------------------------------------
     def _plan_class(self, cls: ast.ClassDef, used: frozenset[str]) -> None:
@@ -259,11 +262,11 @@ class TestFile:
         only the flag's entry goes."""
         flag = write.flag
         place, key = write.place, write.key
-        entry = environment_entry(write.node, flag.name)
-        if entry is not None and (write.binds or not goes_alone(write)):
+        if write.binds or not goes_alone(write):
+            entry = environment_entry(write.node, flag.name)
+            if entry is None:
+                return
             place, key = "environ-key", self._position(entry)
-        elif write.binds or not goes_alone(write):
-            return
         if kind == "unknown" or (kind == "same" and not void_once_pruned(write)):
             return
         if kind == "same":

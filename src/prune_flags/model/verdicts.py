@@ -54,8 +54,8 @@ def computed_from_flags(
 ) -> dict[str, NameFacts]:
     """The facts with a write computed only from parameters that are flags of the run
     (`self.is_jupyter = _is_jupyter() if force_jupyter is None else force_jupyter`, with
-    `force_jupyter` pruned too) taken for a definition: once those are inlined, no caller decides
-    its value, and the config says what it is."""
+    `force_jupyter` pruned too) taken for a definition, carrying no parameter: once those are
+    inlined, no caller decides its value, and the config says what it is."""
     names = {flag.name for flag in flags}
 
     def of_flags(write: Write) -> bool:
@@ -76,10 +76,7 @@ def computed_from_flags(
     return {
         name: replace(
             found,
-            writes=[
-                replace(w, from_parameter=False) if w.from_parameter and of_flags(w) else w
-                for w in found.writes
-            ],
+            writes=[replace(w, parameters=()) if of_flags(w) else w for w in found.writes],
         )
         for name, found in facts.items()
     }

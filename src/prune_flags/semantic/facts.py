@@ -36,9 +36,6 @@ class Write:
     # not. A keyword whose value may have side effects (`run(fast=next(modes))`) is not either:
     # its argument cannot go without them.
     statement: bool = True
-    # The value reads a parameter of the function it is written in (`self.fast = fast`): a
-    # caller decides it, so the write is plumbing, not a definition the config overrides.
-    from_parameter: bool = False
     # A parameter's function, qualified within its module (`Class.method`, `outer.inner`); "" for
     # a lambda's.
     scope: str = ""
@@ -50,9 +47,15 @@ class Write:
     # never rebound there (`self._sort = sort`): that function, qualified as `scope` is, and the
     # parameter. Where the parameter is a flag pruned at the same value, the copy gives it that.
     copies: tuple[str, str] | None = None
-    # The parameters a value carries (see from_parameter), each as (function qualified as `scope`
-    # is, or "" where it is `*args`/`**kwargs` or bound again; the parameter's name).
+    # The parameters of the functions it is written in that the value carries, each as (function
+    # qualified as `scope` is, or "" where it is `*args`/`**kwargs` or bound again; its name).
     parameters: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def from_parameter(self) -> bool:
+        """The value reads a parameter of the function it is written in (`self.fast = fast`): a
+        caller decides it, so the write is plumbing, not a definition the config overrides."""
+        return bool(self.parameters)
 
 
 class Argument(NamedTuple):

@@ -132,15 +132,12 @@ class Calls(ScanState):
         if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) == 3:
             name = literal(node.args[1])
             if isinstance(name, str) and name in self.names and not self._elsewhere(node.args[0]):
-                statement, from_parameter = node is self._statement_call, self._from_parameter(
-                    node.args[2]
-                )
                 write = Write(
                     self._site(node),
                     WriteKind.SETATTR,
                     literal(node.args[2]),
-                    statement=statement,
-                    from_parameter=from_parameter,
+                    statement=node is self._statement_call,
+                    parameters=self._parameters_read(node.args[2]),
                 )
                 self._of(name).writes.append(write)
                 self.visit(node.args[0])
@@ -173,7 +170,7 @@ class Calls(ScanState):
             WriteKind.WRITER,
             written,
             statement=statement,
-            from_parameter=self._from_parameter(value),
+            parameters=self._parameters_read(value),
         )
         self._of(name).writes.append(write)
         # The node naming the flag is not a read of it (a constant holding the name is still a

@@ -28,6 +28,7 @@ class ScanState(ast.NodeVisitor):
     # and by scan_writes.Writes.
     _carried: Callable[[ast.expr | None, str], str]
     _from_parameter: Callable[[ast.AST | None], bool]
+    _parameters_read: Callable[[ast.AST | None], tuple[tuple[str, str], ...]]
 
     def __init__(
         self,
@@ -129,7 +130,6 @@ class ScanState(ast.NodeVisitor):
     def _site(self, node: ast.AST) -> Site:
         return Site(self.path, getattr(node, "lineno", 0))
 
-    # -- scopes -----------------------------------------------------------------------
     def _environment_write(self, node: ast.Assign | ast.Delete | ast.Call) -> None:
         """A write to the environment (`os.environ["NAME"] = value`, `monkeypatch.setenv`,
         `mock.patch.dict(os.environ, {...})`, `del`) gives an environment flag a value; the string
@@ -140,6 +140,7 @@ class ScanState(ast.NodeVisitor):
                 self._of(written.variable).writes.append(write)
                 self._variable_names.add(id(written.spelling))
 
+    # -- scopes -----------------------------------------------------------------------
     def _scoped(self, node: ScopeNode, kind: str) -> None:
         defaults = self._parameter_defaults(node)
         self._scopes.append(kind)

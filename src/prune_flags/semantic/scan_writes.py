@@ -34,16 +34,14 @@ class Writes(ScanState):
                     else ""
                 )
                 computed = "" if carried else self._computed_from(node, target.attr)
-                read = self._parameters_read(node, besides=target.attr if computed else "")
                 kind = WriteKind.ATTRIBUTE if kind is None else kind
                 write = Write(
                     self._site(node),
                     kind,
                     value,
                     owner,
-                    from_parameter=bool(read),
                     carried_from=carried or computed,
-                    parameters=read,
+                    parameters=self._parameters_read(node, besides=target.attr if computed else ""),
                     copies=self._copies(node, target.attr),
                 )
                 self._of(target.attr).writes.append(write)
@@ -57,7 +55,7 @@ class Writes(ScanState):
                 owner = self._classes[-1] if scope == "class" and self._classes else ""
                 kind = WriteKind(scope) if kind is None else kind
                 write = Write(
-                    self._site(node), kind, value, owner, from_parameter=self._from_parameter(node)
+                    self._site(node), kind, value, owner, parameters=self._parameters_read(node)
                 )
                 self._of(target.id).writes.append(write)
         else:

@@ -19,35 +19,14 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from prune_flags.model.pinned import Removal, TestEdits
-from prune_flags.rewrite.context import RewriteContext
 from prune_flags.rewrite.editors.lines import detached_lines
 from prune_flags.rewrite.editors.shapes import without_decorators, without_element
 from prune_flags.rewrite.editors.statements import Edit
 from prune_flags.rewrite.passes.withs import Record, WithItemEditor
-from prune_flags.rewrite.purity import dotted_name
-from prune_flags.syntax.expressions import ENVIRON
 from prune_flags.vocabulary import Action
 
 
 class PruneTests(WithItemEditor):
-    def __init__(self, context: RewriteContext) -> None:
-        super().__init__(context)
-        # The dicts `mock.patch.dict` writes into the environment, by id: the plan's writes of a
-        # flag, which the tables pass must not take for a table's entries.
-        self._environment_dicts: set[int] = set()
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if (
-            isinstance(node, cst.Call)
-            and (dotted_name(node.func) or "").endswith("patch.dict")
-            and node.args
-            and (dotted_name(node.args[0].value) in ENVIRON or _is_environ_string(node.args[0]))
-        ):
-            self._environment_dicts.update(
-                id(arg.value) for arg in node.args if isinstance(arg.value, cst.Dict)
-            )
-        return super().on_visit(node)
-
     def _removed(self, removal: Removal) -> None:
         self.context.record(removal.line, removal.action, removal.reason, removal.flag)
 
@@ -191,10 +170,12 @@ class PruneTests(WithItemEditor):
         return result.with_changes(args=args) if len(args) < len(result.args) else result
 
     def leave_Dict(self, original_node: cst.Dict, updated_node: cst.Dict) -> cst.BaseExpression:
-        if id(original_node) not in self._environment_dicts:
-            return super().leave_Dict(original_node, updated_node)
+        # A dict `mock.patch.dict` writes into the environment is the plan's, not a table the
+        # tables pass empties: only the entries the plan names go.
         edits = self.context.tests
-        if edits is not None and len(updated_node.elements) == len(original_node.elements):
+        if edits is None or self._position(original_node) not in edits.environment_dicts:
+            return super().leave_Dict(original_node, updated_node)
+        if len(updated_node.elements) == len(original_node.elements):
             elements = list(updated_node.elements)
             for index in reversed(range(len(original_node.elements))):
                 element = original_node.elements[index]
@@ -206,8 +187,3 @@ class PruneTests(WithItemEditor):
                     elements = without_element(elements, index)
             updated_node = updated_node.with_changes(elements=elements)
         return updated_node
-
-
-def _is_environ_string(arg: cst.Arg) -> bool:
-    """`"os.environ"`, the target of `mock.patch.dict("os.environ", ...)`."""
-    return isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value == "os.environ"
