@@ -65,6 +65,9 @@ def test_the_entry_of_a_patch_dict_setting_others_is_its_key() -> None:
         ('os.environ.get("Y") == "1"', [UNKNOWN] * 4),
         ('strtobool(os.environ.get("X", "0"))', [UNKNOWN] * 4),
         ('os.environ.get("X", compute()) == "1"', [True, False, False, UNKNOWN]),
+        ('os.environ.get("X") is "1"', [UNKNOWN, UNKNOWN, UNKNOWN, False]),
+        ('os.environ.get("X") is not None', [True, True, True, False]),
+        ('bool(int(os.getenv("X", "0"))) == 1', [True, False, UNKNOWN, False]),
     ],
 )
 def test_a_definition_computed_from_the_environment_at_each_setting(

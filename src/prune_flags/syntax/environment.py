@@ -92,6 +92,8 @@ _CONVERSIONS: dict[str, Callable[..., object]] = {
     "bool": bool, "int": int, "float": float, "str": str, "len": len,
 }  # fmt: skip
 _STRING_METHODS = frozenset({"lower", "upper", "strip", "casefold", "startswith", "endswith"})
+# Python's own comparisons, as the definition runs them (find.estimate.compare_constants is the
+# engine's type-strict equality, where `True == 1` is no constant test; here it is True).
 _COMPARISONS: dict[type, Callable[[Any, Any], bool]] = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
@@ -145,6 +147,9 @@ def _computed(node: ast.expr, variable: str, setting: str | None) -> Any:
         left = inner(node.left)
         for op, comparator in zip(node.ops, node.comparators):
             right = inner(comparator)
+            identity = isinstance(op, (ast.Is, ast.IsNot))
+            if identity and not any(v is None or isinstance(v, bool) for v in (left, right)):
+                raise _Unknown  # whether two equal strings are one object is CPython's business
             if not _COMPARISONS[type(op)](left, right):
                 return False
             left = right
