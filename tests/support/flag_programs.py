@@ -259,10 +259,12 @@ class Program:
         return "\n".join(lines)
 
 
-# Where the chain's flag parameter is given a value: a default or keyword `deep=<literal>`, or
-# the last positional argument of `_deep1(x, <literal>)`.
+# Where the chain's flag parameter is given a value: a default or keyword `deep=<literal>`, the
+# last positional argument of `_deep1(x, <literal>)`, or the flag's place in `_make(_Made, x, ...)`.
 _LITERALS = "|".join(re.escape(repr(value)) for value in VALUES)
-PASSED_VALUES = re.compile(rf"(\b{PARAM_FLAG}=|\b_deep1\(x, )(?:{_LITERALS})(?=[,)])")
+PASSED_VALUES = re.compile(
+    rf"(\b{PARAM_FLAG}=|\b_deep1\(x, |\b_make\((?:_Made|_Kind), x, )(?:{_LITERALS})(?=[,)])"
+)
 
 
 # -- the idiom registries ------------------------------------------------------------------------
@@ -728,6 +730,54 @@ def private_copy(draw, builder: Builder, where: Where, pad: str) -> list[str]:
     value = repr(draw(st.sampled_from(VALUES)))
     call = draw(st.sampled_from(["_Copy(x)", f"_Copy(x, {PARAM_FLAG}={value})"]))
     return [f"{pad}y = {call}.get()"]
+
+
+@statement_idiom()
+def handed_constructor(draw, builder: Builder, where: Where, pad: str) -> list[str]:
+    """`y = _make(_Made, x, True, 2).x`: a class handed to a factory that calls it with its
+    `*args` (`def _make(cls, *args): return cls(*args)`), maybe through an alias bound to it
+    (`_Kind = _Made`), the flag parameter filled at its place (before another or last) or not at
+    all; sometimes the factory also makes a class whose parameter at that place is not the flag,
+    which no removal may shift (the flag is refused)."""
+    if PARAM_FLAG not in builder.flags:
+        builder.flags[PARAM_FLAG] = draw(st.sampled_from(VALUES))
+    if not any(line.startswith("class _Made") for line in builder.helpers):
+        tests = [PARAM_FLAG, f"not {PARAM_FLAG}", f"{PARAM_FLAG} == 1", f"{PARAM_FLAG} is None"]
+        builder.helpers += [
+            "",
+            "",
+            "def _make(cls, *args):",
+            "    return cls(*args)",
+            "",
+            "",
+            "class _Made:",
+            f"    def __init__(self, x, {PARAM_FLAG}={builder.flags[PARAM_FLAG]!r}, tail=0):",
+            f"        self.x = log({builder.tag()!r}, x + tail) if {draw(st.sampled_from(tests))}"
+            " else x - tail",
+            "",
+            "",
+            "_Kind = _Made",
+        ]
+        if draw(st.booleans()):
+            builder.helpers += [
+                "",
+                "",
+                "class _Plain:",
+                "    def __init__(self, x, loud, tail=0):",
+                "        self.x = x + loud + tail",
+                "",
+                "",
+                "def _plain(x):",
+                "    return _make(_Plain, x, 1).x",
+            ]
+    value = repr(draw(st.sampled_from(VALUES)))
+    made = draw(st.sampled_from(["_Made", "_Kind"]))
+    call = draw(
+        st.sampled_from(
+            [f"_make({made}, x)", f"_make({made}, x, {value})", f"_make({made}, x, {value}, 2)"]
+        )
+    )
+    return [f"{pad}y = {call}.x"]
 
 
 @st.composite
@@ -1611,6 +1661,9 @@ DOCUMENTED_REFUSALS: dict[str, str] = {
     ),
     r"not pruned: a lookup of it has operands with side effects at": (
         "a getattr whose default has effects (README: Lookups by name)"
+    ),
+    r"not pruned: the name is ambiguous: parameters that no chain of calls links to the flag": (
+        "parameters of another default no call links to the flag (rules: Ambiguity)"
     ),
     r"not pruned: scoped to \S+, the name is still ambiguous at": (
         "a receiver of unknown class where another definition exists (README: Qualified keys)"

@@ -4,9 +4,11 @@ subclasses and `*args` forwarders too), and which of those arguments can go."""
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from prune_flags.config import Flag
+from prune_flags.model.handoffs import HandOff, handed_on, spelled
 from prune_flags.semantic.calls import parameter_places, scan_calls
 from prune_flags.semantic.classes import with_subclasses
 from prune_flags.semantic.facts import (
@@ -60,6 +62,7 @@ def positional_passes(
         # `environment.code_generator_class(env, name, ..., optimized)`, through
         # `code_generator_class = CodeGenerator`: its arguments would shift.
         aliases = {} if strict else _aliases(repository, owner)
+        constructed = _constructed_as(repository, parameter)
         through = repository.calls(frozenset(aliases)) if aliases else []
         forwarded.update(_forwarded(repository, through, strict))
         reaching = [
@@ -69,13 +72,33 @@ def positional_passes(
             + (forwarded.get(call.forwarder, 0) if call.forwarder is not None else 0)
             > parameter.position
         ]
-        if reaching:
+        # Through an alias bound to nothing else, the argument goes as at a call of the name
+        # itself (the last one, or every call fills it); a method's self it may or may not imply.
+        passed = {
+            id(call): _removable(call, parameter, reaching)
+            for call in reaching
+            if certain
+            and not parameter.method
+            and call.forwarder is None
+            and _bound_only_to(repository, call.callee, constructed)
+        }
+        unsure = [call for call in reaching if passed.get(id(call)) is None]
+        if unsure:
             problems += [
                 f"{call.site} (passes {owner}'s parameter by position through"
                 f" {call.callee}, bound to {owner} at {aliases[call.callee]})"
-                for call in reaching
+                for call in unsure
             ]
             continue
+        for call in reaching:
+            argument = passed[id(call)]
+            assert argument is not None
+            positions[call.callee] = positions[owner] = (parameter.position, parameter.method)
+            arguments.append(
+                Write(
+                    Site(call.site.path, argument.line), WriteKind.ARGUMENT, argument.value, owner
+                )
+            )
         own = [call for call in calls if call.callee == owner]
         for call in own:
             offset = 1 if parameter.method and call.through_attribute else 0
@@ -99,7 +122,47 @@ def positional_passes(
                 )
             )
         problems += _subclass_passes(repository, parameter)
+        for receiver, hand_offs in _by_receiver(
+            handed_on(repository, parameter, constructed | frozenset(aliases))
+        ).items():
+            received = repository.calls(frozenset([receiver]))
+            landing = {hand_off.place for hand_off in hand_offs}
+            place = landing.pop() if len(landing) == 1 else None
+            # Every call of the receiver hands the flag's function on: the argument at the place
+            # its *args carry to the flag's goes, as at a call of the function itself.
+            whole = {call.site for call in received} <= {hand_off.site for hand_off in hand_offs}
+            moved = (
+                replace(parameter, position=place, method=False, owner=receiver)
+                if certain and whole and place is not None
+                else None
+            )
+            for call in received:
+                argument = _removable(call, moved, received) if moved is not None else None
+                if argument is None or place is None:
+                    problems += [
+                        f"{hand_off.site} (hands {owner} to {receiver}, which calls it with"
+                        " arguments it is given by position)"
+                        for hand_off in hand_offs
+                        if hand_off.site == call.site
+                    ]
+                    continue
+                positions[receiver] = (place, False)
+                arguments.append(
+                    Write(
+                        Site(call.site.path, argument.line),
+                        WriteKind.ARGUMENT,
+                        argument.value,
+                        owner,
+                    )
+                )
     return problems, arguments, positions
+
+
+def _by_receiver(hand_offs: list[HandOff]) -> dict[str, list[HandOff]]:
+    grouped: dict[str, list[HandOff]] = {}
+    for hand_off in hand_offs:
+        grouped.setdefault(hand_off.receiver, []).append(hand_off)
+    return grouped
 
 
 def _aliases(repository: Repository, name: str) -> dict[str, Site]:
@@ -112,13 +175,7 @@ def _aliases(repository: Repository, name: str) -> dict[str, Site]:
         for node in ast.walk(tree) if tree is not None else ():
             if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
                 continue
-            value = node.value
-            spelled = (
-                value.id
-                if isinstance(value, ast.Name)
-                else value.attr if isinstance(value, ast.Attribute) else None
-            )
-            if spelled != name:
+            if spelled(node.value) != name:
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
@@ -126,6 +183,77 @@ def _aliases(repository: Repository, name: str) -> dict[str, Site]:
                 if alias and alias != name:
                     found.setdefault(alias, Site(repository.display(path), node.lineno))
     return found
+
+
+def _bound_only_to(repository: Repository, alias: str, names: frozenset[str]) -> bool:
+    """Whether every binding of the alias's name in the repository binds it to one of `names`
+    (`code_generator_class = CodeGenerator`): no other store, definition, parameter or import of
+    that name whose calls the alias's could be."""
+    for path in repository.mentioning(frozenset([alias])):
+        tree = repository.tree(path, repository.text(path))
+        nodes = list(ast.walk(tree)) if tree is not None else []
+        to_name = {
+            id(target)
+            for node in nodes
+            if isinstance(node, (ast.Assign, ast.AnnAssign))
+            and node.value is not None
+            and spelled(node.value) in names
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        }
+        for node in nodes:
+            if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+                bound = node.id if isinstance(node, ast.Name) else node.attr
+                if bound == alias and id(node) not in to_name:
+                    return False
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if node.name == alias:
+                    return False
+            elif isinstance(node, ast.arg) and node.arg == alias:
+                return False
+            elif isinstance(node, ast.alias):
+                if (node.asname or node.name).rsplit(".", 1)[-1] == alias:
+                    return False
+    return True
+
+
+def _constructed_as(repository: Repository, parameter: Write) -> frozenset[str]:
+    """The names whose call runs the function holding the parameter: its own, and for a
+    constructor the subclasses that inherit it, each with one base and no `__init__` or `__new__`
+    of its own (`NativeCodeGenerator(CodeGenerator)` with only methods)."""
+    names = {parameter.owner}
+    if not parameter.scope.endswith(f"{parameter.owner}.__init__"):
+        return frozenset(names)
+    subclasses = with_subclasses(repository, frozenset(names)) - names
+    classes = []
+    for path in repository.mentioning(frozenset(subclasses)) if subclasses else []:
+        tree = repository.tree(path, repository.text(path))
+        classes += [
+            node
+            for node in (ast.walk(tree) if tree is not None else ())
+            if isinstance(node, ast.ClassDef) and node.name in subclasses
+        ]
+    grown = True
+    while grown:
+        grown = False
+        for node in classes:
+            if (
+                node.name not in names
+                and len(node.bases) == 1
+                and spelled(node.bases[0]) in names
+                and not any({"__init__", "__new__"} & _defined(s) for s in node.body)
+            ):
+                names.add(node.name)
+                grown = True
+    return frozenset(names)
+
+
+def _defined(statement: ast.stmt) -> set[str]:
+    """The names a class-body statement binds: a function's, or an assignment's plain targets."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {statement.name}
+    if isinstance(statement, ast.Assign):
+        return {t.id for t in statement.targets if isinstance(t, ast.Name)}
+    return set()
 
 
 def _subclass_passes(repository: Repository, parameter: Write) -> list[str]:
