@@ -306,4 +306,8 @@ def _review(report: Report, plan: Callable[[Mapping[Path, bytes]], Report]) -> R
 
 
 def main() -> None:
-    app()
+    try:
+        app()  # click exits for usage errors, Ctrl-C and each command's own code
+    except Exception as err:  # what no stage expected: never an exit a script reads as success
+        typer.echo(f"prune-flags: internal error: {type(err).__name__}: {err}", err=True)
+        raise SystemExit(EXIT_SKIPPED) from None

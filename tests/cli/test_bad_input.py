@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from prune_flags.cli import app
+from prune_flags.cli import main as cli_main
 from tests.support import invoke
 
 MODULE = "fast = False\n\n\ndef pick(x):\n    if fast:\n        return 1\n    return x\n"
@@ -261,4 +262,41 @@ def test_unknown_command_and_option_exit_2(repo: Path) -> None:
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 2
         assert "Traceback" not in result.output
+    assert (repo / "mod.py").read_text() == MODULE
+
+
+@pytest.mark.parametrize("command", ["diff", "apply", "find"])
+def test_links_that_lead_nowhere_are_skipped_with_the_reason(repo: Path, command: str) -> None:
+    """A symlink loop or a broken link in the tree is a file that could not be read: named with
+    why (exit 123), never a traceback whose exit 1 a CI recipe would read as "changes shown"."""
+    (repo / "loop.py").symlink_to("loop.py")
+    (repo / "broken.py").symlink_to("deleted.py")
+    result = invoke(command, "--flag", "fast=False", ".")
+    assert result.exit_code == 123, result.output
+    assert "Traceback" not in result.output
+    skipped = [line for line in result.stderr.splitlines() if line.startswith("prune-flags: skip")]
+    assert skipped == [
+        "prune-flags: skipped broken.py: is a symbolic link that leads nowhere: No such file or"
+        " directory",
+        "prune-flags: skipped loop.py: is a symbolic link that leads nowhere: Too many levels of"
+        " symbolic links",
+    ]
+    assert (repo / "mod.py").read_text() == (PRUNED if command == "apply" else MODULE)
+
+
+def test_an_unexpected_error_exits_123_with_one_line(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What no stage expected still ends in the exit for "not all was done", never 0 or 1."""
+    import prune_flags.engine.driver as driver
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(driver, "run", broken)
+    monkeypatch.setattr("sys.argv", ["prune-flags", "diff", "--flag", "fast=False", "."])
+    with pytest.raises(SystemExit) as exit_:
+        cli_main()
+    assert exit_.value.code == 123
+    assert capsys.readouterr().err == "prune-flags: internal error: RuntimeError: a bug\n"
     assert (repo / "mod.py").read_text() == MODULE

@@ -290,7 +290,11 @@ def test_symlinks_out_of_the_tree_are_never_followed(repo: Path, tmp_path: Path)
     (repo / "dangling.py").symlink_to(repo / "nowhere.py")
     (repo / "mine.py").write_text(BEFORE)
     result = apply()
-    assert result.exit_code == 0, result.stderr
+    # The broken link is named as skipped (see test_bad_input), and stays as it was.
+    assert result.exit_code == 123, result.stderr
+    assert "prune-flags: skipped dangling.py: is a symbolic link that leads nowhere" in (
+        result.stderr
+    )
     assert (outside / "theirs.py").read_text() == BEFORE
     assert (outside / "pkg" / "inner.py").read_text() == BEFORE
     assert (repo / "link_to_file.py").is_symlink() and (repo / "link_to_dir").is_symlink()

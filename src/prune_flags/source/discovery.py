@@ -103,10 +103,18 @@ def _walk(
 
 def _real_python_file(entry: os.DirEntry[str], real_directory: str, real_root: str) -> str | None:
     """The file's real path, or None for what is not taken: symlinked directories, links leaving
-    root."""
+    root. A link that leads nowhere (broken, or a loop) is taken as itself, so that reading it
+    skips it with the reason."""
+    own = os.path.join(real_directory, entry.name)
     if entry.is_file(follow_symlinks=False):
-        return os.path.join(real_directory, entry.name)
-    if not entry.is_symlink() or not entry.is_file():
+        return own
+    if not entry.is_symlink():
+        return None
+    try:
+        os.path.realpath(entry.path, strict=True)
+    except OSError:
+        return own
+    if not entry.is_file():
         return None
     real = os.path.realpath(entry.path)
     return real if _is_within(real, real_root) else None

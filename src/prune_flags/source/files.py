@@ -57,6 +57,10 @@ def read_bytes(path: Path) -> bytes:
     except IsADirectoryError:
         raise SourceError(path, "is a directory, not a file") from None
     except OSError as err:
+        if path.is_symlink():
+            raise SourceError(
+                path, f"is a symbolic link that leads nowhere: {err.strerror}"
+            ) from None
         raise SourceError(path, f"cannot read: {err.strerror or err}") from None
 
 
