@@ -703,7 +703,7 @@ def test_flow_mappings_are_skipped_not_misread(tmp_path: Path) -> None:
     [
         pytest.param(
             "ruff.toml",
-            "line-length = 100\n",
+            "line-length = 100\n[format]\n",
             BlackSettings(line_length=100, configured=True),
             id="ruff.toml",
         ),
@@ -728,7 +728,7 @@ def test_flow_mappings_are_skipped_not_misread(tmp_path: Path) -> None:
         ),
         pytest.param(
             "ruff.toml",
-            "line_length = 100\nindent-width = 4\n",
+            "line_length = 100\nindent-width = 4\n[format]\n",
             BlackSettings(configured=True),
             id="underscores-are-not-ruff's",
         ),
@@ -742,7 +742,7 @@ def test_ruff_settings(tmp_path: Path, name: str, text: str, expected: BlackSett
 def test_ruff_looks_at_dot_ruff_toml_then_ruff_toml_then_pyproject(tmp_path: Path) -> None:
     write_pyproject(tmp_path, "[tool.ruff]\nline-length = 120\n")
     (tmp_path / "ruff.toml").write_text("line-length = 110\n")
-    (tmp_path / ".ruff.toml").write_text("line-length = 100\n")
+    (tmp_path / ".ruff.toml").write_text("line-length = 100\n[format]\n")
     assert detect_formatting(tmp_path).settings == BlackSettings(line_length=100, configured=True)
 
 
@@ -762,6 +762,55 @@ def test_a_ruff_lint_hook_alone_is_no_formatter(tmp_path: Path) -> None:
     assert detect_formatting(tmp_path) == Formatting(None)
 
 
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("ruff.toml", 'line-length = 100\n[lint]\nselect = ["E", "F"]\n'),
+        ("pyproject.toml", "[tool.ruff]\nline-length = 100\n[tool.ruff.lint]\nselect = ['F']\n"),
+    ],
+)
+def test_ruff_settings_for_its_linter_alone_are_no_formatter(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    """A repository that runs only `ruff check` is not formatted: black would rewrite quotes and
+    split calls on every touched line the repository never formatted."""
+    (tmp_path / name).write_text(text)
+    assert detect_formatting(tmp_path) == Formatting(None)
+
+
+@pytest.mark.parametrize(
+    "path, text, expected",
+    [
+        (
+            ".github/workflows/lint.yml",
+            "jobs:\n  lint:\n    steps:\n      - run: ruff format --check .\n",
+            BlackSettings(line_length=100, configured=True),
+        ),
+        ("tox.ini", "[testenv:style]\ncommands = python -m black --check src\n", None),
+        ("Makefile", "fmt:\n\tblack .\n", None),
+    ],
+)
+def test_a_ci_step_running_the_formatter_is_evidence(
+    tmp_path: Path, path: str, text: str, expected: BlackSettings | None
+) -> None:
+    """ruff's settings stand for its formatter once a CI step runs `ruff format`; black run by a
+    task file formats with black's settings (here its defaults)."""
+    (tmp_path / "ruff.toml").write_text("line-length = 100\n" if expected else "")
+    (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / path).write_text(text)
+    settings = expected or BlackSettings(configured=True)
+    if expected is None:
+        (tmp_path / "ruff.toml").unlink()
+    assert detect_formatting(tmp_path) == Formatting(settings)
+
+
+def test_installing_a_formatter_is_not_running_it(tmp_path: Path) -> None:
+    (tmp_path / "tox.ini").write_text("[testenv]\ndeps =\n    black\ncommands = pytest\n")
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "ci.yml").write_text("- run: pip install black ruff\n")
+    assert detect_formatting(tmp_path) == Formatting(None)
+
+
 def test_black_wins_over_ruff(tmp_path: Path) -> None:
     write_pyproject(tmp_path, "[tool.black]\nline-length = 79\n\n[tool.ruff]\nline-length = 120\n")
     assert detect_formatting(tmp_path) == Formatting(BlackSettings(line_length=79, configured=True))
@@ -778,7 +827,10 @@ def test_black_wins_over_ruff(tmp_path: Path) -> None:
             '[format]\nindent-style = "tab"\n',
             'ruff format\'s indent-style = "tab" (ruff.toml) has no black equivalent',
         ),
-        ("indent-width = 2\n", "ruff's indent-width = 2 (ruff.toml) has no black equivalent"),
+        (
+            "indent-width = 2\n[format]\n",
+            "ruff's indent-width = 2 (ruff.toml) has no black equivalent",
+        ),
     ],
 )
 def test_a_ruff_style_black_cannot_write_is_not_formatted_and_said(

@@ -1,9 +1,11 @@
 """Run black on just the lines a codemod changed, with the target repository's black settings."""
 
-# `format = "auto"` formats where the repository says how it formats: black's `[tool.black]`, a
+# `format = "auto"` formats where the repository shows that it formats: black's `[tool.black]`, a
 # black hook in `.pre-commit-config.yaml` (its `args` on top, its `rev` checked against the
-# installed black), or ruff's formatter (`ruff.toml`, `.ruff.toml`, `[tool.ruff]`, a `ruff-format`
-# hook), whose settings map onto black's: ruff format is black-compatible by design.
+# installed black), a CI or task file running black, or ruff's formatter (a `ruff-format` hook, a
+# `[format]` table in ruff's settings, a CI step running `ruff format`), whose settings
+# (`ruff.toml`, `.ruff.toml`, `[tool.ruff]`) map onto black's: ruff format is black-compatible by
+# design. ruff settings alone are no evidence: many repositories run only `ruff check`.
 #
 # `black` is imported inside the functions that format, never at module level: most runs format
 # nothing, and importing black costs about 0.3 s.
@@ -76,7 +78,12 @@ def detect_formatting(project_root: Path, choice: str = "auto") -> Formatting:
         return Formatting(_with_black_args(settings, black_hook.args), _version_notices(black_hook))
     if settings.configured:
         return Formatting(settings)
-    ruff = _ruff_formatting(project_root, any(_is_ruff_format(hook) for hook in found))
+    ran = _formatters_run(project_root)
+    ruff = _ruff_formatting(
+        project_root, "ruff" in ran or any(_is_ruff_format(hook) for hook in found)
+    )
+    if ruff is None and "black" in ran:
+        return Formatting(replace(settings, configured=True))
     if ruff is None:
         return Formatting(settings if choice == "black" else None)
     ruff_settings, unmatched = ruff
@@ -190,11 +197,40 @@ def _version_notices(hook: Hook) -> tuple[str, ...]:
 _RUFF_FILES = (".ruff.toml", "ruff.toml")  # ruff's own order, before pyproject.toml
 
 
-def _ruff_formatting(project_root: Path, hooked: bool) -> tuple[BlackSettings, str | None] | None:
+# Where a repository's CI or tasks run its formatter, and how a run of each is spelled:
+# `black .`, `python -m black --check src`, `ruff format --check`.
+_TASK_FILES = ("tox.ini", "noxfile.py", "Makefile", ".gitlab-ci.yml", "azure-pipelines.yml")
+_FORMATTER_RUNS = {
+    "black": re.compile(r"(?:^|[\s;&|(\"'])(?:python3? -m )?black[ \t]+(?:-|\.|\w)"),
+    "ruff": re.compile(r"\bruff[ \t]+format\b"),
+}
+
+
+def _formatters_run(project_root: Path) -> frozenset[str]:
+    """The formatters ("black", "ruff") a CI workflow or task file of the repository runs."""
+    workflows = project_root / ".github" / "workflows"
+    files = [project_root / name for name in _TASK_FILES]
+    if workflows.is_dir():
+        files += sorted(workflows.glob("*.y*ml"))
+    texts = []
+    for path in files:
+        try:
+            texts.append(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue  # absent or unreadable: it shows nothing
+    # `pip install black ruff` installs them; it runs neither.
+    lines = [line for text in texts for line in text.splitlines() if "install" not in line]
+    return frozenset(
+        name for name, run in _FORMATTER_RUNS.items() if any(run.search(line) for line in lines)
+    )
+
+
+def _ruff_formatting(project_root: Path, runs: bool) -> tuple[BlackSettings, str | None] | None:
     """The black settings ruff format's settings map to, and why they cannot stand for them when
-    they cannot; None when the repository has neither ruff settings nor a ruff-format hook."""
+    they cannot; None when nothing shows the repository runs ruff's formatter (a hook, a CI step,
+    a `[format]` table in its settings)."""
     found = _ruff_table(project_root)
-    if found is None and not hooked:
+    if not runs and (found is None or not isinstance(found[1].get("format"), dict)):
         return None
     source, table = found or (CONFIG_NAME, {})
     return _from_ruff(table, source)
