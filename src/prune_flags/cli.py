@@ -270,7 +270,8 @@ def apply(
         False,
         "--interactive",
         "-i",
-        help="Show each hunk with its reasons; y apply, n skip, a/d the rest of the file, q stop.",
+        help="Review each hunk as git add -p does: y apply, n skip, a/d the rest of the file,"
+        " q stop, ? help.",
     ),
 ) -> None:
     """The `apply` command (its help: APPLY_HELP)."""
@@ -291,16 +292,36 @@ app.command()(find)
 app.command()(batch)
 
 
+REVIEW_HELP = """\
+y - apply this hunk
+n - do not apply this hunk (its lines stay, and what they read)
+a - apply this hunk and every later hunk of the file
+d - do not apply this hunk or any later hunk of the file
+q - quit: apply no hunk left; what was accepted is applied
+? - print this help"""
+
+
 def _review(report: Report, plan: Callable[[Mapping[Path, bytes]], Report]) -> Report:
     """Ask about every hunk; a declined one keeps its lines and what they read (see review.py)."""
     from prune_flags.report import FileResult
     from prune_flags.review import Hunk, review
 
     def ask(result: FileResult, hunk: Hunk) -> str:
-        typer.echo(f"{result.display}\n{hunk.render()}", nl=False)
+        typer.echo(f"{result.display}\n{hunk.render(result.old_text)}", nl=False)
         for change in hunk.reasons(result.changes):
             typer.echo(f"  # {change.flag}  {change.action}  {change.reason}")
-        return typer.prompt("apply this hunk? [y,n,a,d,q]", default="n").strip().lower()[:1]
+        while True:  # as `git add -p`: anything but a choice prints the choices and asks again
+            typer.echo("apply this hunk [y,n,a,d,q,?]? ", nl=False)
+            try:
+                answer = input().strip().lower()
+            except EOFError:  # the end of the answers is a quit: what was accepted is applied
+                typer.echo("")
+                return "q"
+            if not sys.stdin.isatty():  # answers from a pipe: the transcript shows each
+                typer.echo(answer)
+            if answer in ("y", "n", "a", "d", "q"):
+                return answer
+            typer.echo(REVIEW_HELP, err=True)
 
     return review(report, plan, ask, lambda message: typer.echo(message, err=True))
 

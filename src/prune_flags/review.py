@@ -43,18 +43,52 @@ class Hunk:
         first, last = self.old_start + 1, self.old_start + max(len(self.old_lines), 1)
         return [change for change in changes if first <= change.line <= last]
 
-    def render(self) -> str:
-        header = f"@@ line {self.old_start + 1} @@\n"
+    def render(self, old_text: str = "") -> str:
+        """The hunk as a diff shows it, with up to three unchanged lines of `old_text` (the file
+        it is a hunk of) on each side, as `git add -p` does."""
+        source = old_text.splitlines(keepends=True)
+        end = self.old_start + len(self.old_lines)
+        before = source[max(0, self.old_start - CONTEXT) : self.old_start]
+        after = source[end : end + CONTEXT]
         return (
-            header
-            + "".join("-" + line for line in self.old_lines)
-            + "".join("+" + line for line in self.new_lines)
+            f"@@ line {self.old_start + 1} @@\n"
+            + "".join(" " + _ended(line) for line in before)
+            + "".join("-" + _ended(line) for line in self.old_lines)
+            + "".join("+" + _ended(line) for line in self.new_lines)
+            + "".join(" " + _ended(line) for line in after)
         )
+
+    def follows(self, changes: Sequence[Change]) -> bool:
+        """Whether the hunk only removes what other changes left unused (an import, a helper, a
+        definition whose reads went): asked after what causes it, as its answer depends on
+        theirs."""
+        reasons = self.reasons(changes)
+        return bool(reasons) and all(change.action in CONSEQUENCES for change in reasons)
 
     @property
     def lines(self) -> range:
         """The old lines (1-based) this hunk replaces."""
         return range(self.old_start + 1, self.old_start + 1 + len(self.old_lines))
+
+
+CONTEXT = 3  # unchanged lines shown around a hunk
+
+# What a change removes because others left it without readers.
+CONSEQUENCES = frozenset(
+    {
+        Action.REMOVED_IMPORT,
+        Action.REMOVED_WRITE,
+        Action.REMOVED_DEAD_STORE,
+        Action.REMOVED_FUNCTION,
+        Action.REMOVED_METHOD,
+        Action.REMOVED_CLASS,
+        Action.REMOVED_FIXTURE,
+    }
+)
+
+
+def _ended(line: str) -> str:
+    return line if line.endswith("\n") else line + "\n"
 
 
 def hunks(result: FileResult) -> list[Hunk]:
@@ -269,6 +303,7 @@ class _Review:
         self.kept: dict[Path, set[int]] = {}  # declined lines, in the original texts
         self.whole: set[Path] = set()  # files kept as they are: a declined hunk no statement keeps
         self.answers: dict[tuple[Path, Hunk], bool] = {}
+        self.rest: dict[Path, bool] = {}  # files whose every hunk left is applied ("a") or not
         self.stopped = False
 
     def run(self) -> Report:
@@ -295,27 +330,30 @@ class _Review:
         return self.report
 
     def _ask_until_declined(self) -> bool:
-        """Ask about the hunks not answered yet, in order; True as soon as a declined one holds code
-        (then the rest depends on what it keeps), False when every hunk has its answer."""
+        """Ask about the hunks not answered yet, causes first and then what follows from them (see
+        Hunk.follows), each in file order; True as soon as a declined one holds code (then the rest
+        depends on what it keeps), False when every hunk has its answer."""
         replan = False
-        for result in self.report.changed_files:
-            rest: bool | None = False if self.stopped else None
-            for hunk in hunks(result):
-                key = (result.path, hunk)
-                if key in self.answers:
-                    continue
-                answer = "y" if rest else "n" if rest is False else self.ask(result, hunk)
-                if answer in ("a", "d", "q"):
-                    rest = answer == "a"
-                    self.stopped = self.stopped or answer == "q"
-                self.answers[key] = answer in ("y", "a")
-                if not self.answers[key] and runs_code(self.originals[result.path].old_text, hunk):
-                    self.kept.setdefault(result.path, set()).update(hunk.lines)
-                    replan = True
-                    if rest is None:
-                        return True  # the next question is one of the new plan
-            if replan and not self.stopped:
-                return True  # "d": the rest of the file is declined, and planned again at once
+        for consequences in (False, True):
+            for result in self.report.changed_files:
+                for hunk in hunks(result):
+                    key = (result.path, hunk)
+                    if key in self.answers or hunk.follows(result.changes) != consequences:
+                        continue
+                    rest = False if self.stopped else self.rest.get(result.path)
+                    answer = "y" if rest else "n" if rest is False else self.ask(result, hunk)
+                    if answer in ("a", "d", "q"):
+                        self.rest[result.path] = answer == "a"
+                        self.stopped = self.stopped or answer == "q"
+                    self.answers[key] = answer in ("y", "a")
+                    old_text = self.originals[result.path].old_text
+                    if not self.answers[key] and runs_code(old_text, hunk):
+                        self.kept.setdefault(result.path, set()).update(hunk.lines)
+                        replan = True
+                        if rest is None and answer not in ("d", "q"):
+                            return True  # the next question is one of the new plan
+                if replan and not self.stopped:
+                    return True  # "d": the rest of the file is declined, and planned again at once
         return replan  # "q": every file's rest is declined, and planned again once
 
     def _replan(self) -> bool:
@@ -382,9 +420,9 @@ class _Review:
         for (path, hunk), taken in list(self.answers.items()):
             if taken and (path, hunk) not in planned:
                 del self.answers[(path, hunk)]
+                again = "" if self.stopped else " (what is left of it is asked again)"
                 self.say(
                     f"prune-flags: {self.originals[path].display}: the hunk at line"
-                    f" {hunk.old_start + 1} you"
-                    " accepted is withdrawn: it depended on lines you kept (what is left of"
-                    " it is asked again)"
+                    f" {hunk.old_start + 1} you accepted is withdrawn: it depended on lines you"
+                    f" kept{again}"
                 )

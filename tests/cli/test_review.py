@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from prune_flags.cli import app
+from prune_flags.cli import REVIEW_HELP, app
 
 NODE = """\
 class Node:
@@ -79,25 +79,24 @@ def review(root: Path, flag: str, answers: list[str], monkeypatch: pytest.Monkey
     )
 
 
-def test_declining_the_last_read_of_a_field_withdraws_the_removal_of_its_definition(
+def test_declining_the_last_read_of_a_field_keeps_its_definition_unasked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Causes come first: the fold of `if self.fast:` is asked before the removal of the fields it
+    reads, so declining it leaves nothing about them to ask, accept and withdraw."""
     module = NODE.replace("        assert self.pending is not None\n", "")
     root = repository(tmp_path, {"node.py": module})
     before = execute(root, "node.py")
-    # Yes to removing the fields from __init__, no to folding the `if self.fast:`.
-    result = review(root, "fast=False", ["y", "n"], monkeypatch)
+    result = review(root, "fast=False", ["n"], monkeypatch)
     assert result.exit_code == 0, result.output
     assert execute(root, "node.py") == before
     assert (root / "node.py").read_text() == module  # the `if` reads both fields: they stay
-    assert (
-        "node.py: the hunk at line 3 you accepted is withdrawn: it depended on lines you kept"
-        in result.stderr
-    )
+    assert result.stdout.count("apply this hunk") == 1
+    assert "withdrawn" not in result.stderr
 
 
 @pytest.mark.parametrize("decline", ["n", "d", "q"])
-def test_declining_any_way_after_accepting_the_definitions_still_runs(
+def test_declining_any_way_after_accepting_a_fold_still_runs(
     decline: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = repository(tmp_path, {"node.py": NODE})
@@ -113,12 +112,15 @@ def test_declining_an_assert_keeps_the_field_it_checks(
 ) -> None:
     root = repository(tmp_path, {"node.py": NODE})
     before = execute(root, "node.py")
-    # Yes to __init__ and to the folded branch, no to removing the assert; then yes to what is
-    # left of the first hunk (only `self.fast = False` goes now).
-    result = review(root, "fast=False", ["y", "y", "n", "y"], monkeypatch)
+    # Yes to the folded branch, no to removing the assert; then yes to what follows in __init__
+    # (only `self.fast = False` goes now), shown with three lines around it.
+    result = review(root, "fast=False", ["y", "n", "y"], monkeypatch)
     assert result.exit_code == 0, result.output
     assert execute(root, "node.py") == before
-    assert "@@ line 3 @@\n-        self.fast = False\n  # fast  removed-write" in result.stdout
+    assert (
+        "@@ line 3 @@\n class Node:\n     def __init__(self):\n-        self.fast = False\n"
+        "         self.pending = []\n \n     def push(self, x):\n  # fast  removed-write"
+    ) in result.stdout
     assert (root / "node.py").read_text() == NODE.replace(
         "        self.fast = False\n", ""
     ).replace("        if self.fast:\n            self.pending.append(x)\n            return\n", "")
@@ -129,7 +131,8 @@ def test_declining_a_read_keeps_its_definition_in_another_file(
 ) -> None:
     root = repository(tmp_path, SETTINGS)
     before = execute(root, "main.py")
-    # config.py comes first: yes to removing FAST; in main.py yes to its import, no to the `if`.
+    # Yes to folding the `if` in main.py; then, of what follows, yes to removing FAST from
+    # config.py and no to removing its import in main.py, which keeps FAST read.
     result = review(root, "FAST=False", ["y", "y", "n"], monkeypatch)
     assert result.exit_code == 0, result.output
     assert execute(root, "main.py") == before
@@ -142,11 +145,11 @@ def test_declining_an_elif_keeps_its_whole_if(
 ) -> None:
     root = repository(tmp_path, {"pick.py": PICK})
     before = execute(root, "pick.py")
-    result = review(root, "FAST=False", ["y", "n"], monkeypatch)
+    result = review(root, "FAST=False", ["n"], monkeypatch)
     assert result.exit_code == 0, result.output
     assert execute(root, "pick.py") == before
     assert (root / "pick.py").read_text() == PICK
-    assert "pick.py: the hunk at line 1 you accepted is withdrawn" in result.stderr
+    assert result.stdout.count("apply this hunk") == 1  # the definitions are not asked
     assert "whole file" not in result.stderr  # the `if` took the pragma, not the file
 
 
@@ -223,8 +226,8 @@ def test_explain_names_what_was_declined(tmp_path: Path, monkeypatch: pytest.Mon
     root = repository(tmp_path, {"node.py": module})
     monkeypatch.chdir(root)
     command = ["apply", "-i", "--explain", "--no-format", "--flag", "fast=False", "."]
-    # No to __init__, no to the `if`, yes to the ternary.
-    result = CliRunner().invoke(app, command, input="n\nn\ny\n", catch_exceptions=False)
+    # No to the `if`, yes to the ternary; __init__ keeps the field the `if` reads, unasked.
+    result = CliRunner().invoke(app, command, input="n\ny\n", catch_exceptions=False)
     assert (root / "node.py").read_text() == module.replace('"on" if self.fast else "off"', '"off"')
     assert (
         "node.py:7  fast  kept-in-review  declined in review: kept as it is, with what it reads"
@@ -239,10 +242,10 @@ def test_declining_an_added_import_keeps_its_whole_file(
     root = repository(tmp_path, CHANNELS)
     before = execute(root, "main.py")
     # Yes to the hunk of channels.py (the helper goes, and the file empties: its call in main.py
-    # is inlined); in main.py, no to replacing `import channels`, then no to the import the
-    # inlined call needs, which no statement can keep: main.py stays whole, and so does the
-    # helper it calls.
-    result = review(root, "USE_SHARDY=True", ["y", "n", "n", "y", "y"], monkeypatch)
+    # is inlined) and to the inlined call; then, as what follows from it, no to removing
+    # `import channels` and no to the import the inlined call needs, which no statement can
+    # keep: main.py stays whole, and so does the helper it calls.
+    result = review(root, "USE_SHARDY=True", ["y", "y", "n", "n", "y", "y"], monkeypatch)
     assert result.exit_code == 0, result.output
     assert execute(root, "main.py") == before
     assert (root / "main.py").read_text() == CHANNELS["main.py"]
@@ -311,7 +314,7 @@ def test_declining_a_line_of_a_flattened_branch_keeps_the_branch(
     before = execute(root, "m.py")
     # The blank line splits the flattened branch in two hunks: yes to all but its second one,
     # whose statement stays but is dedented all the same; so its `if` is kept.
-    result = review(root, "FAST=False", ["y", "y", "y", "n"], monkeypatch)
+    result = review(root, "FAST=False", ["y", "y", "n", "y"], monkeypatch)
     assert result.exit_code == 0, result.output
     assert execute(root, "m.py") == before
     assert (root / "m.py").read_text() == module.replace(
@@ -336,3 +339,35 @@ def test_declining_every_hunk_of_a_flag_is_no_unmatched_warning(
     assert result.exit_code == 0, result.output
     assert (root / "run.py").read_text() == module
     assert "warning" not in result.stderr
+
+
+def test_a_question_mark_or_a_typo_prints_the_choices_and_asks_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As `git add -p`: nothing but a choice is taken for one; a typo never counts as "n"."""
+    root = repository(tmp_path, {"pick.py": PICK})
+    result = review(root, "FAST=False", ["?", "yes please", "", "y", "y"], monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count(REVIEW_HELP) == 3
+    assert "? - print this help" in REVIEW_HELP
+    assert result.stdout.count("@@ line 8 @@") == 1  # the hunk itself is not shown again
+    assert result.stdout.count("apply this hunk [y,n,a,d,q,?]? ") == 5
+    assert (root / "pick.py").read_text() == PICK.replace(
+        'FAST = False\nMODE = "fast"\n\n\n', ""
+    ).replace("    elif FAST:\n        return MODE\n", "")
+
+
+def test_the_end_of_the_answers_quits_and_applies_what_was_accepted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End of input is `q` (exit 0): the fold accepted is written, the definitions never asked
+    about stay, and nothing says a withdrawn hunk will be asked again."""
+    root = repository(tmp_path, {"pick.py": PICK})
+    before = execute(root, "pick.py")
+    result = review(root, "FAST=False", ["y"], monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert execute(root, "pick.py") == before
+    assert (root / "pick.py").read_text() == PICK.replace(
+        "    elif FAST:\n        return MODE\n", ""
+    )
+    assert "asked again" not in result.stderr
