@@ -18,7 +18,6 @@ from prune_flags.config_files import load_config
 from prune_flags.exits import EXIT_CHANGES, EXIT_SKIPPED, usage_error, use_color
 from prune_flags.find.command import find
 from prune_flags.report import Report, explain_lines, render_diff
-from prune_flags.vocabulary import Action
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -159,15 +158,8 @@ def _finish(report: Report, report_file: Path | None, explain: bool, quiet: bool
     if explain:
         for line in explain_lines(report.changed_files, report.left):
             typer.echo(line)
-    for result in report.changed_files:
-        for change in sorted(result.changes, key=lambda change: change.line):
-            if change.action in (
-                Action.OVERRIDDEN,
-                Action.REMOVED_TEST,
-            ):  # the config's decision changed what the code said
-                typer.echo(
-                    f"prune-flags: {result.display}:{change.line}: {change.reason}", err=True
-                )
+    for override in report.overrides:  # the config's decision changed what the code said
+        typer.echo(f"prune-flags: {override}", err=True)
     for conflict in report.conflicts:
         typer.echo(f"prune-flags: {conflict}", err=True)
     for site in report.left:

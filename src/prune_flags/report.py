@@ -49,6 +49,10 @@ class FileResult:
         return self.old_text != self.new_text
 
 
+# The changes that alter what the program did where they ran, not only how it reads.
+OVERRIDING = frozenset({Action.OVERRIDDEN, Action.REMOVED_TEST})
+
+
 @dataclass(frozen=True)
 class Skipped:
     display: str
@@ -144,6 +148,17 @@ class Report:
     def conflicts(self) -> list[str]:
         """Each refused flag's message."""
         return [refusal.message for refusal in self.refused]
+
+    @property
+    def overrides(self) -> list[str]:
+        """Each place where the config's decision changed what the code said, `path:line: why`:
+        a write of another value removed, a test of another value deleted."""
+        return [
+            f"{result.display}:{change.line}: {change.reason}"
+            for result in self.changed_files
+            for change in sorted(result.changes, key=lambda change: change.line)
+            if change.action in OVERRIDING
+        ]
 
     @property
     def verdicts(self) -> dict[str, str]:

@@ -41,6 +41,12 @@ class Node:
         return 2
 """
 CLEAN = "def other():\n    return 3\n"
+# Another module gives the flag the other value: the cleanup changes what quick() returns.
+OVERRIDING = (
+    "from node import Node\n\n\ndef quick():\n    node = Node()\n    node.fast = True\n"
+    "    return node\n"
+)
+OVERRIDE = "quick.py:6: overrode fast = True (the config fixes it at False)"
 BRANCH = "prune-flags"
 
 
@@ -459,7 +465,17 @@ def test_the_table_shows_lines_added_and_what_a_skipped_repository_had(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     changed = RepoResult(
-        "/r/a", "changed", BRANCH, "4f1c2a9e0b77", 2, None, 21, 3, head="h", config_hash="c"
+        "/r/a",
+        "changed",
+        BRANCH,
+        "4f1c2a9e0b77",
+        2,
+        None,
+        21,
+        3,
+        head="h",
+        config_hash="c",
+        overridden=("q.py:6: overrode fast = True",),
     )
     results = [
         changed,
@@ -472,14 +488,16 @@ def test_the_table_shows_lines_added_and_what_a_skipped_repository_had(
 
 
 TABLE = """\
-┏━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━┓
-┃ repository ┃ status              ┃ files changed ┃ lines removed ┃ lines added ┃ branch or error          ┃
-┡━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━┩
-│ /r/a       │ changed             │ 2             │ 21            │ 3           │ prune-flags (4f1c2a9e0b) │
-│ /r/b       │ skipped (unchanged) │ 0             │ 0             │ 0           │                          │
-│ /r/a       │ skipped (changed)   │ 2             │ 21            │ 3           │ prune-flags (4f1c2a9e0b) │
-│ /r/c       │ failed              │ 0             │ 0             │ 0           │ cannot clone             │
-└────────────┴─────────────────────┴───────────────┴───────────────┴─────────────┴──────────────────────────┘
+┏━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓
+┃ repository ┃ status              ┃ files changed ┃ lines removed ┃ lines added ┃ overridden ┃ left ┃ branch or error              ┃
+┡━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┩
+│ /r/a       │ changed             │ 2             │ 21            │ 3           │ 1          │ 0    │ prune-flags (4f1c2a9e0b)     │
+│            │                     │               │               │             │            │      │ q.py:6: overrode fast = True │
+│ /r/b       │ skipped (unchanged) │ 0             │ 0             │ 0           │ 0          │ 0    │                              │
+│ /r/a       │ skipped (changed)   │ 2             │ 21            │ 3           │ 1          │ 0    │ prune-flags (4f1c2a9e0b)     │
+│            │                     │               │               │             │            │      │ q.py:6: overrode fast = True │
+│ /r/c       │ failed              │ 0             │ 0             │ 0           │ 0          │ 0    │ cannot clone                 │
+└────────────┴─────────────────────┴───────────────┴───────────────┴─────────────┴────────────┴──────┴──────────────────────────────┘
 """  # noqa: E501 (the table as rich prints it)
 
 
@@ -564,3 +582,49 @@ def test_a_report_line_with_flags_not_an_object_of_words_is_refused() -> None:
     assert str(raised.value) == '"flags" is not an object of flag names and verdicts'
     line = {"repo": "/r/a", "status": "changed", "flags": {"fast": "pruned"}}
     assert RepoResult.from_json(line).to_json()["flags"] == {"fast": "pruned"}
+
+
+def test_a_write_of_another_value_is_named_in_the_report_and_the_commit(home: Path) -> None:
+    source = make_source(home, "flagged", {"node.py": FLAGGED, "quick.py": OVERRIDING})
+    [origin] = make_origins(home, source, ["overridden"])
+    write_list(home, [str(origin)])
+
+    result = invoke("--report", "run.jsonl")
+
+    assert result.exit_code == 0, result.output
+    line = report_lines(home / "run.jsonl")["overridden.git"]
+    assert (line["status"], line["overridden"], line["left"]) == ("changed", [OVERRIDE], [])
+    clone = home / "prune-flags-batch" / "overridden"
+    message = git(clone, "log", "-1", "--format=%B", BRANCH)
+    assert f"- changes what the code did: {OVERRIDE}\n" in message
+    header = next(row for row in result.stdout.splitlines() if "repository" in row)
+    assert "overridden" in header and "left" in header
+
+
+def test_fail_on_override_fails_the_repository_and_commits_nothing(home: Path) -> None:
+    overriding = make_source(home, "overriding", {"node.py": FLAGGED, "quick.py": OVERRIDING})
+    plain = make_source(home, "plain", {"node.py": FLAGGED})
+    [first] = make_origins(home, overriding, ["first"])
+    [second] = make_origins(home, plain, ["second"])
+    write_list(home, [str(first), str(second)])
+
+    result = invoke("--report", "run.jsonl", "--fail-on-override", "--push")
+
+    assert result.exit_code == 1, result.output
+    lines = report_lines(home / "run.jsonl")
+    assert lines["first.git"]["status"] == "failed"
+    assert lines["first.git"]["error"] == (
+        "--fail-on-override: the cleanup changes what the code did at 1 place (see overridden);"
+        " nothing committed"
+    )
+    assert lines["first.git"]["overridden"] == [OVERRIDE]
+    assert branch_head(first) is None
+    assert (home / "prune-flags-batch" / "first" / "quick.py").read_text() == OVERRIDING
+    assert lines["second.git"]["status"] == "changed"  # the others go on as usual
+    assert branch_head(second) is not None
+
+
+def test_a_report_line_with_overridden_not_a_list_is_refused() -> None:
+    with pytest.raises(ValueError) as raised:
+        RepoResult.from_json({"repo": "/r/a", "status": "changed", "overridden": "x.py:1"})
+    assert str(raised.value) == '"overridden" is not a list'

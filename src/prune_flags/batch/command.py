@@ -58,6 +58,12 @@ def batch(
         "--scheduler",
         help="Address of a running Dask scheduler (default: start a local cluster).",
     ),
+    fail_on_override: bool = typer.Option(
+        False,
+        "--fail-on-override",
+        help="A repository where the cleanup removes a write of another value, or a test of"
+        " it, fails (nothing committed): exit 1.",
+    ),
     report: Path | None = typer.Option(
         None,
         "--report",
@@ -69,13 +75,13 @@ def batch(
 
     Running it again resumes: done repositories are skipped, failed ones retried.
 
-    Exit 0: every repository succeeded; 1: some failed; 2: bad usage or config.
+    Exit 0: every repository succeeded; 1: some failed (with --fail-on-override, also one whose
+    cleanup changes what its code did); 2: bad usage or config.
 
     Example: prune-flags batch --repos repos.txt --config flags.toml --push -j 4
     """
-    from prune_flags.batch.launch import run_batch
+    from prune_flags.batch.launch import BatchOptions, run_batch
 
-    code = run_batch(
-        repos, config, workdir, branch, message, push, dry_run, jobs, executor, scheduler, report
-    )
+    options = BatchOptions(branch, message, push, dry_run, fail_on_override)
+    code = run_batch(repos, config, workdir, options, jobs, executor, scheduler, report)
     raise typer.Exit(code)

@@ -82,7 +82,14 @@ def print_table(results: Sequence[RepoResult]) -> None:
 
     console = Console(width=None if sys.stdout.isatty() else _LOG_WIDTH)
     table = Table(
-        "repository", "status", "files changed", "lines removed", "lines added", "branch or error"
+        "repository",
+        "status",
+        "files changed",
+        "lines removed",
+        "lines added",
+        "overridden",  # places where the cleanup changed what the code did
+        "left",  # sites left as they were
+        "branch or error",
     )
     for result in results:
         table.add_row(
@@ -91,6 +98,8 @@ def print_table(results: Sequence[RepoResult]) -> None:
             str(result.files_changed),
             str(result.lines_removed),
             str(result.lines_added),
+            str(len(result.overridden)),
+            str(len(result.left)),
             _outcome(result),
         )
     console.print(table)
@@ -114,5 +123,6 @@ def _outcome(result: RepoResult) -> str:
         lines = [f"{escape(result.branch)} ({(result.commit or '')[:10]}{pushed})"]
     else:
         lines = []
+    lines.extend(f"[magenta]{escape(override)}[/]" for override in result.overridden)
     lines.extend(f"[yellow]{escape(warning)}[/]" for warning in result.warnings)
     return "\n".join(lines)

@@ -39,6 +39,9 @@ class Campaign:
     push: bool
     dry_run: bool
     identity: Identity
+    # A repository where the cleanup changes what the code did (--fail-on-override) fails, with
+    # nothing committed or written, so that scripts stop on it.
+    fail_on_override: bool = False
 
     @property
     def config_hash(self) -> str:
@@ -58,6 +61,7 @@ class Campaign:
             "message": self.message,
             "push": self.push,
             "dry_run": self.dry_run,
+            "fail_on_override": self.fail_on_override,
         }
         return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -106,7 +110,20 @@ class _Job:
         from prune_flags.engine.driver import run
 
         report = run(config_for(self.campaign.config, self.clone), [self.clone], self.clone)
-        result = replace(result, flags=report.verdicts)
+        result = replace(
+            result,
+            flags=report.verdicts,
+            overridden=tuple(report.overrides),
+            left=tuple(site.message for site in report.left),
+        )
+        if self.campaign.fail_on_override and result.overridden:
+            count = len(result.overridden)
+            return replace(
+                result,
+                status="failed",
+                error=f"--fail-on-override: the cleanup changes what the code did at {count}"
+                f" place{'' if count == 1 else 's'} (see overridden); nothing committed",
+            )
         if self.campaign.dry_run:
             return self._write_patch(report, result)
         return self._commit(report, result)
@@ -251,6 +268,7 @@ def commit_message(report: Report, config: Config) -> str:
         for flag in config.flags
     ]
     lines += [f"- left as it is: {site.message}" for site in report.left]
+    lines += [f"- changes what the code did: {override}" for override in report.overrides]
     body = "\n".join(lines)
     return f"{subject}\n\n{body}\n\n{report.summary_line()}\n\nMade by prune-flags {__version__}.\n"
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from contextlib import AbstractContextManager, ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
@@ -24,14 +25,22 @@ from prune_flags.config_files import load_config
 from prune_flags.exits import EXIT_FAILED, usage_error
 
 
+@dataclass(frozen=True)
+class BatchOptions:
+    """What the command line says to do to each repository, beside the flags."""
+
+    branch: str
+    message: str | None
+    push: bool
+    dry_run: bool
+    fail_on_override: bool = False
+
+
 def run_batch(
     repos: Path,
     config: Path,
     workdir: Path,
-    branch: str,
-    message: str | None,
-    push: bool,
-    dry_run: bool,
+    options: BatchOptions,
     jobs: int | None,
     executor: ExecutorKind,
     scheduler: str | None,
@@ -39,9 +48,7 @@ def run_batch(
 ) -> int:
     """The batch's exit code: 0 every repository succeeded, 1 some failed (typer.Exit(2) on bad
     usage)."""
-    campaign, specs, refused = _prepare(
-        repos, config, workdir, branch, message, push, dry_run, executor, scheduler
-    )
+    campaign, specs, refused = _prepare(repos, config, workdir, options, executor, scheduler)
     report_file = report or campaign.workdir / DEFAULT_REPORT_NAME
     previous = _previous(report_file)
     if not specs and not refused:
@@ -91,14 +98,12 @@ def _prepare(
     repos: Path,
     config: Path,
     workdir: Path,
-    branch: str,
-    message: str | None,
-    push: bool,
-    dry_run: bool,
+    options: BatchOptions,
     executor: ExecutorKind,
     scheduler: str | None,
 ) -> tuple[Campaign, list[RepoSpec], list[RefusedLine]]:
     """The campaign and the list, or a usage error (exit 2) before any repository is touched."""
+    branch, message, push, dry_run = options.branch, options.message, options.push, options.dry_run
     if scheduler is not None and executor is not ExecutorKind.dask:
         raise usage_error("--scheduler needs --executor dask")
     if push and dry_run:
@@ -134,6 +139,7 @@ def _prepare(
         push=push,
         dry_run=dry_run,
         identity=caller_identity(Path.cwd()),
+        fail_on_override=options.fail_on_override,
     )
     return campaign, specs, refused
 

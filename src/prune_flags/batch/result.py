@@ -12,6 +12,9 @@ STATUSES: tuple[str, ...] = get_args(Status)
 DONE: frozenset[str] = frozenset({"changed", "unchanged", "skipped"})
 
 
+_LISTS = ("warnings", "overridden", "left")  # the fields a report line holds as lists
+
+
 @dataclass(frozen=True)
 class RepoResult:
     repo: str  # the list's entry as git is given it (absolute path or URL): the key for resuming
@@ -35,10 +38,15 @@ class RepoResult:
     # Each flag's verdict in this repository (Report.verdicts): `pruned`, or why it was refused
     # or left as it is; empty for a failed repository, and for a line written before this field.
     flags: Mapping[str, str] = field(default_factory=dict)
+    # `path:line: why` of each place where the cleanup changed what the code did (a write of
+    # another value removed, a test of it deleted), and of each site left as it was.
+    overridden: tuple[str, ...] = ()
+    left: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         line = asdict(self)
-        line["warnings"] = list(self.warnings)
+        for key in _LISTS:
+            line[key] = list(getattr(self, key))
         return line
 
     @classmethod
@@ -59,10 +67,11 @@ class RepoResult:
             raise ValueError(
                 f'"previous" is {values["previous"]!r}; expected changed, unchanged or null'
             )
-        warnings = values.get("warnings", [])
-        if not isinstance(warnings, list):
-            raise ValueError('"warnings" is not a list')
-        values["warnings"] = tuple(str(warning) for warning in warnings)
+        for key in _LISTS:
+            items = values.get(key, [])
+            if not isinstance(items, list):
+                raise ValueError(f'"{key}" is not a list')
+            values[key] = tuple(str(item) for item in items)
         flags = values.get("flags", {})
         if not isinstance(flags, dict) or not all(isinstance(word, str) for word in flags.values()):
             raise ValueError('"flags" is not an object of flag names and verdicts')
