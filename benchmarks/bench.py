@@ -2,6 +2,7 @@
 
     python3 benchmarks/bench.py --modules 200 1000 --flags 10 --runs 3 [--stdlib]
     python3 benchmarks/bench.py --scale --runs 1      # also 10, 100 and 1,000 flags in one run
+    python3 benchmarks/bench.py --one-file 5000 10000 20000 --runs 1   # one module, many reads
 
 For each size it builds a synthetic package (modules with classes whose `__init__` sets flag
 fields and bookkeeping fields, methods that read them in conditions, subclasses in other
@@ -18,6 +19,8 @@ dominate), about 2 for quadratic. `--flag-counts` (or `--scale`, which means 10 
 sweep over the number of flags in one run on one tree of `--flag-modules` modules; every module
 reads max(2, ceil(flags / modules)) distinct flags, so every flag of the config is injected and,
 while flags <= 2 x modules, the tree has the same code whatever the count, only the names differ.
+`--one-file` sweeps the size of one generated module (a flag read every five lines, each read's
+branch folded): the work within one file, which must grow linearly with its changes.
 These are figures to read, not tests: nothing here asserts a time. Other load on the machine
 skews wall times: the load average is printed before and after.
 """
@@ -219,16 +222,38 @@ def stdlib_rows(scratch: Path, runs: int, find: bool) -> list[Row]:
     return rows
 
 
+def one_file_rows(scratch: Path, sizes: Sequence[int], runs: int) -> list[Row]:
+    """`diff` timed on one module of each size, a flag read in every function of five lines."""
+    rows: list[Row] = []
+    previous: tuple[float, float] | None = None
+    for size in sorted(sizes):
+        root = Path(scratch, f"one{size}")
+        root.mkdir()
+        functions = [
+            f"def f{index}(x):\n    if FAST:\n        return x + {index}\n    return x\n"
+            for index in range(size // 5)
+        ]
+        (root / "big.py").write_text("FAST = False\n\n\n" + "\n\n".join(functions))
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        command = [sys.executable, "-m", "prune_flags", "diff", "-q", "--flag", "FAST=False", "."]
+        timing = timed(command, root, runs)
+        tree = f"one module, {size} lines, {size // 5} reads"
+        rows.append(Row(tree, 1, 1, "diff", timing, slope(size, timing.seconds, previous)))
+        previous = (size, timing.seconds)
+        shutil.rmtree(root)
+    return rows
+
+
 def print_rows(title: str, rows: Sequence[Row]) -> None:
     print(title)
     print(
-        f"{'tree':34} {'files':>6} {'flags':>6} {'command':>8} {'median s':>9} {'peak MiB':>9} "
+        f"{'tree':40} {'files':>6} {'flags':>6} {'command':>8} {'median s':>9} {'peak MiB':>9} "
         f"{'slope':>6}"
     )
     for row in rows:
         failed = f"  (exit {row.timing.returncode})" if row.timing.returncode not in (0, 1) else ""
         print(
-            f"{row.tree:34} {row.files:>6} {row.flags:>6} {row.command:>8} "
+            f"{row.tree:40} {row.files:>6} {row.flags:>6} {row.command:>8} "
             f"{row.timing.seconds:>9.2f}"
             f" {row.timing.peak_mib:>9} {row.slope:>6}{failed}"
         )
@@ -242,8 +267,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--modules",
         type=int,
         nargs="+",
-        default=[200, 1000],
-        help="synthetic tree sizes (default 200 1000)",
+        help="synthetic tree sizes (default 200 1000; none with --one-file alone)",
     )
     parser.add_argument(
         "--flags", type=int, default=10, help="flags in the tree-size sweep (default 10)"
@@ -269,9 +293,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--scale", action="store_true", help="shorthand for --flag-counts 10 100 1000"
     )
+    parser.add_argument(
+        "--one-file",
+        type=int,
+        nargs="+",
+        metavar="LINES",
+        help="a sweep over the size of one module full of reads (e.g. 5000 10000 20000)",
+    )
     options = parser.parse_args(argv)
+    if options.modules is None:
+        options.modules = [] if options.one_file else [200, 1000]
     flag_counts = options.flag_counts or ([10, 100, 1000] if options.scale else [])
-    flag_modules = options.flag_modules or max(options.modules)
+    flag_modules = options.flag_modules or max(options.modules, default=200)
     find = has_find() and not options.no_find
     print(f"load average before: {load_average()}  ({os.cpu_count()} cores)")
     with tempfile.TemporaryDirectory() as scratch_dir:
@@ -286,7 +319,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             size_rows += rows
         if options.stdlib:
             size_rows += stdlib_rows(scratch, options.runs, find)
-        print_rows("Tree size (slope: against the previous size)", size_rows)
+        if size_rows:
+            print_rows("Tree size (slope: against the previous size)", size_rows)
         if flag_counts:
             flag_rows: list[Row] = []
             previous = None
@@ -296,6 +330,12 @@ def main(argv: Sequence[str] | None = None) -> None:
                 previous = (flags, diff.timing.seconds)
             print()
             print_rows("Flags in one run (slope: against the previous flag count)", flag_rows)
+        if options.one_file:
+            print()
+            print_rows(
+                "One module (slope: against the previous size)",
+                one_file_rows(scratch, options.one_file, options.runs),
+            )
     print(f"load average after: {load_average()}")
 
 

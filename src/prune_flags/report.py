@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from prune_flags.syntax.lines import grouped_opcodes
 from prune_flags.vocabulary import Action, LeftReason, RefusalReason, WarningReason
 
 PRUNED = "pruned"  # a flag's verdict when nothing refused it (Report.verdicts)
@@ -233,14 +233,20 @@ def _diff_lines(text: str) -> list[str]:
 
 def unified_diff(result: FileResult) -> list[str]:
     """A git-style unified diff (a/ and b/ prefixes) that `git apply` and `patch -p1` take."""
-    lines = list(
-        difflib.unified_diff(
-            _diff_lines(result.old_text),
-            _diff_lines(result.new_text),
-            fromfile=f"a/{result.display}",
-            tofile=f"b/{result.display}",
+    old, new = _diff_lines(result.old_text), _diff_lines(result.new_text)
+    groups = grouped_opcodes(old, new)
+    lines = [f"--- a/{result.display}\n", f"+++ b/{result.display}\n"] if groups else []
+    for group in groups:  # as difflib.unified_diff writes them
+        first, last = group[0], group[-1]
+        lines.append(
+            f"@@ -{_unified_range(first[1], last[2])} +{_unified_range(first[3], last[4])} @@\n"
         )
-    )
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [" " + line for line in old[i1:i2]]
+                continue
+            lines += ["-" + line for line in old[i1:i2]] if tag != "insert" else []
+            lines += ["+" + line for line in new[j1:j2]] if tag != "delete" else []
     out: list[str] = []
     for line in lines:
         if not line.endswith("\n"):
@@ -249,6 +255,14 @@ def unified_diff(result: FileResult) -> list[str]:
         else:
             out.append(line)
     return out
+
+
+def _unified_range(start: int, stop: int) -> str:
+    """A hunk header's range, as difflib writes it: `3`, `3,2`, or `2,0` for none after line 2."""
+    length = stop - start
+    if length == 1:
+        return f"{start + 1}"
+    return f"{start + 1 if length else start},{length}"
 
 
 _STYLES = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import ast
-import difflib
 import functools
 import io
 import tokenize
@@ -24,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from prune_flags.report import Change, FileResult, Report
+from prune_flags.syntax.lines import line_opcodes
 from prune_flags.syntax.statements import KEEP_PRAGMA, nested_blocks, statement_spans
 from prune_flags.vocabulary import Action
 
@@ -93,10 +93,9 @@ def _ended(line: str) -> str:
 
 def hunks(result: FileResult) -> list[Hunk]:
     old, new = result.old_text.splitlines(keepends=True), result.new_text.splitlines(keepends=True)
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     return [
         Hunk(i1, tuple(old[i1:i2]), tuple(new[j1:j2]))
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        for tag, i1, i2, j1, j2 in line_opcodes(old, new)
         if tag != "equal"
     ]
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import difflib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
@@ -43,6 +42,7 @@ from prune_flags.config import Config
 from prune_flags.engine.derived_flags import Derived, derived_field, derived_parameters
 from prune_flags.report import Report
 from prune_flags.syntax.expressions import ast_dotted
+from prune_flags.syntax.lines import Spans, line_opcodes
 from prune_flags.vocabulary import Action
 
 if TYPE_CHECKING:
@@ -222,26 +222,14 @@ def _lines(node: ast.stmt | ast.expr) -> Shape:
 def _edited_lines(before: str, after: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """The runs of lines (first, last, from 1) the run edited, in the text before and after it:
     only statements there can write or call otherwise, so only they are looked at."""
-    old_lines, new_lines = before.splitlines(), after.splitlines()
-    # the lines both start with and end with are left out first: the matcher's cost grows faster
-    same = 0
-    while same < min(len(old_lines), len(new_lines)) and old_lines[same] == new_lines[same]:
-        same += 1
-    tail = 0
-    while (
-        tail < min(len(old_lines), len(new_lines)) - same
-        and old_lines[-1 - tail] == new_lines[-1 - tail]
-    ):
-        tail += 1
     old: list[tuple[int, int]] = []
     new: list[tuple[int, int]] = []
-    matcher = difflib.SequenceMatcher(
-        None, old_lines[same : len(old_lines) - tail], new_lines[same : len(new_lines) - tail]
-    )
-    for tag, first, last, other_first, other_last in matcher.get_opcodes():
+    for tag, first, last, other_first, other_last in line_opcodes(
+        before.splitlines(), after.splitlines()
+    ):
         if tag != "equal":
-            old.append((same + first + 1, same + max(first + 1, last)))
-            new.append((same + other_first + 1, same + max(other_first + 1, other_last)))
+            old.append((first + 1, max(first + 1, last)))
+            new.append((other_first + 1, max(other_first + 1, other_last)))
     return old, new
 
 
@@ -251,13 +239,12 @@ def _shapes(tree: ast.Module, lines: list[tuple[int, int]]) -> tuple[Shapes, Sha
     fields: Shapes = {}
     calls: Shapes = {}
     stack: list[ast.AST] = [tree]
+    edited = Spans(lines)
     while stack:
         node = stack.pop()
         for child in ast.iter_child_nodes(node):
             first, last = getattr(child, "lineno", None), getattr(child, "end_lineno", None)
-            if first is not None and not any(
-                start <= (last or first) and first <= end for start, end in lines
-            ):
+            if first is not None and not edited.meets(first, last or first):
                 continue
             stack.append(child)
             if isinstance(node, ast.ClassDef) and isinstance(child, (ast.Assign, ast.AnnAssign)):

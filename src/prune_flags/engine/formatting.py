@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,6 +26,7 @@ else:
     import tomli as tomllib
 
 from prune_flags.engine.precommit import CONFIG_NAME, Hook, hooks
+from prune_flags.syntax.lines import line_opcodes
 
 if TYPE_CHECKING:
     import black
@@ -370,8 +370,7 @@ def _blank_lines_outside(text: str, formatted: str, line_ranges: Sequence[tuple[
     before, after = text.splitlines(keepends=True), formatted.splitlines(keepends=True)
     inside = {line for start, end in line_ranges for line in range(start, end + 1)}
     result: list[str] = []
-    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in line_opcodes(before, after):
         old, new = before[i1:i2], after[j1:j2]
         blank_only = not any(line.strip() for line in old + new)
         # (1-based: old lines i1+1..i2; an insertion touches the lines on either side of it)

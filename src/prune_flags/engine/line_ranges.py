@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
 import io
 import tokenize
 from dataclasses import dataclass
 
+from prune_flags.syntax.lines import line_opcodes
 from prune_flags.syntax.statements import merged_spans
 
 # A point of a deletion: the new line after which old lines went (0: before the first), and the
@@ -66,9 +66,7 @@ def _edits(
         position += 1
     else:
         return [], deletions  # old lines gone after the last new one are past every statement
-    # autojunk would treat frequent lines (blank lines, closing brackets) as junk in files over
-    # 200 lines and report spurious changes around them.
-    opcodes = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes()
+    opcodes = line_opcodes(old_lines, new_lines)
     changed = [(j1 + 1, j2) for tag, _, _, j1, j2 in opcodes if tag in ("replace", "insert")]
     return changed, [(j1, i1 + 1, i2) for tag, i1, i2, j1, _ in opcodes if tag == "delete"]
 

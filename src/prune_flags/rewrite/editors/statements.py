@@ -52,6 +52,7 @@ from prune_flags.rewrite.editors.shapes import (
     names,
     speaks_of,
 )
+from prune_flags.syntax.lines import Spans
 from prune_flags.syntax.statements import KEEP_PRAGMA
 from prune_flags.vocabulary import Action
 
@@ -111,6 +112,8 @@ class BodyEditor(cst.CSTTransformer):
         # The contexts outside the classes and functions where a scoped flag's name is another
         # definition's (see scoping), with the node each was left at.
         self._outer: list[tuple[cst.CSTNode, RewriteContext]] = []
+        # The relevant lines as spans, made once for the set they were made from.
+        self._relevant_spans: tuple[frozenset[int] | None, Spans] = (None, Spans(()))
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.ClassDef, cst.FunctionDef, cst.Module)) and self.context.foreign:
@@ -139,7 +142,9 @@ class BodyEditor(cst.CSTTransformer):
         decorators = getattr(node, "decorators", ())
         if decorators:  # (a def's or class's position starts at its keyword, after them)
             first = self.get_metadata(PositionProvider, decorators[0]).start.line
-        return any(first <= line <= span.end.line for line in lines)
+        if self._relevant_spans[0] is not lines:
+            self._relevant_spans = (lines, Spans.of_lines(lines))
+        return self._relevant_spans[1].meets(first, span.end.line)
 
     # Its return is left to inference: LibCST's is generic in the node's type.
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
