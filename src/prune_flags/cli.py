@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,7 +62,22 @@ JobsOption = typer.Option(
 ExplainOption = typer.Option(
     False, "--explain", help="Print one line per change: path:line  flag  action  reason."
 )
-QuietOption = typer.Option(False, "-q", "--quiet", help="No progress bar and no summary line.")
+QuietOption = typer.Option(False, "-q", "--quiet", help="No progress and no summary line.")
+
+
+class ProgressKind(str, Enum):
+    auto = "auto"  # a bar on a terminal, nothing elsewhere
+    bar = "bar"
+    plain = "plain"  # lines, as CI logs need
+    none = "none"
+
+
+ProgressOption = typer.Option(
+    ProgressKind.auto,
+    "--progress",
+    help="How a long run shows it is alive: a bar on a terminal (auto), always a bar, plain"
+    " lines on stderr (for CI logs), or nothing.",
+)
 StrictOption = typer.Option(
     False,
     "--strict",
@@ -90,7 +106,7 @@ def _run(
     config_file: Path | None,
     flags: list[str] | None,
     no_format: bool,
-    quiet: bool,
+    progress: ProgressKind,
     jobs: int | None = None,
     contents: Mapping[Path, bytes] | None = None,
     strict: bool = False,
@@ -115,10 +131,13 @@ def _run(
     if strict:
         config = replace(config, strict=True)
     try:
-        if quiet or not sys.stderr.isatty():
+        if progress is ProgressKind.auto:
+            progress = ProgressKind.bar if sys.stderr.isatty() else ProgressKind.none
+        if progress is ProgressKind.none:
             return run(config, targets, Path.cwd(), jobs=jobs, contents=contents)
-        with _progress_bar() as progress:
-            return run(config, targets, Path.cwd(), progress, jobs, contents)
+        shown = _progress_bar() if progress is ProgressKind.bar else _progress_lines()
+        with shown as (advance, say):
+            return run(config, targets, Path.cwd(), advance, jobs, contents, say)
     except NoPythonFiles as err:
         raise usage_error(
             f"{err}: no Python files to clean up"
@@ -128,11 +147,14 @@ def _run(
         raise usage_error(str(err)) from None
 
 
+Shown = Iterator[tuple[Callable[[int, int], None], Callable[[str], None]]]
+
+
 @contextlib.contextmanager
-def _progress_bar() -> Iterator[Callable[[int, int], None]]:
+def _progress_bar() -> Shown:
     """A bar on stderr while files are read, shown only once the tree is large enough to wait
-    for."""
-    from rich.progress import Progress  # only on a terminal: rich costs start-up time
+    for, and a line when a rewrite takes long."""
+    from rich.progress import Progress  # only when asked for: rich costs start-up time
 
     with Progress(transient=True, console=_stderr_console()) as bar:
         task = None
@@ -145,7 +167,26 @@ def _progress_bar() -> Iterator[Callable[[int, int], None]]:
                 task = bar.add_task("reading", total=total)
             bar.update(task, completed=done)
 
-        yield advance
+        def say(message: str) -> None:
+            bar.console.print(f"prune-flags: {message}", markup=False, highlight=False)
+
+        yield advance, say
+
+
+@contextlib.contextmanager
+def _progress_lines() -> Shown:
+    """Lines on stderr, for logs: the files read at each quarter of a large tree, and a line when
+    a rewrite takes long."""
+    shown = 0
+
+    def advance(done: int, total: int) -> None:
+        nonlocal shown
+        quarter = done * 4 // total if total >= PROGRESS_THRESHOLD else 0
+        if quarter > shown:
+            shown = quarter
+            typer.echo(f"prune-flags: read {done} of {total} files", err=True)
+
+    yield advance, lambda message: typer.echo(f"prune-flags: {message}", err=True)
 
 
 def _stderr_console() -> Console:
@@ -211,10 +252,12 @@ def diff(
     explain: bool = ExplainOption,
     quiet: bool = QuietOption,
     strict: bool = StrictOption,
+    progress: ProgressKind = ProgressOption,
 ) -> None:
     """The `diff` command (its help: DIFF_HELP)."""
     _check_report(report)
-    result = _run(paths, config, flag, no_format, quiet, jobs, strict=strict)
+    shown = ProgressKind.none if quiet else progress
+    result = _run(paths, config, flag, no_format, shown, jobs, strict=strict)
     sys.stdout.flush()
     sys.stdout.buffer.write(render_diff(result.changed_files, color=use_color(color)))
     sys.stdout.buffer.flush()
@@ -265,16 +308,19 @@ def apply(
         help="Review each hunk as git add -p does: y apply, n skip, a/d the rest of the file,"
         " q stop, ? help.",
     ),
+    progress: ProgressKind = ProgressOption,
 ) -> None:
     """The `apply` command (its help: APPLY_HELP)."""
     from prune_flags.engine.driver import write_changes
 
     _check_report(report)
-    result = _run(paths, config, flag, no_format, quiet, jobs, strict=strict)
+    shown = ProgressKind.none if quiet else progress
+    result = _run(paths, config, flag, no_format, shown, jobs, strict=strict)
     if interactive:
+        quietly = ProgressKind.none  # (the plans between questions are quick, and unasked for)
         result = _review(
             result,
-            lambda contents: _run(paths, config, flag, no_format, True, jobs, contents, strict),
+            lambda contents: _run(paths, config, flag, no_format, quietly, jobs, contents, strict),
         )
     write_changes(result)
     raise typer.Exit(_finish(result, report, explain, quiet))

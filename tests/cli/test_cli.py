@@ -352,3 +352,26 @@ def test_a_definition_read_outside_the_paths_stays_and_is_said(
         " the paths given (run over the whole repository to clean it up too)\n"
         "0 files changed, 0 lines removed, 0 added\n"
     )
+
+
+def test_plain_progress_says_how_far_the_reading_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """For logs: a line at each quarter of a large tree's files, never a bar's control codes."""
+    root = make_tree(
+        tmp_path / "big",
+        {"flags.py": "FAST = False\n", **{f"m{n}.py": f"X{n} = {n}\n" for n in range(199)}},
+    )
+    monkeypatch.chdir(root)
+    result = invoke("diff", "--progress", "plain", "--flag", "FAST=False", ".")
+    assert result.exit_code == 1, result.output
+    assert [line for line in result.stderr.splitlines() if " of 200 files" in line] == [
+        f"prune-flags: read {done} of 200 files" for done in (50, 100, 150, 200)
+    ]
+    assert "\x1b" not in result.stderr
+
+
+def test_progress_takes_only_its_kinds(repo: Path) -> None:
+    result = invoke("diff", "--progress", "sometimes", "--flag", "fast=False", ".")
+    assert result.exit_code == 2
+    assert "sometimes" in result.stderr and "plain" in result.stderr

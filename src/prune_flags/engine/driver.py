@@ -36,6 +36,7 @@ from prune_flags.source.files import (
     remove_stale_temporaries,
     write_atomic,
 )
+from prune_flags.workers.heartbeat import Say
 from prune_flags.workers.runner import Workers
 from prune_flags.workers.tasks import recheck
 
@@ -50,15 +51,17 @@ def run(
     progress: Progress | None = None,
     jobs: int | None = None,
     contents: Mapping[Path, bytes] | None = None,
+    slow: Say | None = None,
 ) -> Report:
     """The whole cleanup over the files under `paths`; nothing is written here. `contents` stands
-    in for some files' bytes (interactive review: its texts with declined lines marked kept)."""
+    in for some files' bytes (interactive review: its texts with declined lines marked kept);
+    `slow` is told now and then while a rewrite takes long."""
     project_root = find_project_root(paths[0] if paths else cwd)
     first_stage, *later = stages(config)
     repository = load(paths, first_stage, cwd, project_root, progress, contents)
     for flag in (flag for stage in later for flag in stage.flags if flag.scope):
         resolve(repository, flag)  # a key naming nothing is an error before anything runs
-    report = _settled(repository, first_stage, project_root, jobs)
+    report = _settled(repository, first_stage, project_root, jobs, slow)
     for stage in later:
         texts = {
             result.path: repository.sources[result.path].encode(result.new_text)
@@ -68,17 +71,28 @@ def run(
         # (a key whose definition an earlier stage removed, a parameter passed down, is done)
         remaining = tuple(flag for flag in stage.flags if _names_something(repository, flag))
         if remaining:
-            later_report = _settled(repository, replace(stage, flags=remaining), project_root, jobs)
+            later_report = _settled(
+                repository, replace(stage, flags=remaining), project_root, jobs, slow
+            )
             report = compose(report, later_report)
     return report
 
 
-def _settled(repository: Repository, config: Config, project_root: Path, jobs: int | None):
+def _settled(
+    repository: Repository,
+    config: Config,
+    project_root: Path,
+    jobs: int | None,
+    slow: Say | None = None,
+):
     """One stage's cleanup, with the flags it derives carried out."""
-    first = _cleanup(repository, config, project_root, jobs)
+    first = _cleanup(repository, config, project_root, jobs, slow)
     # Fields and parameters the cleanup left constant are flags of their own (engine/derived.py).
     return settle(
-        repository, config, first, lambda more: _cleanup(repository, more, project_root, jobs)
+        repository,
+        config,
+        first,
+        lambda more: _cleanup(repository, more, project_root, jobs, slow),
     )
 
 
@@ -93,7 +107,11 @@ def _names_something(repository: Repository, flag: Flag) -> bool:
 
 
 def _cleanup(
-    repository: Repository, config: Config, project_root: Path, jobs: int | None
+    repository: Repository,
+    config: Config,
+    project_root: Path,
+    jobs: int | None,
+    slow: Say | None = None,
 ) -> tuple[Report, Cascade]:
     """One cleanup of the loaded files with the config's flags, and the cascade that did it."""
     config = resolve_flags(repository, config)
@@ -105,7 +123,7 @@ def _cleanup(
         if config.library_keywords
         else LibraryKeywords()
     )
-    workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1))
+    workers = Workers(jobs if jobs is not None else (os.cpu_count() or 1), slow)
     try:
         # A file skipped once others were planned around its rewrite (a later round, or the safety
         # gate) still reads what it read, and a flag still read as an object is refused: the
