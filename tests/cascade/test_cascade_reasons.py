@@ -133,9 +133,6 @@ def test_each_reason_text_exactly(tmp_path: Path) -> None:
     assert texts["limits.py"] == "def run(x):\n    return x\n"
     assert texts["node.py"] == textwrap.dedent("""\
         class Node:
-            def __init__(self):
-                pass
-
             def run(self):
                 return 0
 

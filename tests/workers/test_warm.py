@@ -33,18 +33,17 @@ DIFF = """\
 diff --git a/node.py b/node.py
 --- a/node.py
 +++ b/node.py
-@@ -1,8 +1,6 @@
+@@ -1,8 +1,3 @@
  class Node:
-     def __init__(self):
+-    def __init__(self):
 -        self.fast = False
-+        pass
- 
+-
      def run(self):
 -        if self.fast:
 -            return 1
          return 2
-"""  # noqa: W293 (the diff's blank context line is a space)
-SUMMARY = "1 file changed, 3 lines removed, 1 added"
+"""
+SUMMARY = "1 file changed, 5 lines removed, 0 added"
 
 
 @pytest.fixture

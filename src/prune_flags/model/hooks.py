@@ -1,4 +1,5 @@
-"""The `__post_init__`/`__del__` hooks a cleanup may drop once emptied: those no base can define."""
+"""The hooks a cleanup may drop once emptied (`__post_init__`, `__del__`, a bare `__init__(self)`):
+those no base can define."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from prune_flags.semantic.repository import Repository
 
 
-HOOKS = ("__post_init__", "__del__")  # methods only the runtime calls: emptied, they may go
+HOOKS = ("__post_init__", "__del__", "__init__")  # what the runtime calls: emptied, they may go
 
 
 def droppable_hooks(
@@ -53,11 +54,48 @@ def droppable_hooks(
         for hook in hooks:
             if _inherits(repository, node, hook):
                 continue
+            if hook == "__init__":
+                # `def __init__(self): pass` is object's own: any call of it, `super().__init__()`
+                # included, does the same without it; unless a decorator builds one in its place
+                # (a dataclass) or a subclass's other base would then be initialised instead.
+                initializer = next(
+                    s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == hook
+                )
+                if (
+                    _bare(initializer)
+                    and not node.decorator_list
+                    and _single_based(repository, node)
+                ):
+                    found.add(f"{dotted}.{hook}")
+                continue
             # `super().__post_init__()` reaches the class's hook only from a class derived from it.
             derived = with_subclasses(repository, frozenset([node.name])) != {node.name}
             if not _hook_named_elsewhere(repository, hook, derived):
                 found.add(f"{dotted}.{hook}")
     return frozenset(found)
+
+
+def _bare(function: ast.FunctionDef) -> bool:
+    """`def __init__(self)`: no parameter but self, no decorator."""
+    arguments = function.args
+    return (
+        not function.decorator_list
+        and not arguments.posonlyargs
+        and len(arguments.args) == 1
+        and not (arguments.vararg or arguments.kwonlyargs or arguments.kwarg)
+    )
+
+
+def _single_based(repository: Repository, node: ast.ClassDef) -> bool:
+    """Whether every class derived from this one has one base: in a class of several bases, the
+    method resolution order could reach another base's `__init__` once this one's is gone."""
+    derived = with_subclasses(repository, frozenset([node.name])) - {node.name}
+    for path in repository.mentioning(frozenset(derived)) if derived else []:
+        tree = repository.tree(path, repository.text(path))
+        for other in ast.walk(tree) if tree is not None else ():
+            if isinstance(other, ast.ClassDef) and other.name in derived and len(other.bases) != 1:
+                return False
+    return True
 
 
 def _hook_named_elsewhere(repository: Repository, hook: str, through_super: bool) -> bool:
