@@ -6,6 +6,7 @@ The engine builds these without importing LibCST (see `warm`); only the passes r
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -108,6 +109,11 @@ class RewriteContext:
     unreachable_outside_functions: bool = False
     inlined: list[tuple[int, int, str]] = field(default_factory=list)  # (line, column, flag)
     inlined_helpers: set[str] = field(default_factory=set)  # the qualnames of the helpers inlined
+    # `inlined` by position, each with its index there, made again once it grew: what the
+    # questions below bisect, so that a file's many folds ask them in log time each.
+    _by_position: list[tuple[int, int, int, str]] = field(
+        default_factory=list, repr=False, compare=False
+    )
 
     def acted_on(self) -> frozenset[str]:
         """Every name whose mention makes a line relevant to the passes."""
@@ -172,16 +178,32 @@ class RewriteContext:
 
     def flags_within(self, span: CodeRange) -> list[str]:
         """The flags inlined inside `span`, in order of appearance."""
-        start, end = (span.start.line, span.start.column), (span.end.line, span.end.column)
-        found = [flag for line, column, flag in self.inlined if start <= (line, column) < end]
-        return list(dict.fromkeys(found))
+        ordered = self._positions()
+        first = bisect_left(ordered, (span.start.line, span.start.column))
+        last = bisect_left(ordered, (span.end.line, span.end.column))
+        inside = sorted(ordered[first:last], key=lambda entry: entry[2])  # in order of appearance
+        return list(dict.fromkeys(flag for *_, flag in inside))
 
     def flag_near(self, line: int) -> str:
-        """The flag a change at `line` is due to: the nearest inlining at or above it."""
-        above = [(at, flag) for at, _, flag in self.inlined if at <= line]
-        if above:
-            return max(above)[1]
-        return next(iter(self.flags), "")
+        """The flag a change at `line` is due to: the nearest inlining at or above it (the
+        greatest flag name of those on that line)."""
+        ordered = self._positions()
+        index = bisect_left(ordered, (line + 1,))
+        if not index:
+            return next(iter(self.flags), "")
+        nearest, flags = ordered[index - 1][0], []
+        while index and ordered[index - 1][0] == nearest:
+            index -= 1
+            flags.append(ordered[index][3])
+        return max(flags)
+
+    def _positions(self) -> list[tuple[int, int, int, str]]:
+        if len(self._by_position) != len(self.inlined):
+            self._by_position = sorted(
+                (line, column, index, flag)
+                for index, (line, column, flag) in enumerate(self.inlined)
+            )
+        return self._by_position
 
     def flag_changed_within(self, span: CodeRange) -> str:
         """The flag of the first change recorded inside `span`: what emptied a body there. Without

@@ -27,7 +27,11 @@ from prune_flags.source.parsing import parse_ast
 from prune_flags.source.words import lines_naming
 from prune_flags.syntax.lines import LineMap
 from prune_flags.syntax.options import spells_option
-from prune_flags.syntax.statements import nested_blocks, statements_holding
+from prune_flags.syntax.statements import (
+    nested_blocks,
+    statements_holding,
+    statements_holding_sorted,
+)
 from prune_flags.syntax.templates import module_writers
 
 
@@ -277,11 +281,15 @@ def _carriers(
 
 def _assignments(body: list[ast.stmt], lines: frozenset[int]) -> Iterator[ast.Assign]:
     """The assignments among the statements holding one of the lines, in blocks at any depth."""
-    for _, _, statement in statements_holding(body, lines):
+    return _assignments_at(body, sorted(lines))
+
+
+def _assignments_at(body: list[ast.stmt], ordered: list[int]) -> Iterator[ast.Assign]:
+    for _, _, statement in statements_holding_sorted(body, ordered):
         if isinstance(statement, ast.Assign):
             yield statement
         for block in nested_blocks(statement):
-            yield from _assignments(block, lines)
+            yield from _assignments_at(block, ordered)
 
 
 @functools.lru_cache(maxsize=16)

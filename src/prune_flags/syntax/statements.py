@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 KEEP_PRAGMA = "# prune-flags: keep"
 
@@ -58,7 +58,13 @@ def statements_holding(
 ) -> Iterator[tuple[int, int, ast.stmt]]:
     """The statements of a body (a module's, a class's) that hold one of the lines, with their
     spans."""
-    ordered = sorted(lines)
+    return statements_holding_sorted(body, sorted(lines))
+
+
+def statements_holding_sorted(
+    body: list[ast.stmt], ordered: Sequence[int]
+) -> Iterator[tuple[int, int, ast.stmt]]:
+    """statements_holding for lines already in order: a walk into nested blocks sorts them once."""
     for start, end, statement in statement_spans(body):
         index = bisect.bisect_left(ordered, start)
         if index < len(ordered) and ordered[index] <= end:
