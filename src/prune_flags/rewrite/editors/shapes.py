@@ -108,7 +108,13 @@ def without_element(elements: Sequence[Element], index: int) -> list[Element]:
     so a trailing comma (and the line break before the closing bracket) stays as it was."""
     kept = [element for position, element in enumerate(elements) if position != index]
     if index == len(elements) - 1 and kept:
-        kept[-1] = kept[-1].with_changes(comma=_last_comma(kept[-1].comma, elements[index].comma))
+        dropped = elements[index]
+        kept[-1] = kept[-1].with_changes(comma=_last_comma(kept[-1].comma, dropped.comma))
+        # An argument's or parameter's own space after it holds the line break before the closing
+        # bracket when it has no trailing comma: it moves to the new last one with the comma.
+        for space in ("whitespace_after_arg", "whitespace_after_param"):
+            if hasattr(dropped, space) and not isinstance(dropped.comma, cst.Comma):
+                kept[-1] = kept[-1].with_changes(**{space: getattr(dropped, space)})
     return kept
 
 
