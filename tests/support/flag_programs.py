@@ -393,6 +393,20 @@ def or_over_operands(draw, builder: Builder, where: Where, depth: int) -> Expr:
     return Expr(f"{left.at(OR)} or {right.at(OR + 1)}", OR)
 
 
+@expression_idiom(compound=True)
+def all_or_any_display(draw, builder: Builder, where: Where, depth: int) -> Expr:
+    """`all([FAST, x > 1])`, `any((log(...), not self.fast))`: a builtin over a literal list or
+    tuple of operands, flags among them; the display runs every element before the call."""
+    elements = [sub(draw, builder, where, depth).text for _ in range(draw(st.integers(1, 3)))]
+    if draw(st.booleans()):
+        elements.insert(
+            draw(st.integers(0, len(elements))), draw(flag_read(builder, where, depth)).text
+        )
+    name = draw(st.sampled_from(["all", "any"]))
+    opening, closing = draw(st.sampled_from([("[", "]"), ("(", ",)")]))
+    return Expr(f"{name}({opening}{', '.join(elements)}{closing})", ATOM)
+
+
 @st.composite
 def plain_condition(draw, builder: Builder, where: Where) -> Expr:
     """A condition that is not a flag: a parameter test or a logged call, maybe negated."""

@@ -273,4 +273,44 @@ class SimplifyBooleans(ExpressionEditor):
         result = builtin_result(updated_node)
         if result is not UNKNOWN and self._touched(original_node):
             return constant_node(result)
+        if self._touched(original_node):
+            folded = _all_or_any(updated_node, id(original_node) in self._boolean_context)
+            if folded is not None:
+                return folded
         return super().leave_Call(original_node, updated_node)
+
+
+def _all_or_any(call: cst.Call, boolean_context: bool) -> cst.BaseExpression | None:
+    """`all([...])`/`any([...])` over a literal list or tuple holding constants. The display is
+    built whole before the call looks at it, so every element runs: a constant that decides the
+    result decides it only when the other elements have no effects, and the constants that do
+    not decide it go (`all([True, ready])` is `all([ready])`, in a test just `ready`)."""
+    if not isinstance(call.func, cst.Name) or call.func.value not in ("all", "any"):
+        return None
+    if len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
+        return None
+    display = call.args[0].value
+    if not isinstance(display, (cst.List, cst.Tuple)) or any(
+        isinstance(element, cst.StarredElement) for element in display.elements
+    ):
+        return None
+    deciding = call.func.value == "any"  # the truth that decides: any True, all False
+    truths = [truthiness(element.value) for element in display.elements]
+    if deciding in truths and all(
+        truth is not None or is_pure(element.value)
+        for truth, element in zip(truths, display.elements)
+    ):
+        return bool_node(deciding)
+    kept = [element for truth, element in zip(truths, display.elements) if truth is None]
+    if len(kept) == len(display.elements) or deciding in truths:
+        return None
+    if not kept:
+        return bool_node(not deciding)
+    if len(kept) == 1 and boolean_context:
+        return _bare(kept[0].value)
+    last = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    keeps_tuple = isinstance(display, cst.Tuple) and len(kept) == 1
+    elements = [*kept[:-1], kept[-1] if keeps_tuple else last]
+    return call.with_changes(
+        args=[call.args[0].with_changes(value=display.with_changes(elements=elements))]
+    )
