@@ -17,6 +17,7 @@ from prune_flags.engine.formatting import (
     Formatting,
     detect_formatting,
     format_lines,
+    formats_as,
     load_black_settings,
 )
 from prune_flags.engine.line_ranges import changed_line_ranges, touched_line_ranges
@@ -769,13 +770,24 @@ def test_a_ruff_lint_hook_alone_is_no_formatter(tmp_path: Path) -> None:
         ("pyproject.toml", "[tool.ruff]\nline-length = 100\n[tool.ruff.lint]\nselect = ['F']\n"),
     ],
 )
-def test_ruff_settings_for_its_linter_alone_are_no_formatter(
+def test_ruff_settings_for_its_linter_alone_format_only_files_in_its_style(
     tmp_path: Path, name: str, text: str
 ) -> None:
-    """A repository that runs only `ruff check` is not formatted: black would rewrite quotes and
-    split calls on every touched line the repository never formatted."""
+    """ruff's settings with nothing showing its formatter runs may be its linter's alone: black
+    would rewrite quotes and split calls on every touched line of a file never formatted. Only
+    a file already in the style is formatted (formats_as); `format = "black"` formats all."""
     (tmp_path / name).write_text(text)
-    assert detect_formatting(tmp_path) == Formatting(None)
+    assert detect_formatting(tmp_path) == Formatting(
+        BlackSettings(line_length=100, configured=True, if_formatted=True)
+    )
+    assert detect_formatting(tmp_path, "black").settings == BlackSettings()
+
+
+def test_a_file_is_in_a_style_when_black_leaves_it_as_it_is() -> None:
+    settings = BlackSettings(line_length=100)
+    assert formats_as('x = {"a": 1}\n', settings)
+    assert not formats_as("x = {'a':1}\n", settings)
+    assert not formats_as("x = (\n", settings)  # what black cannot read is in no style
 
 
 @pytest.mark.parametrize(

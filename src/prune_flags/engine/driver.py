@@ -329,8 +329,10 @@ def _finish(black: BlackSettings | None, source: SourceFile, text: str) -> str:
         return ""  # a module the cleanup emptied is an empty file, as black leaves one
     if black is None:
         return text
-    from prune_flags.engine.formatting import format_lines
+    from prune_flags.engine.formatting import format_lines, formats_as
     from prune_flags.engine.line_ranges import touched_line_ranges
 
+    if black.if_formatted and not formats_as(source.text, black):
+        return text
     ranges = touched_line_ranges(source.text, text, black.magic_trailing_comma)
     return format_lines(text, ranges, black)

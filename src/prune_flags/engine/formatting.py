@@ -36,6 +36,7 @@ __all__ = [
     "Formatting",
     "detect_formatting",
     "format_lines",
+    "formats_as",
     "load_black_settings",
 ]
 
@@ -50,6 +51,9 @@ class BlackSettings:
     is_pyi: bool = False
     # True when the repository says how it formats (black's or ruff's settings, a pre-commit hook)
     configured: bool = False
+    # Format a file's touched lines only when the file as it was is what these settings write:
+    # ruff's settings with nothing showing that its formatter runs.
+    if_formatted: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,11 +83,17 @@ def detect_formatting(project_root: Path, choice: str = "auto") -> Formatting:
     if settings.configured:
         return Formatting(settings)
     ran = _formatters_run(project_root)
-    ruff = _ruff_formatting(
-        project_root, "ruff" in ran or any(_is_ruff_format(hook) for hook in found)
-    )
+    runs = "ruff" in ran or any(_is_ruff_format(hook) for hook in found)
+    ruff = _ruff_formatting(project_root, runs)
     if ruff is None and "black" in ran:
         return Formatting(replace(settings, configured=True))
+    if ruff is None and choice == "auto":
+        # ruff's settings alone may be its linter's: its style is followed only in the files
+        # already written in it (see formats_as).
+        lint = _ruff_table(project_root)
+        if lint is not None:
+            style, unmatched = _from_ruff(lint[1], lint[0])
+            return Formatting(replace(style, if_formatted=True) if unmatched is None else None)
     if ruff is None:
         return Formatting(settings if choice == "black" else None)
     ruff_settings, unmatched = ruff
@@ -380,6 +390,19 @@ def _blank_lines_outside(text: str, formatted: str, line_ranges: Sequence[tuple[
         else:
             result += new
     return "".join(result)
+
+
+def formats_as(source: str, settings: BlackSettings) -> bool:
+    """Whether black with these settings leaves `source` as it is: the file is written in that
+    style, so formatting the lines a cleanup touched keeps it so."""
+    import black
+
+    try:
+        return black.format_str(source.replace("\r\n", "\n"), mode=_black_mode(settings)) == (
+            source.replace("\r\n", "\n")
+        )
+    except Exception:  # (as in _run_black: a file black cannot read is not in its style)
+        return False
 
 
 def _run_black(
