@@ -18,7 +18,12 @@ from pathlib import Path
 import pytest
 
 import prune_flags.rewrite.file
-from prune_flags.engine.formatting import BlackSettings, detect_formatting, format_lines
+from prune_flags.engine.formatting import (
+    BlackSettings,
+    detect_formatting,
+    format_lines,
+    formats_as,
+)
 from prune_flags.rewrite.editors.statements import BodyEditor
 from prune_flags.rewrite.view import View
 from tests.support import (
@@ -55,7 +60,21 @@ def test_the_view_never_changes_the_result(
 
 
 def black_settings_of(name: str) -> BlackSettings | None:
-    """The black settings a fixture's run formats with; None when it formats nothing."""
+    """The black settings a fixture's run formats with; None when it formats nothing (settings
+    that format only files already in their style, where a file the run changes is not)."""
+    settings = _detected_settings(name)
+    if settings is None or not settings.if_formatted:
+        return settings
+    case = fixture_path(name)
+    before, after = tree_bytes(case / "before"), expected_tree(case)
+    changed = [path for path in after if path.endswith(".py") and before.get(path) != after[path]]
+    in_style = all(
+        formats_as(before[path].decode(), settings) for path in changed if path in before
+    )
+    return settings if in_style else None
+
+
+def _detected_settings(name: str) -> BlackSettings | None:
     case = fixture_path(name)
     args, _ = case_options(case)
     if "--no-format" in args:
@@ -92,6 +111,8 @@ def test_fixtures_formatting_with_black_exist() -> None:
     assert "core_black_stable_fstring_return" in FORMATTED and "core_no_format" not in FORMATTED
     assert {"core_format_pre_commit_black", "core_format_ruff_toml"} <= set(FORMATTED)
     assert "core_format_ruff_single_quotes" not in FORMATTED
+    assert "core_format_ruff_lint_only_formatted_file" in FORMATTED
+    assert "core_format_ruff_lint_only" not in FORMATTED
 
 
 @pytest.mark.parametrize("name", FORMATTED)
