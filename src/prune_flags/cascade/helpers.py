@@ -5,6 +5,7 @@ how each file spells their calls, for rewrite/passes/helpers.py to inline them."
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -150,9 +151,13 @@ def _flag_of_definitions(
         else {}
     )
 
+    by_line = sorted((change.line, index) for index, change in enumerate(flagged))
+
     def flag_of(dotted: str) -> str:
         start, end = spans.get(dotted, (0, -1))
-        inside = (change.flag for change in flagged if start <= change.line <= end)
-        return next(inside, flagged[0].flag if flagged else "")
+        inside = by_line[bisect_left(by_line, (start,)) : bisect_left(by_line, (end + 1,))]
+        if inside:  # (the first recorded of those within its lines)
+            return flagged[min(index for _, index in inside)].flag
+        return flagged[0].flag if flagged else ""
 
     return flag_of

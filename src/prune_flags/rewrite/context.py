@@ -6,7 +6,7 @@ The engine builds these without importing LibCST (see `warm`); only the passes r
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, insort
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -109,11 +109,14 @@ class RewriteContext:
     unreachable_outside_functions: bool = False
     inlined: list[tuple[int, int, str]] = field(default_factory=list)  # (line, column, flag)
     inlined_helpers: set[str] = field(default_factory=set)  # the qualnames of the helpers inlined
-    # `inlined` by position, each with its index there, made again once it grew: what the
-    # questions below bisect, so that a file's many folds ask them in log time each.
+    # `inlined` by position, each with its index there, kept up as it grows: what the questions
+    # below bisect, so that a file's many folds ask them in log time each.
     _by_position: list[tuple[int, int, int, str]] = field(
         default_factory=list, repr=False, compare=False
     )
+    _positions_of: list[tuple[int, int, str]] | None = field(
+        default=None, repr=False, compare=False
+    )  # the `inlined` list _by_position was made from
 
     def acted_on(self) -> frozenset[str]:
         """Every name whose mention makes a line relevant to the passes."""
@@ -198,11 +201,14 @@ class RewriteContext:
         return max(flags)
 
     def _positions(self) -> list[tuple[int, int, int, str]]:
-        if len(self._by_position) != len(self.inlined):
-            self._by_position = sorted(
-                (line, column, index, flag)
-                for index, (line, column, flag) in enumerate(self.inlined)
-            )
+        # Inlinings come while the questions are asked: each new one is put in its place (most
+        # come in order, at the end), never the whole list sorted again.
+        if self._positions_of is not self.inlined or len(self._by_position) > len(self.inlined):
+            # A copy of the context (replace) with inlinings of its own starts over.
+            self._by_position, self._positions_of = [], self.inlined
+        for index in range(len(self._by_position), len(self.inlined)):
+            line, column, flag = self.inlined[index]
+            insort(self._by_position, (line, column, index, flag))
         return self._by_position
 
     def flag_changed_within(self, span: CodeRange) -> str:
