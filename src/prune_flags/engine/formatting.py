@@ -71,8 +71,10 @@ def detect_formatting(project_root: Path, choice: str = "auto") -> Formatting:
 
     black's own settings come first: a black hook in the pre-commit config (its args on top of
     `[tool.black]`, as on black's command line), else `[tool.black]`. Else ruff's formatter, when
-    the repository has ruff settings or a `ruff-format` hook. Under "auto" nothing else formats;
-    "black" formats everywhere, with black's defaults where the repository says nothing."""
+    something shows it runs (a `ruff-format` hook, a `[format]` table, a CI step), else black run
+    by a CI step. Under "auto", ruff's settings alone format only files already in their style,
+    and nothing else formats; "black" formats everywhere, with black's defaults where the
+    repository says nothing."""
     if choice == "none":
         return Formatting(None)
     found = hooks(project_root / CONFIG_NAME)
@@ -83,20 +85,22 @@ def detect_formatting(project_root: Path, choice: str = "auto") -> Formatting:
     if settings.configured:
         return Formatting(settings)
     ran = _formatters_run(project_root)
-    runs = "ruff" in ran or any(_is_ruff_format(hook) for hook in found)
-    ruff = _ruff_formatting(project_root, runs)
-    if ruff is None and "black" in ran:
-        return Formatting(replace(settings, configured=True))
-    if ruff is None and choice == "auto":
+    ruff = _ruff_table(project_root)
+    if not (
+        "ruff" in ran
+        or any(_is_ruff_format(hook) for hook in found)
+        or (ruff is not None and isinstance(ruff[1].get("format"), dict))
+    ):
+        if "black" in ran:
+            return Formatting(replace(settings, configured=True))
+        if ruff is None or choice == "black":
+            return Formatting(settings if choice == "black" else None)
         # ruff's settings alone may be its linter's: its style is followed only in the files
         # already written in it (see formats_as).
-        lint = _ruff_table(project_root)
-        if lint is not None:
-            style, unmatched = _from_ruff(lint[1], lint[0])
-            return Formatting(replace(style, if_formatted=True) if unmatched is None else None)
-    if ruff is None:
-        return Formatting(settings if choice == "black" else None)
-    ruff_settings, unmatched = ruff
+        style, unmatched = _from_ruff(ruff[1], ruff[0])
+        return Formatting(replace(style, if_formatted=True) if unmatched is None else None)
+    source, table = ruff or (CONFIG_NAME, {})  # (a hook or CI step alone: ruff's defaults)
+    ruff_settings, unmatched = _from_ruff(table, source)
     if unmatched is None:
         return Formatting(ruff_settings)
     if choice == "black":
@@ -233,17 +237,6 @@ def _formatters_run(project_root: Path) -> frozenset[str]:
     return frozenset(
         name for name, run in _FORMATTER_RUNS.items() if any(run.search(line) for line in lines)
     )
-
-
-def _ruff_formatting(project_root: Path, runs: bool) -> tuple[BlackSettings, str | None] | None:
-    """The black settings ruff format's settings map to, and why they cannot stand for them when
-    they cannot; None when nothing shows the repository runs ruff's formatter (a hook, a CI step,
-    a `[format]` table in its settings)."""
-    found = _ruff_table(project_root)
-    if not runs and (found is None or not isinstance(found[1].get("format"), dict)):
-        return None
-    source, table = found or (CONFIG_NAME, {})
-    return _from_ruff(table, source)
 
 
 def _ruff_table(project_root: Path) -> tuple[str, Mapping[str, Any]] | None:
@@ -397,10 +390,9 @@ def formats_as(source: str, settings: BlackSettings) -> bool:
     style, so formatting the lines a cleanup touched keeps it so."""
     import black
 
+    text = source.replace("\r\n", "\n")
     try:
-        return black.format_str(source.replace("\r\n", "\n"), mode=_black_mode(settings)) == (
-            source.replace("\r\n", "\n")
-        )
+        return black.format_str(text, mode=_black_mode(settings)) == text
     except Exception:  # (as in _run_black: a file black cannot read is not in its style)
         return False
 

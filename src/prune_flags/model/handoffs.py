@@ -11,16 +11,10 @@ from typing import TYPE_CHECKING
 from prune_flags.semantic.calls import scan_calls
 from prune_flags.semantic.facts import Site, Write
 from prune_flags.semantic.trees import calls_in
+from prune_flags.syntax.expressions import last_name
 
 if TYPE_CHECKING:
     from prune_flags.semantic.repository import Repository
-
-
-def spelled(value: ast.expr) -> str | None:
-    """The last name an expression spells, `CodeGenerator` of `compiler.CodeGenerator`."""
-    if isinstance(value, ast.Name):
-        return value.id
-    return value.attr if isinstance(value, ast.Attribute) else None
 
 
 @dataclass(frozen=True)
@@ -40,26 +34,29 @@ def handed_on(repository: Repository, parameter: Write, names: frozenset[str]) -
     of the repository that calls the parameter receiving it far enough to fill the flag's place,
     itself or with the `*args` its own caller passed: the argument is not seen at a call of the
     flag's function. A function outside the repository is not followed."""
-    assert parameter.position is not None
+    position = parameter.position
+    assert position is not None
     found = []
+    # (the answer for one receiver and way of calling it, asked once however many calls hand on)
+    calling: dict[tuple[str, int, int, int | None], tuple[int, int | None]] = {}
     for path in repository.mentioning(names):
-        tree = repository.tree(path, repository.text(path))
-        for call in ast.walk(tree) if tree is not None else ():
-            if not isinstance(call, ast.Call):
-                continue
-            receiver = spelled(call.func)
+        facts = repository.tree_facts(path, repository.text(path))
+        for receiver, call, _ in facts.calls if facts is not None else ():
             for index, argument in enumerate(call.args):
                 if isinstance(argument, ast.Starred):
                     break
-                if receiver is None or spelled(argument) not in names:
+                if not receiver or last_name(argument) not in names:
                     continue
+                implied = int(isinstance(call.func, ast.Attribute))
                 passed = None if _starred(call) else len(call.args)
-                reach, place = _calling(
-                    repository, receiver, index, call.func, passed, parameter.position
-                )
-                if reach > parameter.position:
-                    site = Site(repository.display(path), call.lineno)
-                    found.append(HandOff(site, receiver, place))
+                key = (receiver, index, implied, passed)
+                if key not in calling:
+                    calling[key] = _calling(repository, *key, position)
+                reach, place = calling[key]
+                if reach > position:
+                    found.append(
+                        HandOff(Site(repository.display(path), call.lineno), receiver, place)
+                    )
     return found
 
 
@@ -74,25 +71,23 @@ def _calling(
     repository: Repository,
     function: str,
     index: int,
-    func: ast.expr,
+    through_attribute: int,
     passed: int | None,
     position: int,
 ) -> tuple[int, int | None]:
     """How far the functions of the repository named `function` call their parameter at `index`
-    of a call (`func(...)` with `passed` positional arguments, None when starred): the most
-    positional arguments they pass it (-1 when none calls it), and the place of the call's own
-    arguments that lands on `position` when one function passes its `*args` on in one call."""
+    of a call (through an attribute or not, with `passed` positional arguments, None when
+    starred): the most positional arguments they pass it (-1 when none calls it), and the place
+    of the call's own arguments that lands on `position` when one function passes its `*args` on
+    in one call."""
     reach, places = -1, list[int | None]()
-    for path in repository.mentioning(frozenset([function])):
-        tree = repository.tree(path, repository.text(path))
-        for node in ast.walk(tree) if tree is not None else ():
+    for tree in repository.trees_naming(function):
+        for node in tree.definitions.get(function, ()):
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            if node.name != function:
                 continue
             positional = [*node.args.posonlyargs, *node.args.args]
             implied = int(
-                isinstance(func, ast.Attribute)
+                bool(through_attribute)
                 and bool(positional)
                 and positional[0].arg in ("self", "cls")
             )
@@ -100,7 +95,7 @@ def _calling(
                 places.append(None)
                 continue
             callee = positional[index + implied].arg
-            inner = scan_calls(calls_in(node), repository.display(path), frozenset([callee]))
+            inner = scan_calls(calls_in(node), "", frozenset([callee]))
             for call in inner:
                 spilled = 0
                 if call.forwarder is not None:

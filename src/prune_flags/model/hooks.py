@@ -45,27 +45,21 @@ def droppable_hooks(
     found = set()
     for dotted, node in classes.items():
         hooks = [
-            s.name
+            s
             for s in node.body
             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
             and s.name in HOOKS
             and folding(s)
         ]
-        for hook in hooks:
+        for method in hooks:
+            hook = method.name
             if _inherits(repository, node, hook):
                 continue
             if hook == "__init__":
                 # `def __init__(self): pass` is object's own: any call of it, `super().__init__()`
                 # included, does the same without it; unless a decorator builds one in its place
                 # (a dataclass) or a subclass's other base would then be initialised instead.
-                initializer = next(
-                    s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == hook
-                )
-                if (
-                    _bare(initializer)
-                    and not node.decorator_list
-                    and _single_based(repository, node)
-                ):
+                if _bare(method) and not node.decorator_list and _single_based(repository, node):
                     found.add(f"{dotted}.{hook}")
                 continue
             # `super().__post_init__()` reaches the class's hook only from a class derived from it.
@@ -75,11 +69,12 @@ def droppable_hooks(
     return frozenset(found)
 
 
-def _bare(function: ast.FunctionDef) -> bool:
-    """`def __init__(self)`: no parameter but self, no decorator."""
+def _bare(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`def __init__(self)`: no parameter but self, no decorator, not async."""
     arguments = function.args
     return (
-        not function.decorator_list
+        isinstance(function, ast.FunctionDef)
+        and not function.decorator_list
         and not arguments.posonlyargs
         and len(arguments.args) == 1
         and not (arguments.vararg or arguments.kwonlyargs or arguments.kwarg)
@@ -138,17 +133,18 @@ def _inherits(repository: Repository, node: ast.ClassDef, hook: str) -> bool:
         return True
     return any(
         step.flaws & {UNDEFINED, KEYWORDS, DOTTED_BASE}
-        or any(_binds_hook(definition, hook) for definition in step.definitions)
+        or any(class_binds(definition, hook) for definition in step.definitions)
         for step in ancestry(
             [base_name(base) for base in node.bases], partial(class_statements, repository)
         )
     )
 
 
-def _binds_hook(node: ast.ClassDef, hook: str) -> bool:
+def class_binds(node: ast.ClassDef, name: str) -> bool:
+    """Whether a class statement's body binds the name: a method, or an assignment's target."""
     return any(
         isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign, ast.AnnAssign))
-        and hook in _bound(s)
+        and name in _bound(s)
         for s in node.body
     )
 

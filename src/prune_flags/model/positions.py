@@ -8,7 +8,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from prune_flags.config import Flag
-from prune_flags.model.handoffs import HandOff, handed_on, spelled
+from prune_flags.model.handoffs import HandOff, handed_on
+from prune_flags.model.hooks import class_binds
 from prune_flags.semantic.calls import parameter_places, scan_calls
 from prune_flags.semantic.classes import with_subclasses
 from prune_flags.semantic.facts import (
@@ -19,7 +20,7 @@ from prune_flags.semantic.facts import (
     Write,
 )
 from prune_flags.semantic.trees import calls_in
-from prune_flags.syntax.expressions import ast_dotted
+from prune_flags.syntax.expressions import ast_dotted, last_name
 from prune_flags.vocabulary import WriteKind
 
 if TYPE_CHECKING:
@@ -94,11 +95,7 @@ def positional_passes(
             argument = passed[id(call)]
             assert argument is not None
             positions[call.callee] = positions[owner] = (parameter.position, parameter.method)
-            arguments.append(
-                Write(
-                    Site(call.site.path, argument.line), WriteKind.ARGUMENT, argument.value, owner
-                )
-            )
+            arguments.append(_argument_write(call, argument, owner))
         own = [call for call in calls if call.callee == owner]
         for call in own:
             offset = 1 if parameter.method and call.through_attribute else 0
@@ -113,14 +110,7 @@ def positional_passes(
                 )
                 continue
             positions[parameter.owner] = (parameter.position, parameter.method)
-            arguments.append(
-                Write(
-                    Site(call.site.path, argument.line),
-                    WriteKind.ARGUMENT,
-                    argument.value,
-                    parameter.owner,
-                )
-            )
+            arguments.append(_argument_write(call, argument, parameter.owner))
         problems += _subclass_passes(repository, parameter)
         for receiver, hand_offs in _by_receiver(
             handed_on(repository, parameter, constructed | frozenset(aliases))
@@ -147,15 +137,13 @@ def positional_passes(
                     ]
                     continue
                 positions[receiver] = (place, False)
-                arguments.append(
-                    Write(
-                        Site(call.site.path, argument.line),
-                        WriteKind.ARGUMENT,
-                        argument.value,
-                        owner,
-                    )
-                )
+                arguments.append(_argument_write(call, argument, owner))
     return problems, arguments, positions
+
+
+def _argument_write(call: CallSite, argument: Argument, owner: str) -> Write:
+    """The write an argument that goes with the flag's parameter makes (removed at its call)."""
+    return Write(Site(call.site.path, argument.line), WriteKind.ARGUMENT, argument.value, owner)
 
 
 def _by_receiver(hand_offs: list[HandOff]) -> dict[str, list[HandOff]]:
@@ -175,7 +163,7 @@ def _aliases(repository: Repository, name: str) -> dict[str, Site]:
         for node in ast.walk(tree) if tree is not None else ():
             if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
                 continue
-            if spelled(node.value) != name:
+            if last_name(node.value) != name:
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
@@ -197,7 +185,7 @@ def _bound_only_to(repository: Repository, alias: str, names: frozenset[str]) ->
             for node in nodes
             if isinstance(node, (ast.Assign, ast.AnnAssign))
             and node.value is not None
-            and spelled(node.value) in names
+            and last_name(node.value) in names
             for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
         }
         for node in nodes:
@@ -239,21 +227,13 @@ def _constructed_as(repository: Repository, parameter: Write) -> frozenset[str]:
             if (
                 node.name not in names
                 and len(node.bases) == 1
-                and spelled(node.bases[0]) in names
-                and not any({"__init__", "__new__"} & _defined(s) for s in node.body)
+                and last_name(node.bases[0]) in names
+                and not class_binds(node, "__init__")
+                and not class_binds(node, "__new__")
             ):
                 names.add(node.name)
                 grown = True
     return frozenset(names)
-
-
-def _defined(statement: ast.stmt) -> set[str]:
-    """The names a class-body statement binds: a function's, or an assignment's plain targets."""
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return {statement.name}
-    if isinstance(statement, ast.Assign):
-        return {t.id for t in statement.targets if isinstance(t, ast.Name)}
-    return set()
 
 
 def _subclass_passes(repository: Repository, parameter: Write) -> list[str]:

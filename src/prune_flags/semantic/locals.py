@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from prune_flags.semantic.bindings import body_bindings
 from prune_flags.semantic.trees import tree_names
+from prune_flags.syntax.expressions import last_name
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Calls that read the calling function's locals by name, so that no local of it may go: `vars()`
@@ -67,10 +68,4 @@ def _reads_namespace(node: ast.AST) -> bool:
 
 
 def _reads_frame(node: ast.AST) -> bool:
-    return isinstance(node, (ast.Name, ast.Attribute)) and _last_name(node) in _FRAME_READS
-
-
-def _last_name(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    return node.attr if isinstance(node, ast.Attribute) else ""
+    return isinstance(node, (ast.Name, ast.Attribute)) and last_name(node) in _FRAME_READS

@@ -19,6 +19,14 @@ def ast_dotted(node: ast.expr) -> str:
     return ".".join(reversed(parts))
 
 
+def last_name(node: ast.expr) -> str:
+    """The last name a name or attribute spells (`CodeGenerator` of `compiler.CodeGenerator`);
+    "" for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else ""
+
+
 ENVIRON = ("os.environ", "environ")
 
 
