@@ -76,6 +76,8 @@ AT_CONFIGURED_VALUE = {
         ("export/records.py", "compact_ids=False):", "compact_ids=True):")
     ],
     "idiom_param_kwargs_forwarded": [("codec/api.py", "compact_ids=True)", "compact_ids=False)")],
+    # A keyword taken out of `**options` by the flag's definition is the flag's.
+    "core_definition_consumes_its_keyword": [("main.py", "compact=True)", "compact=False)")],
     "core_positional_last_argument": [
         ("search/api.py", "search(query, True)", "search(query, False)")
     ],
@@ -252,7 +254,10 @@ def test_each_overridden_write_is_in_the_report_explain_and_on_stderr(
     [
         ('features.get("use_v2", False)', True),  # a parameter read as a receiver: a source
         ('features["use_v2"]', True),
-        ('kwargs.get("use_v2", False)', False),  # `**kwargs` may hold the flag's own keyword
+        # `**kwargs` looked up by the flag's name: where its keyword is taken (no call passes it)
+        ('kwargs.get("use_v2", False)', True),
+        ('kwargs.pop("use_v2", False)', True),
+        ('kwargs.get("mode") == "v2"', False),  # another key: what the callers pass
         ("enabled", False),  # a parameter's value: what the callers pass
         ("bool(features)", False),
     ],

@@ -128,6 +128,9 @@ class Builder:
 # The comment marking the module flag's definition inside a `try` (the guarded_definition idiom),
 # which Program.decided gives the configured value too.
 GUARDED = "  # guarded"
+# The consumed_definition idiom's lookup: the module flag's definition takes its entry out of a
+# table, which Program.decided keeps doing.
+CONSUMED = "TABLE.pop"
 # Where each flag is defined: its definition line starts so (module constant, field, class
 # attribute).
 DEFINITIONS: dict[str, str] = {MODULE_FLAG: f"{MODULE_FLAG} = ",
@@ -220,9 +223,10 @@ class Program:
             for name, start in DEFINITIONS.items():
                 if name in self.flags and line.startswith(start):
                     comment = line.partition("  #")[2]
-                    lines[index] = f"{start}{self.flags[name]!r}" + (
-                        f"  #{comment}" if comment else ""
-                    )
+                    value = repr(self.flags[name])
+                    if CONSUMED in line:  # what it takes out stays taken
+                        value = f"({line[len(start):]}, {value})[1]"
+                    lines[index] = f"{start}{value}" + (f"  #{comment}" if comment else "")
             if MODULE_FLAG in self.flags and line.endswith(GUARDED):
                 lines[index] = f"    {MODULE_FLAG} = {self.flags[MODULE_FLAG]!r}{GUARDED}"
             if PARAM_FLAG in self.flags:
@@ -1198,6 +1202,7 @@ PROGRAM_IDIOMS = (
 )
 # The container_flag idiom's flag, fixed at a list, dict or frozenset (of ints: their hashes,
 # and so a frozenset's order, are the same in every run), and the statements of `chosen(x)` that
+    "consumed_definition",
 # read it: all but the last two use it up; those hand it on, which refuses the flag.
 CONTAINER_FLAG = "CHOICES"
 CONTAINER_VALUES = ([1, 2], [], [3, "a", None], {1: "one", 3: (2,)}, frozenset({0, 2}), frozenset())
@@ -1300,6 +1305,13 @@ def programs(
     methods: list[str] = []
     if FIELD_FLAG in flags or CLASS_FLAG in flags:
         for index in range(draw(st.integers(1, 2))):
+        elif "consumed_definition" in enabled and draw(st.booleans()):
+            # Taken out of a table (`FAST = TABLE.pop("fast_path", ...)`): the definition goes, the
+            # entry stays taken, which `table_left` shows.
+            lines += ["", f"TABLE = {{'fast_path': {defined[MODULE_FLAG]!r}, 'spare': 1}}"]
+            lines += [f"{MODULE_FLAG} = {CONSUMED}('fast_path', {defined[MODULE_FLAG]!r})"]
+            builder.folding += ["", "", "def table_left(x):", "    return (sorted(TABLE), x)"]
+            builder.idioms.add("consumed_definition")
             methods += ["", f"    def run{index}(self, x):", "        y = 0"]
             methods += draw(blocks(builder, Where(True, False, 0), " " * 8, most=2))
             methods += ["        return y"]
@@ -1356,6 +1368,8 @@ def programs(
         lines[1:1] = ["", SETTER]
     if "library_keyword" in builder.idioms:
         lines[0:0] = ["import json", ""]
+    if "consumed_definition" in builder.idioms:
+        entries.append("table_left")
     # An unrelated class with a same-named attribute of another value: the flag is scoped to
     # Node's by a qualified key (README: Qualified keys), and Twin's reads keep their value.
     scoped: frozenset[str] = frozenset()

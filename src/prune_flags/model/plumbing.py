@@ -84,6 +84,8 @@ def plumbing(
         if w.kind == WriteKind.CLASS and (not strict or same_value(w.value, flag.value))
     )
     owners = {write.owner for write in flagged} | fields
+    takers = _keyword_takers(repository, facts)
+    owners |= takers
     if owners:
         owners.add("__init__")  # `super().__init__(flag=...)` inside a subclass reaches one of them
     owners.discard("")
@@ -98,7 +100,7 @@ def plumbing(
     functions = frozenset((write.site.path, write.scope) for write in flagged if write.scope)
     problems, arguments, positions = positional_passes(repository, flag, flagged, strict)
     keywords = _keywords_to_go(
-        repository, flag, facts, frozenset(owners), fields | forwarders | {"__init__"}
+        repository, flag, facts, frozenset(owners), fields | forwarders | takers | {"__init__"}
     )
     overridden = (
         []
@@ -123,6 +125,18 @@ def plumbing(
         removed,
         tuple(problems),
         tuple(unlinked),
+    )
+
+
+def _keyword_takers(repository: Repository, facts: NameFacts) -> frozenset[str]:
+    """The classes whose `__init__` takes the flag's keyword out of its `**kwargs` (Write.
+    takes_keyword): a keyword of the flag at a call of one reaches the flag. A call is matched by
+    its last name, so only a class no other definition in the repository shares a name with."""
+    classes = {write.owner for write in facts.writes if write.takes_keyword and write.owner}
+    return frozenset(
+        name
+        for name in classes
+        if sum(len(tree.definitions.get(name, ())) for tree in repository.trees_naming(name)) == 1
     )
 
 

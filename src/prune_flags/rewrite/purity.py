@@ -97,3 +97,43 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
+
+
+# Calls that take something out of what they act on: `options.pop("fast", False)` removes the
+# entry the rest of the program would otherwise see (`super().__init__(**options)`), `next(it)`
+# an item of the iterator.
+_CONSUMING_METHODS: Final = frozenset({"pop", "popitem", "popleft", "setdefault"})
+# Where a part of an expression runs only under a condition, or not when the expression does.
+_CONDITIONAL: Final = (
+    cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.ListComp, cst.SetComp, cst.GeneratorExp,
+    cst.DictComp,
+)  # fmt: skip
+
+
+def _consumes(node: cst.CSTNode) -> bool:
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    return (isinstance(func, cst.Attribute) and func.attr.value in _CONSUMING_METHODS) or (
+        isinstance(func, cst.Name) and func.value == "next"
+    )
+
+
+def consuming_calls(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What of a definition's value must still run once the definition goes: the calls in it that
+    take something out of what they act on (`options.pop("fast", False)`, outermost ones, in the
+    order they run), or the whole value where one of them runs only under a condition
+    (`legacy and options.pop("fast")`). Reading a config, the environment or the interpreter is
+    how the flag was defined and goes with it; consuming is an effect the program still needs."""
+    found: list[cst.BaseExpression] = []
+
+    def visit(node: cst.CSTNode, conditional: bool) -> bool:
+        if _consumes(node):
+            if conditional:
+                return False
+            found.append(cast(cst.BaseExpression, node))
+            return True
+        inner = conditional or isinstance(node, _CONDITIONAL)
+        return all(visit(child, inner) for child in node.children)
+
+    return found if visit(value, False) else [value]

@@ -50,6 +50,9 @@ class Write:
     # The parameters of the functions it is written in that the value carries, each as (function
     # qualified as `scope` is, or "" where it is `*args`/`**kwargs` or bound again; its name).
     parameters: tuple[tuple[str, str], ...] = ()
+    # A field `__init__` computes by looking the flag's own name up in its `**kwargs`
+    # (`self.fast = options.pop("fast", False)`): the class takes the flag's keyword there.
+    takes_keyword: bool = False
 
     @property
     def from_parameter(self) -> bool:

@@ -44,6 +44,25 @@ class Calls(ScanState):
                 ObjectRead(self._site(node), ast.unparse(node), declared=True, effects=True)
             )
 
+    def _keyword_taken(self, node: ast.Call) -> bool:
+        """Whether a call looks up a key of an enclosing function's `**kwargs` by a string
+        (`options.pop("fast", False)`, `options.get("fast")`)."""
+        func = node.func
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr in ("pop", "get", "setdefault")
+            and isinstance(func.value, ast.Name)
+            and bool(node.args)
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and any(
+                isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                and scope.args.kwarg is not None
+                and scope.args.kwarg.arg == func.value.id
+                for scope in self._scope_nodes
+            )
+        )
+
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         dotted = ast_dotted(func)
@@ -53,6 +72,10 @@ class Calls(ScanState):
             and self._elsewhere(node.args[0])
         ):
             self._elsewhere_names.add(id(node.args[1]))
+        if self._keyword_taken(node):
+            # `options.pop("fast", False)` of `**options`: the key is the keyword a caller passes,
+            # which the function takes there; no name of an attribute
+            self._variable_names.add(id(node.args[0]))
         self._effectful_lookup(node, dotted, self._template_reads(node))
         if dotted.rsplit(".", 1)[-1] not in TYPE_DECLARATIONS:
             self._table_places.update(

@@ -41,8 +41,11 @@ class Writes(ScanState):
                     value,
                     owner,
                     carried_from=carried or computed,
-                    parameters=self._parameters_read(node, besides=target.attr if computed else ""),
+                    parameters=self._parameters_read(
+                        node, besides=target.attr if computed else "", own=target.attr
+                    ),
                     copies=self._copies(node, target.attr),
+                    takes_keyword=self._takes_keyword(node, target.attr),
                 )
                 self._of(target.attr).writes.append(write)
             self.visit(target.value)
@@ -85,11 +88,13 @@ class Writes(ScanState):
         return bool(self._parameters_read(node, besides))
 
     def _parameters_read(
-        self, node: ast.AST | None, besides: str = ""
+        self, node: ast.AST | None, besides: str = "", own: str = ""
     ) -> tuple[tuple[str, str], ...]:
         """The parameters a value carries (see _from_parameter), each with the function whose own
         parameter it is, qualified as Write.scope is ("" for `*args`/`**kwargs`, or a name the
-        function binds again)."""
+        function binds again). `**kwargs` looked up by the flag's `own` name
+        (`self.fast = options.pop("fast", False)`) is a source too: the flag's keyword is taken
+        there, and a caller passing it is a keyword of a function without the flag's parameter."""
         value = (
             node.value
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
@@ -118,15 +123,32 @@ class Writes(ScanState):
             for inner in ast.walk(value)
             if isinstance(inner, (ast.Attribute, ast.Subscript))
         }
+        own_lookups = {id(receiver) for receiver in _own_lookups(value, own)} if own else set()
         read = {
             inner.id
             for inner in ast.walk(value)
             if isinstance(inner, ast.Name)
             and inner.id in parameters
             and (inner.id in packed or id(inner) not in receivers)
+            and id(inner) not in own_lookups
         }
         return tuple(
             ("" if name in packed else self._owning_function(name), name) for name in sorted(read)
+        )
+
+    def _takes_keyword(self, node: ast.AST, name: str) -> bool:
+        """Whether an assignment in an `__init__` looks `name` up in the method's own `**kwargs`
+        (`self.fast = options.pop("fast", False)`)."""
+        function = next(
+            (s for s in reversed(self._scope_nodes) if isinstance(s, ast.FunctionDef)), None
+        )
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if function is None or function.name != "__init__" or value is None:
+            return False
+        kwarg = function.args.kwarg
+        return kwarg is not None and any(
+            isinstance(receiver, ast.Name) and receiver.id == kwarg.arg
+            for receiver in _own_lookups(value, name)
         )
 
     def _carried(self, value: ast.expr | None, name: str) -> str:
@@ -257,3 +279,24 @@ class Writes(ScanState):
             self.visit(child)
 
     visit_AsyncFor = visit_For
+
+
+_LOOKUPS = frozenset({"get", "pop"})
+
+
+def _own_lookups(value: ast.expr, name: str) -> list[ast.expr]:
+    """The receivers of lookups by `name` in a value: `options` of `options.get("fast", False)`,
+    `options.pop("fast")`, `options["fast"]`."""
+    found = []
+    for inner in ast.walk(value):
+        if (
+            isinstance(inner, ast.Call)
+            and isinstance(inner.func, ast.Attribute)
+            and inner.func.attr in _LOOKUPS
+            and inner.args
+            and literal(inner.args[0]) == name
+        ):
+            found.append(inner.func.value)
+        elif isinstance(inner, ast.Subscript) and literal(inner.slice) == name:
+            found.append(inner.value)
+    return found

@@ -22,7 +22,7 @@ from prune_flags.rewrite.editors.shapes import Decorated, is_empty, without_deco
 from prune_flags.rewrite.editors.statements import Edit
 from prune_flags.rewrite.passes.lookups import FlagNaming, cst_unfold
 from prune_flags.rewrite.passes.withs import Record, WithItemEditor
-from prune_flags.rewrite.purity import is_pure
+from prune_flags.rewrite.purity import consuming_calls, is_pure
 from prune_flags.rewrite.scopes import elsewhere, scope_name
 from prune_flags.syntax.values import PURE_BUILTINS, same_value
 from prune_flags.vocabulary import Action
@@ -42,6 +42,12 @@ def _calls(node: cst.CSTNode) -> list[str]:
     ):
         return [f"{cst.Module(body=[]).code_for_node(node.func)}(...)"]
     return list(dict.fromkeys(call for child in node.children for call in _calls(child)))
+
+
+def _kept_calls(kept: list[cst.BaseExpression]) -> str:
+    """What a removed definition left as statements (purity.consuming_calls)."""
+    shown = ", ".join(cst.Module(body=[]).code_for_node(call) for call in kept)
+    return f"kept {shown} as a statement: it takes something out of what it acts on"
 
 
 class PruneDeadWrites(FlagNaming, WithItemEditor):
@@ -304,17 +310,19 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         value: cst.BaseExpression | None,
     ) -> list[cst.BaseSmallStatement] | None:
         # A flag's own definition goes whole, whatever computes its value (`os.environ.get(...)`,
-        # `registry.bool_flag(...)`): those side effects were the flag's.
+        # `registry.bool_flag(...)`): those side effects were the flag's. What it takes out of
+        # something else (`options.pop("fast", False)`) stays: the program still needs that.
         definition = self._flag_written(target) is not None
         keep_value = value is not None and not is_pure(value) and not definition
         if keep_value and self.at_module_level and isinstance(target, cst.Name):
             # `logger = logging.getLogger(...)` is set-up, not a value to strip down to its call
             return None
-        self._record_write(original, target, kept_value=keep_value, value=value)
+        kept = consuming_calls(value) if definition and value is not None else []
+        self._record_write(original, target, kept_value=keep_value, value=value, kept=kept)
         if keep_value:
             assert value is not None
             return [cst.Expr(value=value)]
-        return []
+        return [cst.Expr(value=call) for call in kept]
 
     def _record_write(
         self,
@@ -322,6 +330,7 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         target: cst.BaseExpression,
         kept_value: bool,
         value: cst.BaseExpression | None = None,
+        kept: list[cst.BaseExpression] | None = None,
     ) -> None:
         name = (
             target.attr.value
@@ -339,6 +348,8 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
             reason = _overrode(flag, value)
             if kept_value:
                 reason += "; the right-hand side may have side effects, so it stays as a statement"
+            elif kept:
+                reason += f"; {_kept_calls(kept)}"
             elif dropped := _calls(value):
                 reason += f"; dropped with the definition: {', '.join(dropped)}"
             self.record(original, Action.OVERRIDDEN, reason, death.flag)
@@ -346,6 +357,8 @@ class PruneDeadWrites(FlagNaming, WithItemEditor):
         reason = f"{name} has no reader left: {death.reason}"
         if kept_value:
             reason += "; the right-hand side may have side effects, so it stays as a statement"
+        elif kept:
+            reason += f"; {_kept_calls(kept)}"
         self.record(
             original,
             Action.REMOVED_WRITE if not kept_value else Action.REMOVED_WRITE_KEPT_VALUE,
