@@ -1,7 +1,8 @@
-"""Differential check of the tests' environment writes: each fixture's tests, run with pytest on the
-original tree with the variable read at its configured value, and on the cleanup's tree. A test
-the cleanup removed failed there (it pinned the removed value); every test that passed there and
-is left passes after; where the report names no test, every outcome is the same."""
+"""Differential check of the tests' environment writes and config dicts: each fixture's tests, run
+with pytest on the original tree with the flag read at its configured value, and on the cleanup's
+tree. A test the cleanup removed failed there (it pinned the removed value); every test that
+passed there and is left passes after; where the report names no test, every outcome is the
+same."""
 
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ AT_CONFIGURED_VALUE = {
             "idiom_test_environment_write_entangled",
             "idiom_test_environment_writes_noop",
         )
+    },
+    **{
+        name: ("app/settings.py", 'features.get("use_v2", False)', "False")
+        for name in ("idiom_test_config_dicts", "idiom_test_config_dicts_noop")
     },
     "idiom_test_environment_computed_flag": (
         "pkg/config.py",

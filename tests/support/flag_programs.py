@@ -147,6 +147,8 @@ class ProgramTest:
 
     name: str
     calls: tuple[str, ...]  # `program.entry0(1)`, `program.Node().run0(2)`
+    # Or "config": the calls run on a Node made first with settings giving the field a value
+    # (`program.Node({"fast": True})`, of the computed_definition idiom), which pins it.
     double: tuple[str, str, object] | None = None
 
     def lines(self, doubles: bool = True) -> list[str]:
@@ -154,6 +156,10 @@ class ProgramTest:
         if self.double is None or not doubles:
             return [f"def {self.name}():", *(f"    {line}" for line in body)]
         how, flag, value = self.double
+        if how == "config":  # the settings the Node is made with give the field a value
+            made = f"    node = program.Node({{{flag!r}: {value!r}}})"
+            calls = (f"    {line.replace('program.Node()', 'node')}" for line in body)
+            return [f"def {self.name}():", made, *calls]
         target = (
             f'mock.patch("program.{flag}", {value!r})'
             if flag == MODULE_FLAG
@@ -1196,13 +1202,13 @@ PROGRAM_IDIOMS = (
     "computed_from_parameter",
     "decorator_read",
     "guarded_definition",
+    "consumed_definition",
     "container_flag",
     "chained_keys",
     "environment_flag",
 )
 # The container_flag idiom's flag, fixed at a list, dict or frozenset (of ints: their hashes,
 # and so a frozenset's order, are the same in every run), and the statements of `chosen(x)` that
-    "consumed_definition",
 # read it: all but the last two use it up; those hand it on, which refuses the flag.
 CONTAINER_FLAG = "CHOICES"
 CONTAINER_VALUES = ([1, 2], [], [3, "a", None], {1: "one", 3: (2,)}, frozenset({0, 2}), frozenset())
@@ -1299,12 +1305,6 @@ def programs(
             lines += [f"    {MODULE_FLAG} = {defined[MODULE_FLAG]!r}{GUARDED}"]
             lines += ["except ImportError:", f"    {MODULE_FLAG} = {fallback!r}"]
             builder.idioms.add("guarded_definition")
-        else:
-            lines += ["", f"{MODULE_FLAG} = {defined[MODULE_FLAG]!r}{comment}"]
-    entries: list[str] = []
-    methods: list[str] = []
-    if FIELD_FLAG in flags or CLASS_FLAG in flags:
-        for index in range(draw(st.integers(1, 2))):
         elif "consumed_definition" in enabled and draw(st.booleans()):
             # Taken out of a table (`FAST = TABLE.pop("fast_path", ...)`): the definition goes, the
             # entry stays taken, which `table_left` shows.
@@ -1312,6 +1312,12 @@ def programs(
             lines += [f"{MODULE_FLAG} = {CONSUMED}('fast_path', {defined[MODULE_FLAG]!r})"]
             builder.folding += ["", "", "def table_left(x):", "    return (sorted(TABLE), x)"]
             builder.idioms.add("consumed_definition")
+        else:
+            lines += ["", f"{MODULE_FLAG} = {defined[MODULE_FLAG]!r}{comment}"]
+    entries: list[str] = []
+    methods: list[str] = []
+    if FIELD_FLAG in flags or CLASS_FLAG in flags:
+        for index in range(draw(st.integers(1, 2))):
             methods += ["", f"    def run{index}(self, x):", "        y = 0"]
             methods += draw(blocks(builder, Where(True, False, 0), " " * 8, most=2))
             methods += ["        return y"]
@@ -1362,14 +1368,14 @@ def programs(
         if FIELD_FLAG not in flags and not builder.fields:
             lines += ["        self.ready = True"]
         lines += methods
+    if "consumed_definition" in builder.idioms:
+        entries.append("table_left")
     lines += builder.helpers + builder.folding
     lines += functions
     if "setter_with" in builder.idioms:
         lines[1:1] = ["", SETTER]
     if "library_keyword" in builder.idioms:
         lines[0:0] = ["import json", ""]
-    if "consumed_definition" in builder.idioms:
-        entries.append("table_left")
     # An unrelated class with a same-named attribute of another value: the flag is scoped to
     # Node's by a qualified key (README: Qualified keys), and Twin's reads keep their value.
     scoped: frozenset[str] = frozenset()
@@ -1528,18 +1534,24 @@ def programs(
         | ({"scoped_twin"} if scoped - {PICK_FLAG} else set())
         | shapes
     )
+    configured = "computed_definition" in builder.idioms
     tests = (
-        draw(test_cases(flags, entries)) if "test_double" in enabled and draw(st.booleans()) else ()
+        draw(test_cases(flags, entries, configured))
+        if "test_double" in enabled and draw(st.booleans())
+        else ()
     )
     idioms |= {"test_double"} if any(test.double for test in tests) else set()
     return Program(source, flags, tuple(entries), frozenset(idioms), tests, scoped)
 
 
 @st.composite
-def test_cases(draw, flags: dict[str, object], entries: list[str]) -> tuple[ProgramTest, ...]:
+def test_cases(
+    draw, flags: dict[str, object], entries: list[str], configured: bool = False
+) -> tuple[ProgramTest, ...]:
     """One to three tests of the entry points, most under a mock giving a flag a value (the
     module constant, the class attribute or the environment variable, with `mock.patch.dict`: the
-    field is set in `__init__`, past a mock's reach)."""
+    field is set in `__init__`, past a mock's reach), or, where the field is `configured` from
+    the settings Node is made with, a config dict giving it one."""
     patchable = [
         name for name in (MODULE_FLAG, CLASS_FLAG, ENV_FLAG, ENV_COMPUTED) if name in flags
     ]
@@ -1558,7 +1570,9 @@ def test_cases(draw, flags: dict[str, object], entries: list[str]) -> tuple[Prog
         )
         hows = ["decorator", "whole", *(["partial"] if len(calls) > 1 else [])]
         double = None
-        if patchable and draw(st.integers(0, 3)):
+        if configured and draw(st.booleans()):
+            double = ("config", FIELD_FLAG, draw(st.sampled_from(VALUES)))
+        elif patchable and draw(st.integers(0, 3)):
             flag = draw(st.sampled_from(patchable))
             environment = ("1", "0", "", "true")
             values = environment if flag in (ENV_FLAG, ENV_COMPUTED) else VALUES

@@ -32,6 +32,7 @@ from prune_flags.model.test_shapes import (
     names_used,
     parametrize_entries,
     parametrized_parameters,
+    table_entry_written,
     test_functions,
 )
 from prune_flags.report import overrode
@@ -74,20 +75,16 @@ class TestFile:
         delete: bool,
     ) -> None:
         self.tree, self.text, self.lines, self.path = tree, text, text.split("\n"), path
-        self.computed = computed
-        self.flags, self.owners, self.writers, self.names, self.delete = (
-            flags,
-            owners,
-            writers,
-            names,
-            delete,
-        )
+        self.computed, self.flags, self.owners, self.writers = computed, flags, owners, writers
+        self.names, self.delete = names, delete
         self.removals: dict[tuple[str, Any], Removal] = {}  # what goes alone (see TestEdits)
         self.deleted: dict[ast.stmt, Removal] = {}  # what goes whole
-        self.handled: dict[tuple[str, int], int] = (
-            {}
-        )  # (flag, write line) -> the line of its change
+        # (flag, write line) -> the line of its change
+        self.handled: dict[tuple[str, int], int] = {}
         self.tests: set[int] = set()
+        # The calls writing a flag as an entry of a dict they are handed (table_entry_written):
+        # the tables pass removes the entry; such a write only ever takes its test with it.
+        self.entry_writes: set[int] = set()
 
     def plan(self) -> tuple[TestEdits, dict[tuple[str, int], int]]:
         used = names_used(self.tree, frozenset())
@@ -262,6 +259,8 @@ class TestFile:
         only the flag's entry goes."""
         flag = write.flag
         place, key = write.place, write.key
+        if id(write.node) in self.entry_writes:
+            return
         if write.binds or not goes_alone(write):
             entry = environment_entry(write.node, flag.name)
             if entry is None:
@@ -402,11 +401,7 @@ class TestFile:
             double = patched(node)
             if double is not None:
                 name, value = double
-            elif (
-                isinstance(node.func, ast.Name)
-                and node.func.id == "setattr"
-                and len(node.args) == 3
-            ):
+            elif ast_dotted(node.func) == "setattr" and len(node.args) == 3:
                 name, value = literal(node.args[1]), node.args[2]
             else:
                 written = next(
@@ -426,6 +421,11 @@ class TestFile:
         ):
             name, value = node.targets[0].attr, node.value
         flag = self.flags.get(name) if isinstance(name, str) else None
+        if flag is None and isinstance(node, (ast.Call, ast.Assign)):
+            entry = table_entry_written(node, self.flags)
+            if entry is not None:
+                self.entry_writes.add(id(node))
+            return entry
         return (flag, value) if flag is not None else None
 
     # -- what deleted tests leave behind ----------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -259,3 +259,26 @@ class TestWrite:
     def line(self) -> int:
         """The line of its change when it goes alone: its own (for a `with` item, the `with`'s)."""
         return self.key if isinstance(self.key, int) else self.key[0]
+
+
+def table_entry_written(
+    node: ast.Call | ast.Assign, flags: Mapping[str, Flag]
+) -> tuple[Flag, ast.expr] | None:
+    """The flag a call (or the call an assignment stores) writes as a literal entry of a dict it
+    is handed, at any depth of dicts (`override_config({"features": {"use_v2": True}})`,
+    `app = app_with(config={"use_v2": True})`): the key spells the flag as a table entry does
+    (the tables pass removes the entry)."""
+    call = node.value if isinstance(node, ast.Assign) else node
+    if not isinstance(call, ast.Call):
+        return None
+    dicts = [a for a in (*call.args, *(k.value for k in call.keywords)) if isinstance(a, ast.Dict)]
+    while dicts:
+        given = dicts.pop(0)
+        for key, value in zip(given.keys, given.values):
+            named = key.value if isinstance(key, ast.Constant) else None
+            flag = flags.get(named) if isinstance(named, str) else None
+            if flag is not None and literal(value) is not UNKNOWN:
+                return flag, value
+            if flag is None and isinstance(value, ast.Dict):
+                dicts.append(value)
+    return None

@@ -174,6 +174,11 @@ def pinning_plan(
         for name in flags
         for write in facts[name].writes
         if write.kind in TEST_WRITES and is_test_path(write.site.path)
+    } | {  # a test's call handed a dict entry of the flag (test_shapes.table_entry_written)
+        site.path
+        for name in flags
+        for site in facts[name].table_mentions
+        if is_test_path(site.path)
     }
     files = {}
     for display in sorted(holding):
