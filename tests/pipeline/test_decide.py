@@ -76,6 +76,8 @@ AT_CONFIGURED_VALUE = {
         ("export/records.py", "compact_ids=False):", "compact_ids=True):")
     ],
     "idiom_param_kwargs_forwarded": [("codec/api.py", "compact_ids=True)", "compact_ids=False)")],
+    # A function's local: what its caller hands it no longer matters.
+    "core_local_flag": [("main.py", '"verbose": True', '"verbose": False')],
     # A keyword taken out of `**options` by the flag's definition is the flag's.
     "core_definition_consumes_its_keyword": [("main.py", "compact=True)", "compact=False)")],
     "core_positional_last_argument": [
@@ -382,7 +384,8 @@ def test_a_scoped_flag_still_ambiguous_at_a_receiver_of_unknown_class_is_refused
         ("vehicles.garage.retune.fast", "vehicles.garage has no class or function retune"),
         (
             "vehicles.garage.tune.fast",
-            "vehicles.garage.tune has no parameter fast (if a run pruned it, drop the key)",
+            "vehicles.garage.tune has no parameter fast and assigns no local of that name (if"
+            " a run pruned it, drop the key)",
         ),
     ],
 )
@@ -898,3 +901,17 @@ def test_a_scoped_flag_read_on_another_receiver_inside_a_foreign_class_is_ambigu
 def test_a_qualified_name_spells_no_parent_directories(path: str, name: str, expected: str) -> None:
     """Keys suggested for a tree above the working directory (`../repo`) hold no run of dots."""
     assert qualified(path, name) == expected
+
+
+def test_a_qualified_key_of_a_local_no_value_fixes_is_a_config_error_naming_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = checkout(fixture_path("core_local_flag_noop"), tmp_path / "work")
+    before = {path: path.read_bytes() for path in work.rglob("*.py")}
+    result = invoke_in(monkeypatch, work, "apply", "--flag", "app.report.count.verbose=False", ".")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "prune-flags: error: --flag: flags.app.report.count.verbose: app.report.count's local"
+        " verbose cannot be fixed: line 15 binds it otherwise than by an assignment\n"
+    )
+    assert {path: path.read_bytes() for path in work.rglob("*.py")} == before

@@ -253,6 +253,12 @@ class Program:
                 )
                 for line in lines
             ]
+        if LOCAL_FLAG in self.flags:  # (after the twin, which ends the loop above)
+            start = f"    {LOCAL_FLAG} = "
+            lines = [
+                f"{start}{self.flags[LOCAL_FLAG]!r}" if line.startswith(start) else line
+                for line in lines
+            ]
         if ENV_COMPUTED in self.flags:
             definition = f"{ENV_COMPUTED} = {ENV_COMPUTED_READ}"
             lines[lines.index(definition)] = f"{ENV_COMPUTED} = {self.flags[ENV_COMPUTED]!r}"
@@ -1201,6 +1207,7 @@ PROGRAM_IDIOMS = (
     "computed_definition",
     "computed_from_parameter",
     "decorator_read",
+    "local_flag",
     "guarded_definition",
     "consumed_definition",
     "container_flag",
@@ -1260,6 +1267,8 @@ SCOPES = {PICK_FLAG: PICKER}  # the owner of each flag a qualified key scopes (e
 # The computed_from_parameter idiom's other parameter, `__init__(self, force=None)`, a flag of
 # the run whose value the field is computed from.
 FORCE_FLAG = "force"
+# The local_flag idiom's flag, a local of `gauge`.
+LOCAL_FLAG = "gauge_on"
 # The chained_keys idiom's parameter, of one name in two functions, the first passing it to the
 # second: a qualified key names each (issue 27's "several scoped keys of one name").
 CHAIN_FLAG, CHAIN_OWNERS = "both", ("_high", "_low")
@@ -1474,6 +1483,16 @@ def programs(
         entries.append("picked")
         scoped |= {PICK_FLAG}
         shapes.add("parameter_attribute")
+    # A function's local as the flag, by its bare name: its reads there and in a lambda nested
+    # in it fold, its assignment goes (literal, or computed from the argument).
+    if "local_flag" in enabled and not draw(st.integers(0, 3)):  # (a quarter: it is 5 lines)
+        flags[LOCAL_FLAG] = draw(st.sampled_from(VALUES))
+        value = defined[LOCAL_FLAG] = draw(st.sampled_from(VALUES))
+        assigned = draw(st.sampled_from([repr(value), f"{value!r} if x >= 0 else x"]))
+        lines += ["", "", "def gauge(x):", f"    {LOCAL_FLAG} = {assigned}"]
+        lines += [f"    return (x if {LOCAL_FLAG} else -x, (lambda: not {LOCAL_FLAG})())"]
+        entries.append("gauge")
+        shapes.add("local_flag")
     # A decorator reading the module flag: its lines are its function's, and the read is inlined.
     if "decorator_read" in enabled and MODULE_FLAG in flags and draw(st.booleans()):
         read = draw(
@@ -1867,7 +1886,9 @@ Rewrite = Callable[[Path], tuple[int, str, str | None]]
 
 
 # A second run's config error for a qualified key whose parameter the first run removed.
-PRUNED_PARAMETER_KEY = re.compile(r"has no parameter \w+ \(if a run pruned it, drop the key\)")
+PRUNED_PARAMETER_KEY = re.compile(
+    r"has no parameter \w+ and assigns no local of that name \(if a run pruned it, drop the key\)"
+)
 
 
 def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Finding | None:

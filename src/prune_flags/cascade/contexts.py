@@ -53,6 +53,7 @@ class Contexts:
             option_calls=self.repository.option_calls,
             flag_owners=plan.flag_owners,
             flag_functions=self._functions_in(display),
+            local_flags=plan.local_flags.get(display, {}),
             flag_positions={
                 name: pipes.positions
                 for name, pipes in plan.plumbings.items()

@@ -42,6 +42,8 @@ class Plan:
     option_arities: dict[str, int | None]
     library_keywords: Mapping[Path, dict[KeywordPlace, LibraryDefault]]  # see model/library.py
     parameters: frozenset[str]  # flags that are a function's parameter: only a bare name reads one
+    # Flags that are a function's local, per file (display) and function (dotted): RewriteContext's.
+    local_flags: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
     # The flags' overridden attribute writes, per file (by display) and line: flag.
     overridden_writes: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
 
@@ -68,8 +70,20 @@ class Plan:
             option_arities={name: facts[name].option_arity for name in option_flags},
             library_keywords=library_keywords,
             parameters=frozenset(name for name in flags if model.flags[name].parameter),
+            local_flags=_local_flags(model, flags),
             overridden_writes=_overridden_writes(model, flags),
         )
+
+
+def _local_flags(model: Model, flags: Mapping[str, Flag]) -> dict[str, dict[str, frozenset[str]]]:
+    found: dict[str, dict[str, frozenset[str]]] = {}
+    for name in flags:
+        local = model.flags[name].local
+        if local is not None:
+            path, function = local
+            functions = found.setdefault(path, {})
+            functions[function] = functions.get(function, frozenset()) | {name}
+    return found
 
 
 def _overridden_writes(model: Model, flags: Mapping[str, Flag]) -> dict[str, dict[int, str]]:

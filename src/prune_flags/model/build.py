@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from prune_flags.config import Config, Flag
 from prune_flags.model.pinned import TestPlan
 from prune_flags.model.plumbing import Plumbing, plumbing
-from prune_flags.model.scoping import resolve, string_named
+from prune_flags.model.scoping import Scope, local_assignments, local_home, resolve, string_named
 from prune_flags.model.shared_values import handed_on
 from prune_flags.model.verdicts import (
     ambiguous_names,
@@ -35,6 +35,7 @@ from prune_flags.model.verdicts import (
 )
 from prune_flags.report import Refusal
 from prune_flags.semantic.facts import NameFacts, Write
+from prune_flags.syntax.values import same_value
 from prune_flags.vocabulary import RefusalReason
 
 if TYPE_CHECKING:
@@ -52,6 +53,8 @@ class FlagModel:
     # overridden.
     overridden: tuple[Write, ...]
     parameter: bool = False  # a function's parameter (a qualified key): only its bare name reads it
+    # A function's local (a qualified key): the file (display) and the function, dotted.
+    local: tuple[str, str] | None = None
 
     @property
     def tried_as_object(self) -> bool:
@@ -98,12 +101,13 @@ class Model:
 
 def resolve_flags(repository: Repository, config: Config) -> Config:
     """The config with each flag named as the code reads it: a flag read only as a string (a
-    template's `"backtrack-on-build-failures"`) keeps its whole key as its name."""
+    template's `"backtrack-on-build-failures"`) keeps its whole key as its name; a bare name that
+    only one function's local carries is scoped to it (`tee` of `tqdm.cli.main`)."""
     flags = tuple(
         (
             replace(flag, name=flag.key, scope="")
             if string_named(repository, flag, bool(config.accessors))
-            else flag
+            else replace(flag, scope=home) if (home := local_home(repository, flag)) else flag
         )
         for flag in config.flags
     )
@@ -122,9 +126,8 @@ def build(repository: Repository, config: Config) -> Model:
     facts = repository.facts(names)
     refused, foreign = scope_refusals(repository, config.flags, facts)
     # A function's parameter is its bare name only: `cfg.use_old` there is another object's.
-    parameters = frozenset(
-        flag.name for flag in config.flags if flag.scope and resolve(repository, flag).parameter
-    )
+    scopes = {flag.name: resolve(repository, flag) for flag in config.flags if flag.scope}
+    parameters = frozenset(name for name, scope in scopes.items() if scope.parameter)
     if foreign or parameters:
         repository.leave_out(foreign, parameters)
         facts = repository.facts(names)  # without what is other definitions'
@@ -154,6 +157,8 @@ def build(repository: Repository, config: Config) -> Model:
                     message,
                 )
             )
+    if config.strict:
+        refused += _strict_locals(repository, config, scopes)
     named = {refusal.flag for refusal in refused}
     refused += handed_on(
         repository, [flag for flag in config.flags if flag.name not in named], facts
@@ -175,6 +180,11 @@ def build(repository: Repository, config: Config) -> Model:
             plumbings[flag.name],
             tuple(overridden(flag, facts[flag.name])),
             flag.name in parameters,
+            (
+                (scope.path, scope.owner)
+                if (scope := scopes.get(flag.name)) is not None and scope.local
+                else None
+            ),
         )
         for flag in config.flags
     }
@@ -184,3 +194,27 @@ def build(repository: Repository, config: Config) -> Model:
         if constant not in ambiguous
     }
     return Model(flags, tests, constants, tuple(refused))
+
+
+def _strict_locals(
+    repository: Repository, config: Config, scopes: Mapping[str, Scope]
+) -> list[Refusal]:
+    """Under strict, the local flags an assignment gives another value (or one only known when
+    the code runs), as for any other flag."""
+    found = []
+    for flag in config.flags:
+        scope = scopes.get(flag.name)
+        if scope is None or not scope.local:
+            continue
+        sites = [
+            f"{scope.path}:{line}"
+            for line, value in local_assignments(repository, flag, scope)
+            if not same_value(value, flag.value)
+        ]
+        if sites:
+            message = (
+                f"{flag.name}: not pruned: it is given another value at {', '.join(sites)}"
+                " (strict: a flag given another value is refused)"
+            )
+            found.append(Refusal(flag.name, RefusalReason.ANOTHER_VALUE, tuple(sites), message))
+    return found

@@ -181,6 +181,8 @@ class _Judge:
         name is never a parameter's (the cleanup leaves them alone): no use of it at all."""
         if path == self.scope.path and self.scope.owner in owners:
             return Place.HOME
+        if self.scope.local:  # no call passes a local; the name elsewhere is another variable
+            return Place.FOREIGN
         callee = self.scope.owner.rsplit(".", 1)[-1]
         if callee == "__init__":
             callee = self.scope.owner.split(".")[0]  # the class is called

@@ -25,8 +25,10 @@ from prune_flags.semantic.classes import (
     class_bases,
 )
 from prune_flags.semantic.facts import ITSELF, NameFacts, Site
+from prune_flags.semantic.locals import functions_binding, local_flag_unfit
 from prune_flags.semantic.modules import absolute_module, names_module, qualified
-from prune_flags.syntax.statements import DefinitionNode
+from prune_flags.syntax.expressions import literal
+from prune_flags.syntax.statements import DefinitionNode, FunctionNode
 from prune_flags.syntax.values import UNKNOWN
 from prune_flags.vocabulary import WriteKind
 
@@ -37,12 +39,15 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Scope:
     """Where a qualified key's definition lives: a module constant (`owner` empty), a class's
-    attribute (`owner` the class) or a function's parameter (`owner` the function's dotted path
-    in its module, `parameter` true)."""
+    attribute (`owner` the class) or a function's parameter or local (`owner` the function's
+    dotted path in its module, `parameter` true)."""
 
     path: str  # display path of the module
     owner: str = ""
     parameter: bool = False
+    # A function's local, which only assignments there bind (semantic.locals.local_flag_unfit):
+    # read as a bare name, as a parameter is, but never passed by a keyword.
+    local: bool = False
 
 
 def string_named(repository: Repository, flag: Flag, accessors: bool) -> bool:
@@ -53,6 +58,48 @@ def string_named(repository: Repository, flag: Flag, accessors: bool) -> bool:
     return (
         accessors and bool(flag.scope) and not any(first in module.split(".") for module in modules)
     )
+
+
+def local_home(repository: Repository, flag: Flag) -> str:
+    """For a bare name the repository holds only as locals (no definition, attribute, global or
+    parameter of it): the one function whose local it is, qualified (`pkg.mod.func`), when only
+    one binds it and it can be fixed there (local_flag_unfit); else ""."""
+    if flag.scope:
+        return ""
+    facts = repository.facts(frozenset([flag.name]))[flag.name]
+    if (
+        facts.writes
+        or facts.attribute_reads
+        or facts.name_reads
+        or facts.assert_reads
+        or facts.passed
+        or facts.table_mentions
+    ):
+        return ""
+    homes = []
+    for path in repository.mentioning(frozenset([flag.name])):
+        source = repository.source(path)
+        tree = repository.tree(path, source.text) if source is not None else None
+        for dotted, function in functions_binding(tree, flag.name) if tree is not None else ():
+            homes.append((repository.display(path), dotted, function))
+    if len(homes) != 1 or local_flag_unfit(homes[0][2], flag.name) is not None:
+        return ""
+    return qualified(homes[0][0], homes[0][1])
+
+
+def local_assignments(repository: Repository, flag: Flag, scope: Scope) -> list[tuple[int, object]]:
+    """The assignments of a local flag in its function: each one's line and the literal it
+    assigns (UNKNOWN where it is computed)."""
+    path = repository.by_display()[scope.path]
+    tree = repository.tree(path, repository.text(path))
+    function = _owner(tree.body, scope.owner.split(".")) if tree is not None else None
+    found: list[tuple[int, object]] = []
+    for node in ast.walk(function) if function is not None else ():
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == flag.name for t in targets):
+                found.append((node.lineno, literal(node.value)))
+    return sorted(found, key=lambda assignment: assignment[0])
 
 
 def resolve(repository: Repository, flag: Flag) -> Scope:
@@ -101,15 +148,21 @@ def _scope_in(tree: ast.Module, path: str, module: str, inner: list[str], flag: 
     if isinstance(owner, ast.ClassDef):
         return Scope(path, owner.name)
     arguments = owner.args
-    if flag.name not in {
+    where = f"{module}.{'.'.join(inner)}"
+    if flag.name in {
         a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
     }:
-        _key_error(
-            flag,
-            f"{module}.{'.'.join(inner)} has no parameter {flag.name} (if a run pruned it,"
-            " drop the key)",
-        )
-    return Scope(path, ".".join(inner), parameter=True)
+        return Scope(path, ".".join(inner), parameter=True)
+    unfit = local_flag_unfit(owner, flag.name) if isinstance(owner, FunctionNode) else ""
+    if unfit is None:
+        return Scope(path, ".".join(inner), parameter=True, local=True)
+    if unfit:
+        _key_error(flag, f"{where}'s local {flag.name} cannot be fixed: {unfit}")
+    _key_error(
+        flag,
+        f"{where} has no parameter {flag.name} and assigns no local of that name (if a run"
+        " pruned it, drop the key)",
+    )
 
 
 def _key_error(flag: Flag, message: str) -> NoReturn:

@@ -49,6 +49,9 @@ class RewriteContext:
     # For each flag, the functions of this file whose parameter of its name is the flag whatever
     # its default (a chain of calls links it), by qualified name in the module (`Class.method`).
     flag_functions: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # Flags that are a function's local, by the function's qualified name in this file: every
+    # bare read of the name there (and in the scopes nested in it) is the flag.
+    local_flags: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # For each flag, the callees whose calls lose the argument filling it by position: its place
     # (self counted) and whether the callee is a method.
     flag_positions: Mapping[str, Mapping[str, tuple[int, bool]]] = field(default_factory=dict)

@@ -69,3 +69,85 @@ def _reads_namespace(node: ast.AST) -> bool:
 
 def _reads_frame(node: ast.AST) -> bool:
     return isinstance(node, (ast.Name, ast.Attribute)) and last_name(node) in _FRAME_READS
+
+
+_NESTED = (*_FUNCTIONS, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp,
+           ast.GeneratorExp)  # fmt: skip
+
+
+def local_flag_unfit(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> str | None:
+    """Why a function's local `name` cannot be fixed at a value, or None when it can: it is bound
+    only by plain assignments (`name = ...`) in the function's own scope, read in it and in the
+    scopes nested in it, none of which binds it again; the function reads no locals by name.
+    Then every read of it is the value, and every assignment its definition. "" when the
+    function does not bind it at all."""
+    assigned = False
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _NESTED):
+            if getattr(node, "name", None) == name:
+                return f"line {node.lineno} binds it otherwise than by an assignment"
+            if name in _bound_inside(node):
+                return f"a nested scope binds {name} again (line {node.lineno})"
+            continue
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return f"it is declared {type(node).__name__.lower()} (line {node.lineno})"
+        if _reads_namespace(node):
+            return f"the function reads its locals by name (line {getattr(node, 'lineno', 0)})"
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            plain = [t for t in targets if isinstance(t, ast.Name) and t.id == name]
+            if plain and (len(targets) > 1 or node.value is None):
+                return f"line {node.lineno} binds it with others, or declares it without a value"
+            assigned = assigned or bool(plain)
+            stack.append(node.value) if node.value is not None else None
+            stack.extend(t for t in targets if not (isinstance(t, ast.Name) and t.id == name))
+            continue
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            return f"line {node.lineno} binds it otherwise than by an assignment"
+        if (isinstance(node, ast.ExceptHandler) and node.name == name) or (
+            isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name
+        ):
+            return f"line {getattr(node, 'lineno', 0)} binds it otherwise than by an assignment"
+        stack.extend(ast.iter_child_nodes(node))
+    return None if assigned else ""
+
+
+def _bound_inside(scope: ast.AST) -> set[str]:
+    """The names a nested scope binds for itself or declares nonlocal."""
+    found = {
+        node.id
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+    }
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Nonlocal):
+            found.update(node.names)
+        elif isinstance(node, ast.arg):
+            found.add(node.arg)
+        elif isinstance(node, (*_FUNCTIONS, ast.ClassDef)) and node is not scope:
+            found.add(node.name)
+    if isinstance(scope, (*_FUNCTIONS, ast.ClassDef)):
+        found.discard(scope.name)  # its own name is bound in the enclosing scope
+    return found
+
+
+def functions_binding(
+    tree: ast.Module, name: str
+) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The module's functions (by qualified name, as function_locals names them) whose own body
+    binds `name`."""
+    found = []
+    stack: list[tuple[ast.AST, str]] = [(tree, "")]
+    while stack:
+        node, prefix = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (*_FUNCTIONS, ast.ClassDef)):
+                dotted = f"{prefix}{child.name}"
+                if isinstance(child, _FUNCTIONS) and name in body_bindings(child):
+                    found.append((dotted, child))
+                stack.append((child, dotted + "."))
+            else:
+                stack.append((child, prefix))
+    return found

@@ -27,6 +27,7 @@ from prune_flags.rewrite.scopes import (
     flag_locals,
     flag_parameters,
     linked_flags,
+    scope_name,
 )
 from prune_flags.syntax.values import MUTABLE_TYPES, UNKNOWN, same_value
 from prune_flags.vocabulary import Action
@@ -155,6 +156,8 @@ class InlineFlags(ExpressionEditor):
                     self.lookup_read,
                     self.context.outside,
                 )
+            if name in self.context.local_flags.get(scope_name(self.scopes[: depth + 1]), ()):
+                return name, None  # (only assignments bind it: scoping checked)
             if name in self._parameters[key]:
                 return (name, None) if self._before_rebinding(scope, name, read) else None
             if name in self._carried[key]:
