@@ -94,6 +94,21 @@ def test_a_name_in_no_template_shape_asks_to_check_the_name(repo: Path) -> None:
     )
 
 
+def test_a_local_two_functions_bind_asks_for_the_qualified_key_of_one(repo: Path) -> None:
+    (repo / "pkg" / "a.py").write_text(
+        "def f(x):\n    use_x = x > 1\n    return use_x\n\n\n"
+        "def g(x):\n    use_x = x > 2\n    return use_x\n"
+    )
+    result = invoke("diff", "--flag", "use_x=False", ".")
+    assert result.exit_code == 0
+    assert result.stderr == (
+        "prune-flags: warning: use_x: nothing read it in a form the config declares; it appears "
+        "at pkg/a.py:2 (use_x), pkg/a.py:3 (use_x), pkg/a.py:7 (use_x) and 1 more; it is a local"
+        ' of pkg.a.f, pkg.a.g; to prune one, name it by its qualified key, e.g. "pkg.a.f.use_x" ='
+        " false\n" + SUMMARY
+    )
+
+
 def test_a_name_that_appears_nowhere_is_warned_plainly(repo: Path) -> None:
     (repo / "pkg" / "a.py").write_text("X = 1\n")
     result = invoke("diff", "--flag", "use_x=False", "--report", "report.json", ".")

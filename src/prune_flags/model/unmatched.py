@@ -8,6 +8,7 @@ tool acts on until a template declares it; the shape of each place suggests the 
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeGuard
 
@@ -125,10 +126,17 @@ def _attribute_chain(
     return top, f"{base}.{{name}}{rest}" if base else f"{{name}}{rest}"
 
 
-def unmatched(name: str, places: list[tuple[Appearance, str]], mentioned: bool) -> FlagWarning:
+def unmatched(
+    name: str,
+    places: list[tuple[Appearance, str]],
+    mentioned: bool,
+    local_keys: Sequence[str] = (),
+    value: str = "",
+) -> FlagWarning:
     """The warning for a flag the run did nothing with, given where its name appears (each with its
     file's text) and whether any file spells it at all (in a comment, a longer string): the first
-    few places, and the template the first fitting one suggests."""
+    few places, and the template the first fitting one suggests; or, where functions' locals carry
+    the name (`local_keys`, qualified), the key that would name one (`value` as TOML spells it)."""
     if not places:
         where = "only in comments or longer strings of" if mentioned else "nowhere in"
         return FlagWarning(
@@ -153,7 +161,12 @@ def unmatched(name: str, places: list[tuple[Appearance, str]], mentioned: bool) 
     option_call = next(
         (appearance.option_call for appearance, _ in places if appearance.option_call), None
     )
-    if template:
+    if local_keys:
+        advice = (
+            f"it is a local of {', '.join(key.rpartition('.')[0] for key in local_keys)};"
+            f' to prune one, name it by its qualified key, e.g. "{local_keys[0]}" = {value}'
+        )
+    elif template:
         advice = f'declare how it is read, e.g. accessors = ["{template}"]'
     elif option_call:
         advice = (

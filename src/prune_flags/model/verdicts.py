@@ -339,8 +339,8 @@ def ambiguous_names(
             f"{flag.name}: not pruned: the name is ambiguous: unrelated definitions carry it "
             f"({', '.join(scope_with)}, at {', '.join(sites)}); a read or write of it "
             f"{'(' + ', '.join(unattributed) + ') ' if unattributed else ''}may be"
-            " either's; to prune one of "
-            f'them, scope the flag with its qualified key, e.g. "{scope_with[0]}" = {_toml(flag)}'
+            " either's; to prune one of them, scope the flag with its qualified key, e.g."
+            f' "{scope_with[0]}" = {toml_value(flag)}'
         )
         found.append(
             Refusal(
@@ -354,7 +354,7 @@ def ambiguous_names(
     return found
 
 
-def _toml(flag: Flag) -> str:
+def toml_value(flag: Flag) -> str:
     """The flag's value as a config file spells it."""
     if isinstance(flag.value, bool):
         return str(flag.value).lower()
@@ -391,7 +391,7 @@ def ambiguous_parameters(flags: Sequence[Flag], plumbings: Mapping[str, Plumbing
             " another variable; to prune "
             "it, give each the configured value as its default (a parameter that agrees is"
             " the flag), or scope the "
-            f'flag with a qualified key, e.g. "{scope_with[0]}" = {_toml(flag)}'
+            f'flag with a qualified key, e.g. "{scope_with[0]}" = {toml_value(flag)}'
         )
         found.append(Refusal(flag.name, RefusalReason.AMBIGUOUS, tuple(sites), message, scope_with))
     return found
