@@ -80,9 +80,10 @@ AT_CONFIGURED_VALUE = {
     "core_local_flag": [("main.py", '"verbose": True', '"verbose": False')],
     # A keyword taken out of `**options` by the flag's definition is the flag's.
     "core_definition_consumes_its_keyword": [("main.py", "compact=True)", "compact=False)")],
-    "core_positional_last_argument": [
-        ("search/api.py", "search(query, True)", "search(query, False)")
-    ],
+    **{
+        name: [("search/api.py", "search(query, True)", "search(query, False)")]
+        for name in ("core_positional_last_argument", "core_positional_last_argument_noop")
+    },
     # The import succeeds here; the config says the fast path is never taken.
     "core_import_named_in_a_string": [
         ("engines.py", "    has_fast_json = True", "    has_fast_json = False")
