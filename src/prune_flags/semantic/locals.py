@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from prune_flags.semantic.bindings import body_bindings
@@ -35,17 +36,8 @@ def function_locals(tree: ast.Module) -> dict[str, FunctionLocals]:
     """The module's functions by qualified name (`Class.method`, `outer.inner`), as
     `rewrite.scopes.scope_name` names them; two functions of one name count as one."""
     found: dict[str, FunctionLocals] = {}
-    stack: list[tuple[ast.AST, str]] = [(tree, "")]
-    while stack:
-        node, prefix = stack.pop()
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (*_FUNCTIONS, ast.ClassDef)):
-                name = f"{prefix}{child.name}"
-                if isinstance(child, _FUNCTIONS):
-                    _add(found.setdefault(name, FunctionLocals()), child)
-                stack.append((child, name + "."))
-            else:
-                stack.append((child, prefix))
+    for name, node in functions_of(tree):
+        _add(found.setdefault(name, FunctionLocals()), node)
     if any(_reads_frame(node) for node in ast.walk(tree)):
         for function in found.values():
             function.introspects = True
@@ -138,16 +130,26 @@ def functions_binding(
 ) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
     """The module's functions (by qualified name, as function_locals names them) whose own body
     binds `name`."""
-    found = []
+    return [
+        (dotted, function)
+        for dotted, function in functions_of(tree)
+        if name in body_bindings(function)
+    ]
+
+
+def functions_of(
+    tree: ast.Module,
+) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The module's functions at any depth, each with its qualified name (`Class.method`,
+    `outer.inner`), as `rewrite.scopes.scope_name` names them."""
     stack: list[tuple[ast.AST, str]] = [(tree, "")]
     while stack:
         node, prefix = stack.pop()
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (*_FUNCTIONS, ast.ClassDef)):
                 dotted = f"{prefix}{child.name}"
-                if isinstance(child, _FUNCTIONS) and name in body_bindings(child):
-                    found.append((dotted, child))
+                if isinstance(child, _FUNCTIONS):
+                    yield dotted, child
                 stack.append((child, dotted + "."))
             else:
                 stack.append((child, prefix))
-    return found
