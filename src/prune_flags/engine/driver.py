@@ -23,13 +23,11 @@ from prune_flags.model.library import (
     library_keywords,
     repository_names,
 )
-from prune_flags.model.scoping import resolve
+from prune_flags.model.scoping import local_homes, resolve
 from prune_flags.model.unmatched import appearances, unmatched
 from prune_flags.model.verdicts import read_as_objects, still_written, toml_value
 from prune_flags.report import FileResult, FlagWarning, Left, Report, Skipped
 from prune_flags.semantic.facts import NameFacts, Write
-from prune_flags.semantic.locals import functions_binding, local_flag_unfit
-from prune_flags.semantic.modules import qualified
 from prune_flags.semantic.repository import OUTSIDE, Progress, Repository, load
 from prune_flags.source.files import (
     SourceError,
@@ -285,21 +283,21 @@ def _unmatched(
     for flag in flags:
         if flag.name in acted:
             continue
-        places, local_keys = [], []
+        places = []
         mentioning = repository.mentioning(frozenset([flag.name]), original=True)
         for path in sorted(mentioning, key=repository.display):
             text = repository.text(path, original=True)
             tree = repository.tree(path, text)
             if tree is not None:
-                display = repository.display(path)
                 places += [
-                    (appearance, text) for appearance in appearances(tree, display, flag.name)
+                    (appearance, text)
+                    for appearance in appearances(tree, repository.display(path), flag.name)
                 ]
-                local_keys += [
-                    qualified(display, f"{dotted}.{flag.name}")
-                    for dotted, function in functions_binding(tree, flag.name)
-                    if local_flag_unfit(function, flag.name) is None
-                ]
+        local_keys = sorted(
+            f"{home}.{flag.name}"
+            for home, unfit in local_homes(repository, flag.name, original=True)
+            if unfit is None
+        )
         found.append(unmatched(flag.name, places, bool(mentioning), local_keys, toml_value(flag)))
     return found
 

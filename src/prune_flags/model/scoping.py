@@ -60,12 +60,29 @@ def string_named(repository: Repository, flag: Flag, accessors: bool) -> bool:
     )
 
 
+def local_homes(
+    repository: Repository, name: str, original: bool = False
+) -> list[tuple[str, str | None]]:
+    """The functions whose own body binds `name`, each qualified (`pkg.mod.func`) with why its
+    local cannot be fixed at a value (semantic.locals.local_flag_unfit; None when it can)."""
+    homes = []
+    for path in repository.mentioning(frozenset([name]), original):
+        tree = repository.tree(path, repository.text(path, original))
+        display = repository.display(path)
+        for dotted, function in functions_binding(tree, name) if tree is not None else ():
+            homes.append((qualified(display, dotted), local_flag_unfit(function, name)))
+    return homes
+
+
 def local_home(repository: Repository, flag: Flag) -> str:
     """For a bare name the repository holds only as locals (no definition, attribute, global or
     parameter of it): the one function whose local it is, qualified (`pkg.mod.func`), when only
-    one binds it and it can be fixed there (local_flag_unfit); else ""."""
+    one binds it and it can be fixed there; else ""."""
     if flag.scope:
         return ""
+    homes = local_homes(repository, flag.name)
+    if len(homes) != 1 or homes[0][1] is not None:
+        return ""  # (decided before the index is asked: most names are no function's local)
     facts = repository.facts(frozenset([flag.name]))[flag.name]
     if (
         facts.writes
@@ -76,15 +93,7 @@ def local_home(repository: Repository, flag: Flag) -> str:
         or facts.table_mentions
     ):
         return ""
-    homes = []
-    for path in repository.mentioning(frozenset([flag.name])):
-        source = repository.source(path)
-        tree = repository.tree(path, source.text) if source is not None else None
-        for dotted, function in functions_binding(tree, flag.name) if tree is not None else ():
-            homes.append((repository.display(path), dotted, function))
-    if len(homes) != 1 or local_flag_unfit(homes[0][2], flag.name) is not None:
-        return ""
-    return qualified(homes[0][0], homes[0][1])
+    return homes[0][0]
 
 
 def local_assignments(repository: Repository, flag: Flag, scope: Scope) -> list[tuple[int, object]]:

@@ -93,7 +93,8 @@ def local_flag_unfit(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
             if plain and (len(targets) > 1 or node.value is None):
                 return f"line {node.lineno} binds it with others, or declares it without a value"
             assigned = assigned or bool(plain)
-            stack.append(node.value) if node.value is not None else None
+            if node.value is not None:
+                stack.append(node.value)
             stack.extend(t for t in targets if not (isinstance(t, ast.Name) and t.id == name))
             continue
         if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):

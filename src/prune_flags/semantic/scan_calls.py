@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from prune_flags.semantic.facts import ITSELF, ObjectRead, Write
-from prune_flags.semantic.scan_state import ScanState
+from prune_flags.semantic.scan_state import KEY_LOOKUPS, ScanState
 from prune_flags.syntax.expressions import ast_dotted, literal, patched
 from prune_flags.syntax.options import TYPE_DECLARATIONS, _option
 from prune_flags.syntax.purity import pure_expression
@@ -50,7 +50,7 @@ class Calls(ScanState):
         func = node.func
         return (
             isinstance(func, ast.Attribute)
-            and func.attr in ("pop", "get", "setdefault")
+            and func.attr in KEY_LOOKUPS
             and isinstance(func.value, ast.Name)
             and bool(node.args)
             and isinstance(node.args[0], ast.Constant)

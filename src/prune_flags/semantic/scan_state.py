@@ -19,6 +19,10 @@ from prune_flags.syntax.templates import Template, template_read
 from prune_flags.syntax.values import FIELD_CONSTRUCTORS, UNKNOWN
 from prune_flags.vocabulary import WriteKind
 
+# Lookups of a mapping by a key (`options.get("fast", False)`, `options.pop("fast")`): of
+# `**kwargs`, by the flag's name, where a function takes the flag's keyword.
+KEY_LOOKUPS = frozenset({"get", "pop", "setdefault"})
+
 
 class ScanState(ast.NodeVisitor):
     # Defined by the scanner's other parts (scan.Scanner combines them), called from

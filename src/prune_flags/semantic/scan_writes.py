@@ -6,7 +6,7 @@ import ast
 
 from prune_flags.semantic.bindings import body_bindings, local_names, parameter_names
 from prune_flags.semantic.facts import Write
-from prune_flags.semantic.scan_state import ScanState
+from prune_flags.semantic.scan_state import KEY_LOOKUPS, ScanState
 from prune_flags.syntax.expressions import literal
 from prune_flags.syntax.templates import template_read
 from prune_flags.syntax.values import UNKNOWN
@@ -281,9 +281,6 @@ class Writes(ScanState):
     visit_AsyncFor = visit_For
 
 
-_LOOKUPS = frozenset({"get", "pop"})
-
-
 def _own_lookups(value: ast.expr, name: str) -> list[ast.expr]:
     """The receivers of lookups by `name` in a value: `options` of `options.get("fast", False)`,
     `options.pop("fast")`, `options["fast"]`."""
@@ -292,7 +289,7 @@ def _own_lookups(value: ast.expr, name: str) -> list[ast.expr]:
         if (
             isinstance(inner, ast.Call)
             and isinstance(inner.func, ast.Attribute)
-            and inner.func.attr in _LOOKUPS
+            and inner.func.attr in KEY_LOOKUPS
             and inner.args
             and literal(inner.args[0]) == name
         ):

@@ -156,7 +156,8 @@ class InlineFlags(ExpressionEditor):
                     self.lookup_read,
                     self.context.outside,
                 )
-            if name in self.context.local_flags.get(scope_name(self.scopes[: depth + 1]), ()):
+            local = self.context.local_flags  # (most files have none: no scope name to make)
+            if local and name in local.get(scope_name(self.scopes[: depth + 1]), ()):
                 return name, None  # (only assignments bind it: scoping checked)
             if name in self._parameters[key]:
                 return (name, None) if self._before_rebinding(scope, name, read) else None
