@@ -5,8 +5,10 @@ prune-flags.
 modules around up to three flags: a module constant `FAST`, an instance field `self.fast` set in
 `__init__`, and a class attribute `legacy` read as `self.legacy` and `Node.legacy`. Each code shape
 is one strategy below, registered under its name in EXPRESSIONS or STATEMENTS (`@expression_idiom`,
-`@statement_idiom`); adding an idiom is writing one more such function. `only=`/`without=` pick
-idioms by name, so a hunt can leave out the shapes whose bugs are already known.
+`@statement_idiom`); adding an idiom is writing one more such function. A program may import
+modules written beside it (`Program.modules`: the two stages of tests/support/overlays.py).
+`only=`/`without=` pick idioms by name, so a hunt can leave out the shapes whose bugs are
+already known.
 
 A program may come with a test module (tests/test_program.py, the `test_double` idiom): tests
 calling its entry points, most under a `mock.patch` of a flag (`mock.patch.dict(os.environ, ...)`
@@ -53,6 +55,7 @@ from typer.testing import CliRunner
 
 from prune_flags.cli import app
 from prune_flags.syntax.values import same_value
+from tests.support import overlays
 
 # -- the flags -----------------------------------------------------------------------------------
 VALUES: tuple[object, ...] = (False, True, None, 0, 1, 2, "", "x")
@@ -203,11 +206,15 @@ class Program:
     # Flags the config names by a qualified key (`"program.Node.fast"`): an unrelated class TWIN
     # carries the same name with another value, which the rewrite must leave alone.
     scoped: frozenset[str] = frozenset()
+    modules: overlays.Modules = ()  # the modules beside it it imports (settings_overlay)
 
     def __str__(self) -> str:
         flags = ", ".join(f"{name}={value!r}" for name, value in self.flags.items())
         tests = f"\n# --- tests/test_program.py ---\n{self.test_source()}" if self.tests else ""
-        return f"# flags: {flags}; entries: {', '.join(self.entries)}\n{self.source}{tests}"
+        modules = overlays.shown(self.modules)
+        return (
+            f"# flags: {flags}; entries: {', '.join(self.entries)}\n{self.source}{modules}{tests}"
+        )
 
     def test_source(self, doubles: bool = True) -> str:
         """The test module; without its mocks, what the tests do at the configured values."""
@@ -1213,6 +1220,7 @@ PROGRAM_IDIOMS = (
     "container_flag",
     "chained_keys",
     "environment_flag",
+    "settings_overlay",
 )
 # The container_flag idiom's flag, fixed at a list, dict or frozenset (of ints: their hashes,
 # and so a frozenset's order, are the same in every run), and the statements of `chosen(x)` that
@@ -1540,6 +1548,22 @@ def programs(
         lines += [f"    return (x, {read})" for read in reads[1:]] or ["    return x"]
         entries.append("from_env")
         shapes.add("environment_flag")
+    # A setting at two stages, base and overlay, read through the overlay (and the base).
+    modules: overlays.Modules = ()
+    if "settings_overlay" in enabled and not draw(st.integers(0, 3)):  # rare: it is long
+        flags[overlays.OVERLAY_FLAG] = defined[overlays.OVERLAY_FLAG] = value = draw(
+            st.sampled_from(VALUES)
+        )
+        stage_values = draw(st.lists(st.sampled_from([value, *VALUES]), min_size=2, max_size=2))
+        modules = overlays.stages(*stage_values, neighbour=draw(st.booleans()))
+        read = draw(st.sampled_from(overlays.READS))
+        through_base = draw(st.booleans())  # or through the overlay
+        lines[0:0] = [overlays.IMPORTS[through_base], ""]
+        lines += ["", "", "def staged(x):"]
+        lines += [read.format(stage=overlays.BASE if through_base else overlays.ALIAS)]
+        lines += ["    return x"]
+        entries.append("staged")
+        shapes.add("settings_overlay")
     # The entry points are the module's public interface, as callers elsewhere would use them;
     # without this, prune-flags may delete a class whose last reference in the module was a flag
     # read.
@@ -1560,7 +1584,7 @@ def programs(
         else ()
     )
     idioms |= {"test_double"} if any(test.double for test in tests) else set()
-    return Program(source, flags, tuple(entries), frozenset(idioms), tests, scoped)
+    return Program(source, flags, tuple(entries), frozenset(idioms), tests, scoped, modules)
 
 
 @st.composite
@@ -1634,13 +1658,13 @@ class BoundedLog(list):
         super().append(item)
 
 
-def drive(source: str, entries: tuple[str, ...]) -> str:
-    """What the program does: for every entry point and input, its result or exception and the log.
-    An entry point the program no longer has prints as missing."""
+def drive(source: str, entries: tuple[str, ...], modules: overlays.Modules = ()) -> str:
+    """What the program does, with `modules` importable: for every entry point and input, its
+    result or exception and the log. An entry point the program no longer has prints as missing."""
     namespace: dict[str, Any] = {"__name__": "program"}
     out: list[str] = []
     try:
-        with time_limit(RUN_SECONDS):
+        with time_limit(RUN_SECONDS), overlays.installed(modules):
             exec(compile(source, "program.py", "exec"), namespace)
             for entry in entries:
                 owner, _, method = entry.rpartition(".")
@@ -1662,16 +1686,17 @@ def drive(source: str, entries: tuple[str, ...]) -> str:
     return "\n".join(out)
 
 
-def drive_tests(source: str, tests: str) -> dict[str, str]:
+def drive_tests(source: str, tests: str, modules: overlays.Modules = ()) -> dict[str, str]:
     """What each test of a test module does against the program: the results it keeps and the
-    log, or what it raises. The program is importable as `program` meanwhile (mocks patch it so)."""
+    log, or what it raises. The program is importable as `program` meanwhile (mocks patch it so),
+    and so are `modules`."""
     module = types.ModuleType("program")
     namespace: dict[str, Any] = {"__name__": "tests.test_program"}
     out: dict[str, str] = {}
     saved = sys.modules.get("program")
     sys.modules["program"] = module
     try:
-        with time_limit(RUN_SECONDS):
+        with time_limit(RUN_SECONDS), overlays.installed(modules):
             exec(compile(source, "program.py", "exec"), module.__dict__)
             exec(compile(tests, "test_program.py", "exec"), namespace)
             for name in [name for name in namespace if name.startswith("test_")]:
@@ -1841,7 +1866,10 @@ def flag_reads(source: str, flags: dict[str, object]) -> list[str]:
         for node in tree.body
         if isinstance(node, ast.Import)
         for alias in node.names
-    }
+    } - {
+        overlays.ALIAS,
+        overlays.BASE,
+    }  # the settings' stages: what they hold is the flag's
     in_class_scope = {
         id(node)
         for cls in tree.body
@@ -1899,7 +1927,9 @@ def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Fi
         raise ValueError(
             f"the generator made a program that does not compile: {problem}\n{program}"
         )
-    before = drive(program.decided, program.entries)
+    before = drive(
+        program.decided, program.entries, overlays.decided(program.modules, program.flags)
+    )
     if "ran past" in before:
         raise ValueError(f"the generator made a program that runs away\n{program}")
     if OUT_OF_CONTRACT.search(before):
@@ -1921,6 +1951,8 @@ def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Fi
         )
         path = root / "program.py"
         path.write_text(program.source)
+        for module, text in program.modules:
+            (root / f"{module}.py").write_text(text or "")
         tests = root / "tests" / "test_program.py"
         if program.tests:
             tests.parent.mkdir()
@@ -1937,36 +1969,43 @@ def check(program: Program, black: bool = False, rewrite: Rewrite = apply) -> Fi
             return Finding("refused", f"refused: {normalized(stderr)}", stderr, written)
         if code != 0:
             return Finding("crash", f"exit {code}: {normalized(stderr)}", stderr, written)
-        problem = compile_error(after)
-        if problem is not None:
-            return Finding(
-                "does-not-compile", f"does-not-compile: {normalized(problem)}", problem, after
-            )
-        left = flag_reads(after, flags)
+        modules = overlays.written(root, program.modules)
+        texts = [after, *(text for _, text in modules if text is not None)]
+        shown = after + overlays.shown(modules)
+        for text in texts:
+            problem = compile_error(text)
+            if problem is not None:
+                return Finding(
+                    "does-not-compile", f"does-not-compile: {normalized(problem)}", problem, shown
+                )
+        left = sorted({read for text in texts for read in flag_reads(text, flags)})
         if left:
             return Finding(
-                "flag-remains", f"flag-remains: {' '.join(left)}", f"still read: {left}", after
+                "flag-remains", f"flag-remains: {' '.join(left)}", f"still read: {left}", shown
             )
-        now = drive(after, program.entries)
+        now = drive(after, program.entries, modules)
         if now != before:
-            return Finding("output-differs", "output-differs", first_difference(before, now), after)
+            return Finding("output-differs", "output-differs", first_difference(before, now), shown)
         if program.tests:
-            finding = tests_finding(program, after, tests.read_text())
+            finding = tests_finding(program, after, tests.read_text(), modules)
             if finding is not None:
                 return finding
         code, stderr, crash = rewrite(root)
         again = path.read_text()
-        if code == 2 and again == after and PRUNED_PARAMETER_KEY.search(stderr):
+        unchanged = again == after and overlays.written(root, program.modules) == modules
+        if code == 2 and unchanged and PRUNED_PARAMETER_KEY.search(stderr):
             code = 0  # the key of a parameter the first run removed: the config says to drop it
-        if crash is not None or code != 0 or again != after:
+        if crash is not None or code != 0 or not unchanged:
             detail = crash or stderr or "the second run changed the file"
             return Finding(
-                "not-idempotent", "not-idempotent", f"{detail}\n--- second run ---\n{again}", after
+                "not-idempotent", "not-idempotent", f"{detail}\n--- second run ---\n{again}", shown
             )
     return None
 
 
-def tests_finding(program: Program, after: str, tests: str) -> Finding | None:
+def tests_finding(
+    program: Program, after: str, tests: str, modules: overlays.Modules = ()
+) -> Finding | None:
     """What is wrong with the rewritten test module: it does not compile, the tests deleted are
     not those that exist only to exercise another value, or a test left does not do what it does
     without its mocks at the configured values (a mock of another value goes, a partial one with
@@ -1984,8 +2023,12 @@ def tests_finding(program: Program, after: str, tests: str) -> Finding | None:
         return Finding(
             "tests-differ", "tests-differ", f"deleted {deleted}, expected {pinning}", shown
         )
-    expected = drive_tests(program.decided, program.test_source(doubles=False))
-    now = drive_tests(after, tests)
+    expected = drive_tests(
+        program.decided,
+        program.test_source(doubles=False),
+        overlays.decided(program.modules, program.flags),
+    )
+    now = drive_tests(after, tests, modules)
     for name in left:
         if now.get(name) != expected.get(name):
             detail = (
@@ -2104,7 +2147,7 @@ def _still_a_flag_program(program: Program) -> bool:
         or "__all__" not in program.source
     ):
         return False
-    output = drive(program.source, program.entries)
+    output = drive(program.source, program.entries, program.modules)
     if re.search(
         r"NameError|UnboundLocalError|has no attribute '(fast|legacy|seen|pending)"
         r"|ran past|import raises",
@@ -2132,6 +2175,7 @@ def _still_a_flag_program(program: Program) -> bool:
             defined |= {t.attr for t in node.targets if isinstance(t, ast.Attribute)}
         if isinstance(node, ast.FunctionDef):  # a flag parameter is defined where its function is
             defined |= {argument.arg for argument in (*node.args.args, *node.args.kwonlyargs)}
+    defined |= {overlays.OVERLAY_FLAG} if program.modules else set()  # the stages define it
     bookkeeping = {
         n.attr
         for n in ast.walk(tree)
