@@ -1548,7 +1548,8 @@ def programs(
         lines += [f"    return (x, {read})" for read in reads[1:]] or ["    return x"]
         entries.append("from_env")
         shapes.add("environment_flag")
-    # A setting at two stages, base and overlay, read through the overlay (and the base).
+    # A setting at two stages, base and overlay, read through one of them; a stage holds the
+    # configured value more often than any other.
     modules: overlays.Modules = ()
     if "settings_overlay" in enabled and not draw(st.integers(0, 3)):  # rare: it is long
         flags[overlays.OVERLAY_FLAG] = defined[overlays.OVERLAY_FLAG] = value = draw(
@@ -1861,15 +1862,13 @@ def flag_reads(source: str, flags: dict[str, object]) -> list[str]:
         for node in tree.body
         if not (isinstance(node, ast.ClassDef) and node.name in (TWIN, MEMBERS, SPEC_CLASS))
     ]
+    # (but the settings' stages: what they hold is the flag's)
     modules = {
         alias.asname or alias.name
         for node in tree.body
         if isinstance(node, ast.Import)
         for alias in node.names
-    } - {
-        overlays.ALIAS,
-        overlays.BASE,
-    }  # the settings' stages: what they hold is the flag's
+    } - {overlays.ALIAS, overlays.BASE}
     in_class_scope = {
         id(node)
         for cls in tree.body

@@ -2,7 +2,7 @@
 
 `program_base.py` defines the setting (maybe beside another one); `program_settings.py` takes all
 of it (`from program_base import *`) and sets the setting again; the program reads it through
-`settings.` (the overlay imported under that name) and maybe through `program_base.` too. Both
+`settings.` (the overlay imported under that name) or through `program_base.`. Both
 assignments are the flag's definitions (issue 27's settings overlays): the config's value is what
 the program must behave as, whatever either stage holds.
 """
